@@ -1,0 +1,15 @@
+// Command agent-rewind gives coding agents whole-workspace checkpoint and rewind, a
+// refuse-and-record barrier for external effects, and a tamper-evident hash chain over both.
+//
+// Run "agent-rewind --help" for the commands; the repository README documents them.
+package main
+
+import (
+	"os"
+
+	"github.com/agent-rewind/rewind/cli/internal/command"
+)
+
+func main() {
+	os.Exit(command.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}

@@ -1,0 +1,78 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// bin is the agent-rewind binary built once for every end-to-end test in this package.
+var bin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "agent-rewind-e2e-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	bin = filepath.Join(dir, "agent-rewind")
+	build := exec.Command("go", "build", "-race", "-o", bin, ".")
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "build agent-rewind:", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// result is one finished run of the binary.
+type result struct {
+	stdout, stderr string
+	code           int
+}
+
+// run runs the binary in dir with args and optional stdin.
+func run(t *testing.T, dir, stdin string, args ...string) result {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = dir
+	cmd.Stdin = strings.NewReader(stdin)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	var xe *exec.ExitError
+	if errors.As(err, &xe) {
+		code = xe.ExitCode()
+	} else if err != nil {
+		t.Fatalf("run %v: %v", args, err)
+	}
+	return result{out.String(), errb.String(), code}
+}
+
+func TestVersion(t *testing.T) {
+	r := run(t, t.TempDir(), "", "version")
+	if r.code != 0 || !strings.HasPrefix(r.stdout, "agent-rewind ") {
+		t.Fatalf("version: code %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	r = run(t, t.TempDir(), "", "--json", "version")
+	var v struct{ Version, Go, OS, Arch string }
+	if err := json.Unmarshal([]byte(r.stdout), &v); err != nil || v.Version == "" || !strings.HasPrefix(v.Go, "go") {
+		t.Fatalf("version --json: %q (%v)", r.stdout, err)
+	}
+}
+
+func TestUsageErrorIsKongs(t *testing.T) {
+	r := run(t, t.TempDir(), "", "no-such-command")
+	if r.code != 80 || !strings.Contains(r.stderr, "unexpected argument no-such-command") {
+		t.Fatalf("unknown command: code %d, stderr %q", r.code, r.stderr)
+	}
+}

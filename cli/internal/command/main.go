@@ -1,0 +1,110 @@
+package command
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/alecthomas/kong"
+)
+
+// CLI is the root of the command tree.
+type CLI struct {
+	Workspace string `help:"Workspace root: the folder whose files are checkpointed and whose .rewind/ holds the state." default:"." type:"path" placeholder:"DIR"`
+	JSON      bool   `help:"Write machine-readable JSON to stdout instead of text."`
+
+	Version VersionCmd `cmd:"" help:"Print the version of agent-rewind and of the Go toolchain that built it."`
+}
+
+// exitPanic carries kong's requested exit code out of Parse (for --help and usage errors) so
+// that Main can return it instead of ending the process: tests call Main in-process.
+type exitPanic int
+
+// Main parses args, runs the chosen command and returns the process exit code.
+func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
+	var cli CLI
+	parser, err := kong.New(&cli,
+		kong.Name("agent-rewind"),
+		kong.Description("Checkpoint and rewind a coding agent's whole workspace, refuse repeated external effects, and keep a tamper-evident chain of both."),
+		kong.Writers(stdout, stderr),
+		kong.Exit(func(c int) { panic(exitPanic(c)) }),
+		kong.ShortUsageOnError(),
+	)
+	if err != nil { // a malformed command struct: a bug in this program, not in the input
+		fmt.Fprintf(stderr, "agent-rewind: internal error building the command line: %v\n", err)
+		return 1
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			c, ok := r.(exitPanic)
+			if !ok {
+				panic(r)
+			}
+			code = int(c)
+		}
+	}()
+	ctx, err := parser.Parse(args)
+	if err != nil {
+		parser.FatalIfErrorf(err) // prints usage and the error, exits 80 through exitPanic
+		return 1
+	}
+	env := &Env{Workspace: cli.Workspace, JSON: cli.JSON, Stdin: stdin, Stdout: stdout, Stderr: stderr}
+	if err := ctx.Run(env); err != nil {
+		return env.fail(err)
+	}
+	return 0
+}
+
+// Env is what every command's Run receives: the global flags and the standard streams.
+type Env struct {
+	Workspace string // absolute path of the workspace root (--workspace, default ".")
+	JSON      bool   // --json
+
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+}
+
+// Emit writes v to stdout as one indented JSON document when --json is set; otherwise it calls
+// text to write the readable form.
+func (e *Env) Emit(v any, text func(w io.Writer) error) error {
+	if e.JSON {
+		enc := json.NewEncoder(e.Stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(v)
+	}
+	return text(e.Stdout)
+}
+
+// ExitError is an error with its own exit code: 2 for a refusal, 1 for a failure that has
+// already been reported in full (Silent).
+type ExitError struct {
+	Code   int
+	Err    error
+	Silent bool // the command already wrote everything the user needs; print nothing more
+}
+
+func (e *ExitError) Error() string { return e.Err.Error() }
+func (e *ExitError) Unwrap() error { return e.Err }
+
+// fail reports err and returns its exit code.
+func (e *Env) fail(err error) int {
+	code := 1
+	var xe *ExitError
+	if errors.As(err, &xe) {
+		code = xe.Code
+		if xe.Silent {
+			return code
+		}
+	}
+	if e.JSON {
+		_ = json.NewEncoder(e.Stdout).Encode(struct {
+			Error    string `json:"error"`
+			ExitCode int    `json:"exitCode"`
+		}{err.Error(), code})
+		return code
+	}
+	fmt.Fprintf(e.Stderr, "agent-rewind: %v\n", err)
+	return code
+}

@@ -1,0 +1,2 @@
+// Package hashchain is agent-rewind's tamper-evident log.
+package hashchain
