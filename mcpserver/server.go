@@ -142,10 +142,11 @@ func (s *server) refuseHidden(next mcp.MethodHandler) mcp.MethodHandler {
 			if call, ok := req.(*mcp.CallToolRequest); ok && call.Params != nil {
 				name := call.Params.Name
 				if slices.Contains(allTools, name) && !s.profile.Has(name) {
+					have := profilesWith(name)
 					return nil, &jsonrpc.Error{
 						Code: jsonrpc.CodeInvalidParams,
-						Message: fmt.Sprintf("tool %q is not enabled in MCP profile %q; it is in profile %s: restart the server with --profile %s (or %s=%s)",
-							name, s.profile, strings.Join(profilesWith(name), ", "), profilesWith(name)[0], EnvProfile, profilesWith(name)[0]),
+						Message: fmt.Sprintf("tool %q is not enabled in MCP profile %q (profiles with it: %s); restart the server with --profile %s, or set %s=%s",
+							name, s.profile, strings.Join(have, ", "), have[0], EnvProfile, have[0]),
 					}
 				}
 			}
