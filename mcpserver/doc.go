@@ -30,8 +30,8 @@
 // Schemas are derived from the Go types (github.com/google/jsonschema-go, the jsonschema struct
 // tag being a property's description), then made portable: every node has exactly one "type"
 // string (never the ["null","array"] union jsonschema-go writes for slices), no bare boolean
-// schemas, no $ref. That is what the MCP Inspector's schema lint (mcp-inspector --cli --strict)
-// asks for. Output schemas omit "required" and "additionalProperties": the always-present rule
+// schemas, no $ref. The MCP Inspector's schema lint (mcp-inspector --cli --method tools/list
+// --strict, Inspector 2.12.0) finds nothing to report on any profile, warnings included. Output schemas omit "required" and "additionalProperties": the always-present rule
 // above states it once instead of on every turn.
 //
 // Inputs are validated before the Workspace sees them, against the limits in validate.go

@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -43,5 +44,5 @@ func (s *server) savings(ctx context.Context, _ *mcp.CallToolRequest, _ struct{}
 func savingsText(r SavingsResult) string {
 	t := r.AvoidedTokens
 	return fmt.Sprintf("Replay savings: %d calls replayed; tokens avoided: %d input, %d output, %d cache read, %d cache write; about $%.4f avoided. Note: %s.",
-		r.ReplayedCalls, t.Input, t.Output, t.CacheRead, t.CacheWrite, r.AvoidedCostUSD, r.Note)
+		r.ReplayedCalls, t.Input, t.Output, t.CacheRead, t.CacheWrite, r.AvoidedCostUSD, strings.TrimRight(r.Note, ". "))
 }

@@ -91,7 +91,7 @@ func (s *server) register(srv *mcp.Server, name string) error {
 	case toolBacktrackCommit:
 		return addTool(srv, name, toolDescriptions[name], annotate(false, true, false), s.backtrackCommit)
 	}
-	return fmt.Errorf("no such tool")
+	return errors.New("no such tool")
 }
 
 // toolDescriptions are the tools' descriptions: what the tool does and when to call it, short,

@@ -9,7 +9,7 @@ import (
 // Workspace is what the MCP tools act on: one workspace's checkpoints, effect barrier, failure
 // memory and gateway receipt. The cli module passes the real one (snapshot + barrier + chain +
 // failure memory); tests pass a fake. mcpserver validates every input before it calls a method,
-// so an implementation receives ids, labels and keys within the limits in limits.go.
+// so an implementation receives ids, labels and keys within the limits in validate.go.
 //
 // Each method is one tool call. An error it returns is shown to the agent as a tool error
 // (isError) with the error's text, so the text should say what was wrong and what to do. Wrap
@@ -44,7 +44,8 @@ type GuardRequest struct {
 	// Key names the effect stably: the same effect retried must use the same key.
 	Key string `json:"key" jsonschema:"Stable name of this one effect, e.g. deploy:prod:v42"`
 	// Payload is the effect's parameters as a JSON object, or nil. The barrier fingerprints it
-	// to tell a retry from a key reused with other parameters.
+	// (canonical JSON: the SDK may re-encode what the client sent) to tell a retry from a key
+	// reused with other parameters.
 	Payload json.RawMessage `json:"payload,omitempty" jsonschema:"The effect's parameters"`
 	// Description says what the effect is, for the record.
 	Description string `json:"description,omitempty"`
