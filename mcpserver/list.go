@@ -1,0 +1,79 @@
+package mcpserver
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// MaxListEntries caps the entries the list tool returns, so a long history cannot flood the
+// agent's context. The newest entries are kept; Truncated reports the cut.
+const MaxListEntries = 50
+
+// ListResult is the output of the list tool: the timeline, newest first.
+type ListResult struct {
+	Current   string          `json:"current"`
+	Entries   []TimelineEntry `json:"entries"`
+	Truncated bool            `json:"truncated"`
+}
+
+// TimelineEntry is one checkpoint on the timeline.
+type TimelineEntry struct {
+	ID     string    `json:"id"`
+	Time   time.Time `json:"time"`
+	Label  string    `json:"label"`
+	Parent string    `json:"parent"`
+	// Kind is "checkpoint" for one taken on request, "safety" for one taken automatically
+	// before a rewind or replay.
+	Kind    string `json:"kind" jsonschema:"checkpoint or safety"`
+	Current bool   `json:"current"`
+}
+
+// Kinds of timeline entries.
+const (
+	KindCheckpoint = "checkpoint"
+	KindSafety     = "safety"
+)
+
+func (s *server) list(ctx context.Context, _ *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, ListResult, error) {
+	r, err := s.ws.List(ctx)
+	if err != nil {
+		return nil, ListResult{}, s.toolError(toolList, err)
+	}
+	if len(r.Entries) > MaxListEntries {
+		r.Entries = r.Entries[:MaxListEntries]
+		r.Truncated = true
+	}
+	if r.Entries == nil {
+		r.Entries = []TimelineEntry{}
+	}
+	return textResult(listText(r)), r, nil
+}
+
+func listText(r ListResult) string {
+	if len(r.Entries) == 0 {
+		return "No checkpoints yet: call checkpoint before risky work."
+	}
+	var b strings.Builder
+	b.WriteString("Timeline, newest first (* = current):")
+	for _, e := range r.Entries {
+		mark := " "
+		if e.Current || e.ID == r.Current {
+			mark = "*"
+		}
+		fmt.Fprintf(&b, "\n%s %s %s %s", mark, e.ID, stamp(e.Time), e.Kind)
+		if e.Label != "" {
+			fmt.Fprintf(&b, " %q", e.Label)
+		}
+		if e.Parent != "" {
+			fmt.Fprintf(&b, " (parent %s)", e.Parent)
+		}
+	}
+	if r.Truncated {
+		fmt.Fprintf(&b, "\n(older entries omitted; showing the newest %d)", len(r.Entries))
+	}
+	return b.String()
+}

@@ -1,0 +1,83 @@
+package mcpserver
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// MaxPaths caps the changed paths a rewind or replay reports, so restoring a big tree cannot
+// flood the agent's context. The counts are always complete; Truncated reports the cut.
+const MaxPaths = 20
+
+// RestoreResult is the output of the rewind and replay tools: what the restore changed, and the
+// safety checkpoint of the state it left, which undoes it.
+type RestoreResult struct {
+	ID        string   `json:"id"`
+	SafetyID  string   `json:"safety_id" jsonschema:"restore it to undo"`
+	Added     int64    `json:"added"`
+	Modified  int64    `json:"modified"`
+	Deleted   int64    `json:"deleted"`
+	Paths     []string `json:"paths"`
+	Truncated bool     `json:"truncated"`
+}
+
+// idInput is the input of the rewind and replay tools.
+type idInput struct {
+	ID string `json:"id"`
+}
+
+func (s *server) rewind(ctx context.Context, _ *mcp.CallToolRequest, in idInput) (*mcp.CallToolResult, RestoreResult, error) {
+	if err := validateID("id", in.ID); err != nil {
+		return nil, RestoreResult{}, err
+	}
+	r, err := s.ws.Rewind(ctx, in.ID)
+	if err != nil {
+		return nil, RestoreResult{}, s.toolError(toolRewind, err)
+	}
+	r = capPaths(r)
+	return textResult(restoreText("Rewound", r)), r, nil
+}
+
+func (s *server) replay(ctx context.Context, _ *mcp.CallToolRequest, in idInput) (*mcp.CallToolResult, RestoreResult, error) {
+	if err := validateID("id", in.ID); err != nil {
+		return nil, RestoreResult{}, err
+	}
+	r, err := s.ws.Replay(ctx, in.ID)
+	if err != nil {
+		return nil, RestoreResult{}, s.toolError(toolReplay, err)
+	}
+	r = capPaths(r)
+	return textResult(restoreText("Replayed", r)), r, nil
+}
+
+// capPaths keeps at most MaxPaths paths and makes a nil list an empty one (the output schema
+// says array, never null).
+func capPaths(r RestoreResult) RestoreResult {
+	if len(r.Paths) > MaxPaths {
+		r.Paths = r.Paths[:MaxPaths:MaxPaths]
+		r.Truncated = true
+	}
+	if r.Paths == nil {
+		r.Paths = []string{}
+	}
+	return r
+}
+
+func restoreText(verb string, r RestoreResult) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s to %s: %d added, %d modified, %d deleted.", verb, r.ID, r.Added, r.Modified, r.Deleted)
+	if len(r.Paths) > 0 {
+		fmt.Fprintf(&b, " Paths: %s", strings.Join(r.Paths, ", "))
+		if r.Truncated {
+			b.WriteString(", …")
+		}
+		b.WriteString(".")
+	}
+	if r.SafetyID != "" {
+		fmt.Fprintf(&b, " The state before is checkpoint %s: restore it to undo this.", r.SafetyID)
+	}
+	return b.String()
+}
