@@ -60,10 +60,11 @@ func (l *Ledger) Admit(req Request) (Decision, error) {
 	if err != nil {
 		return Decision{}, err
 	}
-	if r != nil && r.State == Pending && r.Seq == 0 {
+	if r != nil && r.State != Released && r.Seq == 0 {
 		// An admission may be in flight: its owner holds the exclusive lock until the admission
 		// is on the chain. Wait for it briefly so that the chain shows the admission before this
-		// refusal, then read again.
+		// refusal, and the refusal can cite it, then read again. (After a crash the seq stays 0
+		// and nobody holds the lock: no wait.)
 		unlock, err := l.lock(syscall.LOCK_SH)
 		if err != nil {
 			return Decision{}, err
