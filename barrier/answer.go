@@ -39,10 +39,10 @@ func Respond(in Input, d Decision, err error) Answer {
 	case in.Agent == "":
 		return Answer{Stderr: fmt.Sprintf("agent-rewind guard: %v\n", err), ExitCode: 1}
 	case err != nil && deciding:
-		reason := d.Reason
-		if !d.Refused() {
-			reason = fmt.Sprintf("agent-rewind could not check this call against its effect ledger, so it is refused: %v. Tell the user: they can fix the cause and retry.", err)
+		if d.Refused() { // refused, and the refusal could not be recorded: still refused
+			return refuse(in, d.Key, string(d.Code), d.Reason)
 		}
+		reason := fmt.Sprintf("agent-rewind could not check this call against its effect ledger, so it is refused: %v. Tell the user: they can fix the cause and retry.", err)
 		return refuse(in, d.Key, "error", reason)
 	case err != nil:
 		return Answer{Stderr: fmt.Sprintf("agent-rewind guard: %s %s: %v\n", in.Agent, in.Event, err), ExitCode: 1}

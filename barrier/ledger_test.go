@@ -398,3 +398,40 @@ func TestDecisionString(t *testing.T) {
 		}
 	}
 }
+
+// TestGoroutinesRaceOnOneKey races separate Ledger values (separate lock descriptors, as
+// separate processes have) in one process, under the race detector.
+func TestGoroutinesRaceOnOneKey(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "effects")
+	rec := &memRecorder{}
+	const n = 8
+	codes := make(chan Code, n)
+	start := make(chan struct{})
+	for i := range n {
+		go func() {
+			l, err := Open(dir, rec)
+			if err != nil {
+				t.Error(err)
+				codes <- ""
+				return
+			}
+			<-start
+			d, err := l.Admit(Request{Key: "k", Payload: json.RawMessage(`{"i":1}`), ToolUseID: "t" + itoa(i), Confirmable: true})
+			if err != nil {
+				t.Error(err)
+			}
+			codes <- d.Code
+		}()
+	}
+	close(start)
+	count := map[Code]int{}
+	for range n {
+		count[<-codes]++
+	}
+	if count[CodeAdmitted] != 1 || count[CodePending] != n-1 {
+		t.Fatalf("codes %v, want 1 admitted and %d pending refusals", count, n-1)
+	}
+	if k := rec.kinds(); k[0] != KindEffect || len(k) != n {
+		t.Errorf("recorded %v", k)
+	}
+}
