@@ -47,6 +47,7 @@ type InputError struct {
 	Msg string
 }
 
+// Error says what was wrong and which inputs the guard accepts.
 func (e *InputError) Error() string {
 	return "guard input: " + e.Msg + ` (the guard reads one JSON object: {"key": "...", "payload": {...}, "description": "..."}, or the hook input of Claude Code, Codex CLI or Cursor on stdin)`
 }
