@@ -1,0 +1,83 @@
+package barrier
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// Answer is what the guard process writes and how it exits, in the protocol of the agent that
+// called it. The CLI writes Stdout and Stderr as they are and exits with ExitCode.
+type Answer struct {
+	Stdout   string `json:"stdout,omitempty"`
+	Stderr   string `json:"stderr,omitempty"`
+	ExitCode int    `json:"exit_code"`
+}
+
+// Respond turns the outcome of one guard input into the answer for its agent:
+//
+//   - Claude Code and Codex, PreToolUse: refused → exit 2 with the reason on stderr and nothing
+//     on stdout (exit 2 is the only code that blocks; the reason reaches the model). Admitted or
+//     not an effect → exit 0, printing nothing: printing a JSON "allow" would skip the user's own
+//     permission prompt.
+//   - Claude Code and Codex, PostToolUse, PostToolUseFailure, PermissionDenied and any other
+//     event → exit 0, printing nothing; an error → exit 1 with the error on stderr, which the
+//     agent shows the user as a non-blocking hook error (the tool already ran or was denied).
+//   - Cursor beforeShellExecution and beforeMCPExecution → exit 0 with JSON on stdout:
+//     {"permission":"allow"}, or {"permission":"deny","user_message":...,"agent_message":...}.
+//     Other Cursor events → exit 0 with {}.
+//   - The explicit form → exit 0 when admitted, exit 2 with the reason on stderr when refused;
+//     the CLI prints the Decision itself (text or --json).
+//
+// An error while deciding an effect (a bad rules file, a ledger or chain that cannot be
+// written) fails closed: the call is refused with the error as the reason, because running it
+// unrecorded is what the barrier exists to prevent. Input that could not be parsed (in.Agent is
+// "") → exit 1 with the error on stderr: the agent then lets the call run, and the user sees the
+// hook error. d is the zero Decision when nothing was decided.
+func Respond(in Input, d Decision, err error) Answer {
+	deciding := isDeciding(in)
+	switch {
+	case in.Agent == "":
+		return Answer{Stderr: fmt.Sprintf("agent-rewind guard: %v\n", err), ExitCode: 1}
+	case err != nil && deciding:
+		if d.Refused() { // refused, and the refusal could not be recorded: still refused
+			return refuse(in, d.Key, string(d.Code), d.Reason)
+		}
+		reason := fmt.Sprintf("agent-rewind could not check this call against its effect ledger, so it is refused: %v. Tell the user: they can fix the cause and retry.", err)
+		return refuse(in, d.Key, "error", reason)
+	case err != nil:
+		return Answer{Stderr: fmt.Sprintf("agent-rewind guard: %s %s: %v\n", in.Agent, in.Event, err), ExitCode: 1}
+	case d.Refused():
+		return refuse(in, d.Key, string(d.Code), d.Reason)
+	case in.Agent == AgentCursor && deciding:
+		return Answer{Stdout: `{"permission":"allow"}` + "\n"}
+	case in.Agent == AgentCursor:
+		return Answer{Stdout: "{}\n"}
+	}
+	return Answer{}
+}
+
+// isDeciding reports whether the input asks whether a call may run (as opposed to reporting
+// what happened to one).
+func isDeciding(in Input) bool {
+	switch in.Event {
+	case EventPreToolUse, EventBeforeShellExecution, EventBeforeMCPExecution, EventExplicit:
+		return true
+	}
+	return false
+}
+
+func refuse(in Input, key, code, reason string) Answer {
+	if in.Agent == AgentCursor {
+		user := "agent-rewind refused this call"
+		if key != "" {
+			user = fmt.Sprintf("agent-rewind refused effect %s (%s)", quoteKey(key), code)
+		}
+		out, _ := json.Marshal(struct {
+			Permission   string `json:"permission"`
+			UserMessage  string `json:"user_message"`
+			AgentMessage string `json:"agent_message"`
+		}{"deny", user, reason})
+		return Answer{Stdout: string(out) + "\n"}
+	}
+	return Answer{Stderr: reason + "\n", ExitCode: 2}
+}

@@ -1,0 +1,3 @@
+module github.com/agent-rewind/rewind/barrier
+
+go 1.26
