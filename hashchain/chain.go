@@ -326,8 +326,8 @@ func (c *Chain) syncTree() error {
 // when those lines do not link up with the sidecar (then the caller rebuilds it whole).
 func (c *Chain) catchUpTree() (ok bool, err error) {
 	k := c.n - c.tree.leaves
-	lines, _, err := tailLines(c.f, c.size, int(k))
-	if err != nil || int64(len(lines)) != k {
+	lines, start, err := tailLines(c.f, c.size, int(k))
+	if err != nil || int64(len(lines)) != k || (c.tree.leaves == 0 && start != 0) {
 		return false, err
 	}
 	var prev [32]byte

@@ -10,6 +10,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"golang.org/x/mod/sumdb/note"
 	"golang.org/x/mod/sumdb/tlog"
@@ -110,6 +112,9 @@ func truncate(s string, n int) string {
 // (keep it in a file outside the workspace), vkey the verifier key to hand to auditors. name
 // identifies the key in signatures: non-empty, no spaces and no '+'.
 func GenerateKey(name string) (skey, vkey string, err error) {
+	if name == "" || !utf8.ValidString(name) || strings.ContainsFunc(name, func(r rune) bool { return r == '+' || unicode.IsSpace(r) }) {
+		return "", "", fmt.Errorf("key name %q: a key name is non-empty UTF-8 with no spaces and no '+' (for example host.example/rewind)", name)
+	}
 	skey, vkey, err = note.GenerateKey(rand.Reader, name)
 	if err != nil {
 		return "", "", fmt.Errorf("generate key %q: %w (a key name is non-empty, with no spaces and no '+')", name, err)

@@ -108,21 +108,20 @@ def es_number(x):
 SHORT = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\f": "\\f", "\r": "\\r"}
 
 
+ESCAPE = re.compile('[\x00-\x1f"\\\\]')
+
+
+def _escape(m):
+    ch = m.group(0)
+    return SHORT.get(ch) or "\\u%04x" % ord(ch)
+
+
 def jcs_string(s):
     try:
         s.encode("utf-8")  # a lone surrogate cannot be encoded: not valid Unicode
     except UnicodeEncodeError:
         raise Invalid("string is not valid Unicode (lone surrogate)")
-    out = ['"']
-    for ch in s:
-        if ch in SHORT:
-            out.append(SHORT[ch])
-        elif ord(ch) < 0x20:
-            out.append("\\u%04x" % ord(ch))
-        else:
-            out.append(ch)
-    out.append('"')
-    return "".join(out)
+    return '"' + ESCAPE.sub(_escape, s) + '"'
 
 
 def jcs(v):
