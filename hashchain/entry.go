@@ -163,25 +163,29 @@ func decodeHex32[T string | []byte](dst *[32]byte, s T) bool {
 	if len(s) != 64 {
 		return false
 	}
-	for i := 0; i < 32; i++ {
-		hi, ok1 := unhex(s[2*i])
-		lo, ok2 := unhex(s[2*i+1])
-		if !ok1 || !ok2 {
-			return false
-		}
-		dst[i] = hi<<4 | lo
+	bad := byte(0)
+	for i := range 32 {
+		hi, lo := unhexTable[s[2*i]], unhexTable[s[2*i+1]]
+		bad |= hi | lo
+		dst[i] = hi<<4 | lo&0x0f
 	}
-	return true
+	return bad&0xf0 == 0
 }
 
-func unhex(c byte) (byte, bool) {
-	switch {
-	case c >= '0' && c <= '9':
-		return c - '0', true
-	case c >= 'a' && c <= 'f':
-		return c - 'a' + 10, true
+// unhexTable maps a lowercase hex digit to its value and anything else to 0xff.
+var unhexTable = func() (t [256]byte) {
+	for i := range t {
+		t[i] = 0xff
 	}
-	return 0, false
+	for i, c := range hexDigits {
+		t[c] = byte(i)
+	}
+	return t
+}()
+
+func unhex(c byte) (byte, bool) {
+	v := unhexTable[c]
+	return v, v != 0xff
 }
 
 // canonicalData checks that data marshals to a JSON object that canonical JSON keeps as it is,

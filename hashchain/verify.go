@@ -99,66 +99,71 @@ func (v *verifier) run(r io.Reader, sink func([32]byte) error) (Report, error) {
 		return v.rep, v.fail(0, 0, ProblemRewritten, "the head is of size 0 but its root %s is not the empty tree's", hex.EncodeToString(head.Root[:]))
 	}
 
-	br := newLineReader(r)
+	stop := make(chan struct{})
+	chunks := checkChunks(r, stop)
+	defer func() {
+		close(stop)
+		for c := range chunks { // let the reader and workers finish
+			<-c.done
+		}
+	}()
 	var (
 		line, off int64
 		prev      [32]byte // all zeros: entry 0's prev
 		first     [32]byte
 		fr        frontier
-		hasher    lineHasher
 	)
-	for {
-		b, err := br.ReadSlice('\n')
-		if errors.Is(err, bufio.ErrBufferFull) {
+	for c := range chunks {
+		<-c.done
+		switch {
+		case c.err != nil:
+			return v.rep, fmt.Errorf("read %s: %w", v.name(), c.err)
+		case c.tooLong:
 			return v.rep, v.fail(line+1, off, ProblemUnparsable, "line is longer than the limit of %d bytes", MaxLineBytes)
+		case c.tail:
+			return v.rep, v.fail(line+1, off, ProblemTorn, "the last %d bytes have no final newline: a write cut short (recover moves them aside)", len(c.data))
 		}
-		if errors.Is(err, io.EOF) {
-			if len(b) > 0 {
-				return v.rep, v.fail(line+1, off, ProblemTorn, "the last %d bytes have no final newline: a write cut short (recover moves them aside)", len(b))
+		for i := range c.lines {
+			cl := &c.lines[i]
+			line++
+			pl := &cl.pl
+			if cl.problem != "" {
+				return v.rep, v.fail(line, off, cl.problem, "%s", cl.detail)
 			}
-			break
-		}
-		if err != nil {
-			return v.rep, fmt.Errorf("read %s: %w", v.name(), err)
-		}
-		line++
-		body := b[:len(b)-1]
-		pl, p, detail := checkLine(body)
-		if p != "" {
-			return v.rep, v.fail(line, off, p, "%s", detail)
-		}
-		if pl.seq != line-1 {
-			return v.rep, v.fail(line, off, ProblemSeqGap, "seq is %d, want %d (a line was deleted, duplicated or moved)", pl.seq, line-1)
-		}
-		if pl.prev != prev {
-			return v.rep, v.fail(line, off, ProblemPrevMismatch, "prev is %s, but the entry before has hash %s", hex.EncodeToString(pl.prev[:]), hex.EncodeToString(prev[:]))
-		}
-		sum := pl.sum(body, &hasher)
-		if sum != pl.hash {
-			return v.rep, v.fail(line, off, ProblemHashMismatch, "hash is %s, but the entry hashes to %s (the entry was altered)", hex.EncodeToString(pl.hash[:]), hex.EncodeToString(sum[:]))
-		}
-		if line == 1 {
-			first = sum
-		}
-		prev = sum
-		stored := fr.add(leafHash(sum))
-		if cmp != nil {
-			cmp.compare(stored)
-		}
-		if sink != nil {
-			if err := sink(sum); err != nil {
-				return v.rep, err
+			if pl.seq != line-1 {
+				return v.rep, v.fail(line, off, ProblemSeqGap, "seq is %d, want %d (a line was deleted, duplicated or moved)", pl.seq, line-1)
 			}
-		}
-		if head != nil && fr.n == head.Size {
-			if root := fr.root(); root != head.Root {
-				return v.rep, v.fail(0, 0, ProblemRewritten, "the first %d entries hash to root %s, but the head records %s", head.Size, b64(root), b64(head.Root))
+			if pl.prev != prev {
+				return v.rep, v.fail(line, off, ProblemPrevMismatch, "prev is %s, but the entry before has hash %s", hex.EncodeToString(pl.prev[:]), hex.EncodeToString(prev[:]))
 			}
-			if want := originOf(first); head.Origin != want {
-				return v.rep, v.fail(0, 0, ProblemRewritten, "the head's origin is %q, but this chain's is %q", head.Origin, want)
+			sum := cl.sum
+			if sum != pl.hash {
+				return v.rep, v.fail(line, off, ProblemHashMismatch, "hash is %s, but the entry hashes to %s (the entry was altered)", hex.EncodeToString(pl.hash[:]), hex.EncodeToString(sum[:]))
 			}
+			if line == 1 {
+				first = sum
+			}
+			prev = sum
+			stored := fr.add(leafHash(sum))
+			if cmp != nil {
+				cmp.compare(stored)
+			}
+			if sink != nil {
+				if err := sink(sum); err != nil {
+					return v.rep, err
+				}
+			}
+			if head != nil && fr.n == head.Size {
+				if root := fr.root(); root != head.Root {
+					return v.rep, v.fail(0, 0, ProblemRewritten, "the first %d entries hash to root %s, but the head records %s", head.Size, b64(root), b64(head.Root))
+				}
+				if want := originOf(first); head.Origin != want {
+					return v.rep, v.fail(0, 0, ProblemRewritten, "the head's origin is %q, but this chain's is %q", head.Origin, want)
+				}
+			}
+			off += int64(cl.size)
 		}
-		off += int64(len(b))
+		c.release()
 	}
 	v.rep.Size, v.rep.Bytes = line, off
 	v.rep.Head = Head{Origin: EmptyOrigin, Size: line, Root: fr.root()}
