@@ -16,8 +16,8 @@ var update = flag.Bool("update", false, "rewrite the test vectors in testdata/")
 
 // vectorProofs is the shape of testdata/chain3.proofs.json.
 type vectorProofs struct {
-	Head        Head `json:"head"`
-	Inclusion   []struct {
+	Head      Head `json:"head"`
+	Inclusion []struct {
 		Seq       int64    `json:"seq"`
 		Size      int64    `json:"size"`
 		EntryHash string   `json:"entryHash"`
