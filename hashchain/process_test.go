@@ -19,7 +19,11 @@ func TestMain(m *testing.M) {
 	if mode := os.Getenv("HASHCHAIN_HELPER"); mode != "" {
 		os.Exit(helperMain(mode))
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	if bigChainDir != "" {
+		os.RemoveAll(bigChainDir)
+	}
+	os.Exit(code)
 }
 
 // helperMain appends HASHCHAIN_COUNT entries (0: until killed) to HASHCHAIN_PATH and prints
