@@ -22,6 +22,8 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	bin = filepath.Join(dir, "agent-rewind")
+	// Chain anchors go to a throwaway state directory, never to the user's real one.
+	os.Setenv("REWIND_STATE_DIR", filepath.Join(dir, "state"))
 	build := exec.Command("go", "build", "-race", "-o", bin, ".")
 	build.Stderr = os.Stderr
 	if err := build.Run(); err != nil {

@@ -15,6 +15,7 @@ type CLI struct {
 	JSON      bool   `help:"Write machine-readable JSON to stdout instead of text."`
 
 	Version VersionCmd `cmd:"" help:"Print the version of agent-rewind and of the Go toolchain that built it."`
+	Chain   ChainCmd   `cmd:"" help:"Verify, prove, sign and export the tamper-evident hash chain."`
 }
 
 // exitPanic carries kong's requested exit code out of Parse (for --help and usage errors) so

@@ -1,0 +1,141 @@
+package hashchain
+
+import (
+	"bufio"
+	"crypto/sha256"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// benchData is a typical entry's data: a checkpoint summary.
+func benchData(i int) map[string]any {
+	return map[string]any{"id": fmt.Sprintf("cp-%07d", i), "files": i % 5000, "bytes": i * 37, "changed": []string{"src/main.go", "go.sum"}, "note": "after tool call bash"}
+}
+
+// BenchmarkAppendDurable measures appends that are durable when they return: one write and
+// fsync of the line, the sidecar's fsync, and the anchor's durable replace.
+func BenchmarkAppendDurable(b *testing.B) {
+	tc := newTestChain(b)
+	c := tc.open(b)
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		if _, err := c.Append("checkpoint", benchData(i)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "appends/s")
+}
+
+// BenchmarkAppendNoAnchor is the same without an anchor, to show what the anchor costs.
+func BenchmarkAppendNoAnchor(b *testing.B) {
+	tc := newTestChain(b)
+	c, err := Open(tc.path, Options{Create: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	for i := 0; b.Loop(); i++ {
+		if _, err := c.Append("checkpoint", benchData(i)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "appends/s")
+}
+
+var (
+	bigChainOnce sync.Once
+	bigChainDir  string
+	bigChainErr  error
+)
+
+// bigChain writes a chain of n entries (and its sidecar) straight through the encoder, once per
+// benchmark run, in a temporary directory that TestMain removes when the run ends.
+func bigChain(b *testing.B, n int) string {
+	bigChainOnce.Do(func() {
+		bigChainDir, bigChainErr = os.MkdirTemp("", "hashchain-bench-")
+		if bigChainErr != nil {
+			return
+		}
+		path := filepath.Join(bigChainDir, "chain.jsonl")
+		f, err := os.Create(path)
+		if err != nil {
+			bigChainErr = err
+			return
+		}
+		tf, _ := os.Create(sidecarPath(path))
+		s := &sidecar{f: tf}
+		w, _ := s.writer()
+		bw := bufio.NewWriterSize(f, 1<<20)
+		var prev [32]byte
+		t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+		for i := range n {
+			data, _ := canonicalData(benchData(i))
+			line, h := encodeEntry(int64(i), t0.Add(time.Duration(i)*time.Millisecond).Format(time.RFC3339Nano), "checkpoint", data, prev)
+			bw.Write(line)
+			bw.WriteByte('\n')
+			w.add(h)
+			prev = h
+		}
+		bigChainErr = bw.Flush()
+		w.finish()
+		f.Close()
+		tf.Close()
+	})
+	if bigChainErr != nil {
+		b.Fatal(bigChainErr)
+	}
+	return filepath.Join(bigChainDir, "chain.jsonl")
+}
+
+// BenchmarkVerify1M verifies a 1,000,000-entry chain and its sidecar, as "agent-rewind chain
+// verify" does (the goal: under 2 s on a 2-core machine).
+func BenchmarkVerify1M(b *testing.B) {
+	path := bigChain(b, 1_000_000)
+	st, _ := os.Stat(path)
+	b.SetBytes(st.Size())
+	b.ResetTimer()
+	cpu0 := cpuTime()
+	for b.Loop() {
+		rep, err := VerifyFile(path, VerifyOptions{})
+		if err != nil || rep.Size != 1_000_000 || rep.SidecarLeaves != 1_000_000 {
+			b.Fatalf("%+v %v", rep, err)
+		}
+	}
+	b.ReportMetric(1e6*float64(b.N)/b.Elapsed().Seconds(), "entries/s")
+	// CPU seconds per verify, user and system, all threads: on a shared machine wall time
+	// mostly measures the neighbours.
+	b.ReportMetric((cpuTime()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
+}
+
+// cpuTime returns the process's user plus system CPU time so far.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkSHA256Only1M reads the same 1M-entry chain and SHA-256s it whole: the floor any
+// integrity check of the file pays, to compare BenchmarkVerify1M with (run both together).
+func BenchmarkSHA256Only1M(b *testing.B) {
+	path := bigChain(b, 1_000_000)
+	st, _ := os.Stat(path)
+	b.SetBytes(st.Size())
+	b.ResetTimer()
+	for b.Loop() {
+		f, err := os.Open(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		h := sha256.New()
+		if _, err := io.Copy(h, bufio.NewReaderSize(f, 1<<20)); err != nil {
+			b.Fatal(err)
+		}
+		f.Close()
+	}
+}
