@@ -101,4 +101,3 @@ func fileSum(p string) (string, error) {
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
-
