@@ -16,7 +16,8 @@ import (
 // Most figures in the issues are per process or per command, so suites measure the real binary
 // as a child process.
 type Agent struct {
-	Path string
+	Path      string
+	StateHome string // XDG_STATE_HOME of every child: the chain's anchored heads stay in the run's scratch
 
 	mu  sync.Mutex
 	has map[string]bool
@@ -43,7 +44,10 @@ func (b *Bench) Agent(ctx context.Context) (*Agent, error) {
 			return
 		}
 		fmt.Fprintf(r.log, "bench: built agent-rewind in %.1fs\n", time.Since(start).Seconds())
-		r.agent = &Agent{Path: path, has: map[string]bool{}}
+		r.agent = &Agent{Path: path, StateHome: filepath.Join(r.tmp, "state"), has: map[string]bool{}}
+		if err := os.MkdirAll(r.agent.StateHome, 0o700); err != nil {
+			r.agent, r.agentErr = nil, err
+		}
 	})
 	if r.agentErr != nil {
 		return nil, r.agentErr
@@ -64,6 +68,7 @@ func (a *Agent) Has(ctx context.Context, words ...string) bool {
 	}
 	cmd := exec.CommandContext(ctx, a.Path, append(words, "--help")...)
 	cmd.Dir = os.TempDir()
+	cmd.Env = a.env()
 	v := cmd.Run() == nil
 	a.has[key] = v
 	return v
@@ -79,11 +84,27 @@ func (a *Agent) Require(ctx context.Context, b *Bench, commands ...[]string) err
 	return nil
 }
 
-// Command returns the binary run with args in dir (also passed as --workspace).
+// Command returns the binary run with args in dir (also passed as --workspace), with the
+// environment described at env.
 func (a *Agent) Command(ctx context.Context, dir string, args ...string) *exec.Cmd {
 	cmd := exec.CommandContext(ctx, a.Path, append([]string{"--workspace", dir}, args...)...)
 	cmd.Dir = dir
+	cmd.Env = a.env()
 	return cmd
+}
+
+// env is this process's environment without any REWIND_* setting (a developer's own profile,
+// port or storage key must not change what is measured) and with XDG_STATE_HOME in the run's
+// scratch directory.
+func (a *Agent) env() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if strings.HasPrefix(kv, "REWIND_") || strings.HasPrefix(kv, "XDG_STATE_HOME=") {
+			continue
+		}
+		env = append(env, kv)
+	}
+	return append(env, "XDG_STATE_HOME="+a.StateHome)
 }
 
 func contains(xs []string, x string) bool {

@@ -85,6 +85,15 @@ func (b *Bench) Ratio(name string, a, den measure.Series, g Goal, note string) F
 	return b.finish(f, g)
 }
 
+// Added reports how much the q-th percentile (0–100) of a's wall times exceeds den's, in
+// milliseconds: the latency a layer adds over calling its target directly.
+func (b *Bench) Added(name string, a, den measure.Series, q float64, g Goal, note string) Figure {
+	d := measure.Percentile(a.Walls(), q) - measure.Percentile(den.Walls(), q)
+	f := Figure{Name: name, Value: float64(d) / float64(time.Millisecond), Unit: "ms", A: arm(a), B: arm(den),
+		Of: fmt.Sprintf("p%g of %s", q, den.Name), Note: note}
+	return b.finish(f, g)
+}
+
 // Value reports a measured quantity (a rate, a size, a latency percentile) with its unit and,
 // where there is one, the arm it was measured from and the reference it is compared with.
 func (b *Bench) Value(name string, v float64, unit, of string, a *ArmStat, g Goal, note string) Figure {

@@ -20,13 +20,8 @@ func printSummary(w io.Writer, a Artifact) {
 		a.Machine.Go, a.Machine.OS, a.Machine.Arch, a.Machine.CPUModel, a.Machine.CPUs, a.Machine.GOMAXPROCS,
 		short(a.Git.Commit), dirty, a.Quick)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "figure\tvalue\tgoal\tmet\tof")
+	fmt.Fprintln(tw, "suite\tfigure\tvalue\tgoal\tmet\tof")
 	for _, s := range a.Suites {
-		line := fmt.Sprintf("[%s] %s", s.Name, s.Status)
-		if s.Reason != "" {
-			line += ": " + s.Reason
-		}
-		fmt.Fprintln(tw, line+"\t\t\t\t")
 		for _, f := range s.Figures {
 			met := "-"
 			if f.Met != nil {
@@ -36,10 +31,18 @@ func printSummary(w io.Writer, a Artifact) {
 			if goal == "" {
 				goal = "-"
 			}
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", f.Name, valueText(f), goal, met, f.Of)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", s.Name, f.Name, valueText(f), goal, met, f.Of)
 		}
 	}
 	tw.Flush()
+	fmt.Fprintln(w)
+	for _, s := range a.Suites {
+		line := fmt.Sprintf("%-18s %-8s %5.1fs", s.Name, s.Status, s.Seconds)
+		if s.Reason != "" {
+			line += "  " + s.Reason
+		}
+		fmt.Fprintln(w, line)
+	}
 }
 
 // valueText formats a figure's value with its unit (and denominator for counts).
