@@ -24,13 +24,18 @@ type Agent struct {
 }
 
 // Agent builds ./cli/cmd/agent-rewind once per run (into the run's scratch directory, so the
-// checkout is not made dirty) and returns it. Every go.work module is recorded as a source of
+// checkout is not made dirty), or takes the binary given with --agent, and returns it. Every go.work module is recorded as a source of
 // the calling suite's figures: the binary is built from all of them.
 func (b *Bench) Agent(ctx context.Context) (*Agent, error) {
 	r := b.run
 	r.agentOnce.Do(func() {
 		if !contains(r.modules, "cli") {
 			r.agentErr = &skipError{"module cli not present yet (not in go.work): no agent-rewind binary to measure"}
+			return
+		}
+		if r.agentPath != "" { // --agent: measure this binary as it is
+			r.agent = &Agent{Path: r.agentPath, StateHome: filepath.Join(r.tmp, "state"), has: map[string]bool{}}
+			r.agentErr = os.MkdirAll(r.agent.StateHome, 0o700)
 			return
 		}
 		path := filepath.Join(r.tmp, "bin", "agent-rewind")

@@ -25,9 +25,17 @@ type Artifact struct {
 	Quick   bool          `json:"quick"`
 	Machine Machine       `json:"machine"`
 	Git     GitState      `json:"git"`
+	Agent   *AgentBinary  `json:"agent,omitempty"` // the agent-rewind binary measured, when a suite used one
 	Inputs  []Input       `json:"inputs"`
 	Sources []Source      `json:"sources"`
 	Suites  []SuiteResult `json:"suites"`
+}
+
+// AgentBinary identifies the agent-rewind binary the suites measured.
+type AgentBinary struct {
+	Built  bool   `json:"built"`          // built from this checkout by the run (false: given with --agent)
+	Path   string `json:"path,omitempty"` // only for a binary given with --agent
+	SHA256 string `json:"sha256"`
 }
 
 // SuiteResult is what one suite produced.

@@ -18,12 +18,14 @@ import (
 
 // run is the state shared by every suite of one bench run.
 type run struct {
-	root    string // repository root
-	tmp     string // this run's scratch directory, removed at the end
-	quick   bool
-	shape   workspace.Shape // the snapshot workspace (Full or Quick, or --files/--seed/--bytes)
-	modules []string        // go.work's modules
-	log     io.Writer       // progress (stderr)
+	root      string // repository root
+	tmp       string // this run's scratch directory, removed at the end
+	quick     bool
+	agentPath string          // --agent: an agent-rewind binary to measure instead of building one
+	tiny      bool            // tests only: every Reps and size a tenth of its quick value (at least 2)
+	shape     workspace.Shape // the snapshot workspace (Full or Quick, or --files/--seed/--bytes)
+	modules   []string        // go.work's modules
+	log       io.Writer       // progress (stderr)
 
 	mu        sync.Mutex
 	inputs    []Input
@@ -47,9 +49,12 @@ type Bench struct {
 	res   *SuiteResult
 }
 
-// Reps returns the repetition count: full normally, quick with --quick.
+// Reps returns a repetition count or a size: full normally, quick with --quick.
 func (b *Bench) Reps(full, quick int) int {
-	if b.Quick {
+	switch {
+	case b.run.tiny:
+		return max(2, quick/10)
+	case b.Quick:
 		return quick
 	}
 	return full

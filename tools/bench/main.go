@@ -66,6 +66,7 @@ func benchMain(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		seed   = fs.Uint64("seed", 1, "seed of the generated workspace")
 		tmp    = fs.String("tmp", "", "scratch directory for generated workspaces and stores (default the system temp dir)")
 		keep   = fs.Bool("keep", false, "keep the scratch directory after the run (its path is printed)")
+		agentF = fs.String("agent", "", "measure this agent-rewind binary instead of building ./cli/cmd/agent-rewind (the artifact's sources then describe the checkout, not the binary)")
 	)
 	fs.Var(&suites, "suite", "run only this suite (repeatable, or comma-separated)")
 	fs.Usage = func() {
@@ -143,8 +144,14 @@ func benchMain(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 
 	r := &run{
-		root: root, tmp: scratch, quick: *quick, shape: shape, modules: modules, log: stderr,
+		root: root, tmp: scratch, quick: *quick, shape: shape, modules: modules, log: stderr, agentPath: *agentF,
 		used: map[string]bool{"tools": true}, spaces: map[workspace.Shape]generated{},
+	}
+	if *agentF != "" {
+		if r.agentPath, err = filepath.Abs(*agentF); err != nil {
+			fmt.Fprintf(stderr, "bench: --agent: %v\n", err)
+			return 2
+		}
 	}
 	art := Artifact{
 		Schema: SchemaVersion, Tool: "agent-rewind bench (go run ./tools/bench)",
@@ -158,6 +165,17 @@ func benchMain(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		art.Suites = append(art.Suites, res)
 	}
 	art.Ended = time.Now().UTC()
+	if r.agent != nil {
+		sum, _, err := fileSHA256(r.agent.Path)
+		if err != nil {
+			fmt.Fprintf(stderr, "bench: hash the agent-rewind binary: %v\n", err)
+			return 1
+		}
+		art.Agent = &AgentBinary{Built: r.agentPath == "", SHA256: sum}
+		if r.agentPath != "" {
+			art.Agent.Path = r.agentPath
+		}
+	}
 	art.Inputs = r.inputs
 	if art.Inputs == nil {
 		art.Inputs = []Input{}
