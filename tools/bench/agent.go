@@ -89,6 +89,16 @@ func (a *Agent) Require(ctx context.Context, b *Bench, commands ...[]string) err
 	return nil
 }
 
+// ResetState empties StateHome: what agent-rewind keeps outside a workspace (the chain's
+// anchored head) must go when a suite deletes a workspace's .rewind/ to start over, or the
+// next command would rightly report the chain as cut.
+func (a *Agent) ResetState() error {
+	if err := os.RemoveAll(a.StateHome); err != nil {
+		return err
+	}
+	return os.MkdirAll(a.StateHome, 0o700)
+}
+
 // Command returns the binary run with args in dir (also passed as --workspace), with the
 // environment described at env.
 func (a *Agent) Command(ctx context.Context, dir string, args ...string) *exec.Cmd {

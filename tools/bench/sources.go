@@ -56,9 +56,14 @@ func workModules(root string) ([]string, error) {
 		return nil, err
 	}
 	defer f.Close()
+	return parseWorkUses(f)
+}
+
+// parseWorkUses returns the paths of a go.work file's use directives, single or in a block.
+func parseWorkUses(r io.Reader) ([]string, error) {
 	var mods []string
 	inUse := false
-	sc := bufio.NewScanner(f)
+	sc := bufio.NewScanner(r)
 	for sc.Scan() {
 		line := sc.Text()
 		if i := strings.Index(line, "//"); i >= 0 {
@@ -77,10 +82,7 @@ func workModules(root string) ([]string, error) {
 			mods = append(mods, cleanModule(fields[1]))
 		}
 	}
-	if err := sc.Err(); err != nil {
-		return nil, err
-	}
-	return mods, nil
+	return mods, sc.Err()
 }
 
 func cleanModule(p string) string { return path.Clean(strings.Trim(p, "\"`")) }

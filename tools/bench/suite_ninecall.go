@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/agent-rewind/rewind/tools/bench/measure"
 	"github.com/agent-rewind/rewind/tools/mockanthropic"
@@ -167,7 +166,13 @@ func nineCalls(ctx context.Context, b *Bench, agent *Agent, dir string, pr price
 		if err != nil {
 			return 0, 0, 0, "", fmt.Errorf("call %d: %w", i, err)
 		}
-		if strings.Contains(string(req), `"stream": true`) && !streamComplete(x.Body) {
+		var fields struct {
+			Stream bool `json:"stream"`
+		}
+		if err := json.Unmarshal(req, &fields); err != nil {
+			return 0, 0, 0, "", fmt.Errorf("call %d: %w", i, err)
+		}
+		if fields.Stream && !streamComplete(x.Body) {
 			return 0, 0, 0, "", fmt.Errorf("call %d: the stream ended without message_stop", i)
 		}
 		if mock.Hits() == before {

@@ -97,7 +97,12 @@ func runSnapshot(ctx context.Context, b *Bench) error {
 	// 1. First checkpoint: each repetition starts from no store at all, for both.
 	b.Logf("first checkpoint: agent-rewind vs shadow git, %d each", b.Reps(3, 2))
 	first, err := measure.Alternate(ctx, b.Reps(3, 2),
-		ours("agent-rewind checkpoint (first)", func(context.Context) error { return os.RemoveAll(meta) }),
+		ours("agent-rewind checkpoint (first)", func(context.Context) error {
+			if err := os.RemoveAll(meta); err != nil {
+				return err
+			}
+			return agent.ResetState()
+		}),
 		measure.Arm{
 			Name: "shadow git: git add -A && git commit (first)",
 			Setup: func(ctx context.Context) error {
