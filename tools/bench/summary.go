@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -48,6 +49,9 @@ func printSummary(w io.Writer, a Artifact) {
 // valueText formats a figure's value with its unit (and denominator for counts).
 func valueText(f Figure) string {
 	v := strconv.FormatFloat(f.Value, 'g', 4, 64)
+	if math.Abs(f.Value) >= 1000 || f.Value == math.Trunc(f.Value) { // no exponents for counts and rates
+		v = strconv.FormatFloat(math.Round(f.Value), 'f', 0, 64)
+	}
 	switch {
 	case f.Denominator != nil:
 		return fmt.Sprintf("%s of %s %s", v, strconv.FormatFloat(*f.Denominator, 'g', -1, 64), f.Unit)
