@@ -1,0 +1,132 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Agent is the agent-rewind binary built from this checkout, shared by every suite of a run.
+// Most figures in the issues are per process or per command, so suites measure the real binary
+// as a child process.
+type Agent struct {
+	Path      string
+	StateHome string // XDG_STATE_HOME of every child: the chain's anchored heads stay in the run's scratch
+
+	mu  sync.Mutex
+	has map[string]bool
+}
+
+// Agent builds ./cli/cmd/agent-rewind once per run (into the run's scratch directory, so the
+// checkout is not made dirty), or takes the binary given with --agent, and returns it. Every go.work module is recorded as a source of
+// the calling suite's figures: the binary is built from all of them.
+func (b *Bench) Agent(ctx context.Context) (*Agent, error) {
+	r := b.run
+	r.agentOnce.Do(func() {
+		if !contains(r.modules, "cli") {
+			r.agentErr = &skipError{"module cli not present yet (not in go.work): no agent-rewind binary to measure"}
+			return
+		}
+		if r.agentPath != "" { // --agent: measure this binary as it is
+			r.agent = &Agent{Path: r.agentPath, StateHome: filepath.Join(r.tmp, "state"), has: map[string]bool{}}
+			r.agentErr = os.MkdirAll(r.agent.StateHome, 0o700)
+			return
+		}
+		path := filepath.Join(r.tmp, "bin", "agent-rewind")
+		start := time.Now()
+		cmd := exec.CommandContext(ctx, "go", "build", "-trimpath", "-o", path, "./cli/cmd/agent-rewind")
+		cmd.Dir = r.root
+		var errb bytes.Buffer
+		cmd.Stderr = &errb
+		if err := cmd.Run(); err != nil {
+			r.agentErr = fmt.Errorf("go build ./cli/cmd/agent-rewind: %v: %s", err, strings.TrimSpace(errb.String()))
+			return
+		}
+		fmt.Fprintf(r.log, "bench: built agent-rewind in %.1fs\n", time.Since(start).Seconds())
+		r.agent = &Agent{Path: path, StateHome: filepath.Join(r.tmp, "state"), has: map[string]bool{}}
+		if err := os.MkdirAll(r.agent.StateHome, 0o700); err != nil {
+			r.agent, r.agentErr = nil, err
+		}
+	})
+	if r.agentErr != nil {
+		return nil, r.agentErr
+	}
+	b.UsesModules(r.modules...)
+	return r.agent, nil
+}
+
+// Has reports whether the binary has the command named by words (for example "chain",
+// "verify"): "agent-rewind <words> --help" exits 0 for a command it has and 80 (a usage error)
+// for one it does not.
+func (a *Agent) Has(ctx context.Context, words ...string) bool {
+	key := strings.Join(words, " ")
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if v, ok := a.has[key]; ok {
+		return v
+	}
+	cmd := exec.CommandContext(ctx, a.Path, append(words, "--help")...)
+	cmd.Dir = os.TempDir()
+	cmd.Env = a.env()
+	v := cmd.Run() == nil
+	a.has[key] = v
+	return v
+}
+
+// Require returns a skip error naming the first of the commands the binary lacks, or nil.
+func (a *Agent) Require(ctx context.Context, b *Bench, commands ...[]string) error {
+	for _, c := range commands {
+		if !a.Has(ctx, c...) {
+			return b.Skip("the built agent-rewind has no %q command yet (its module has not landed or is not wired into cli)", strings.Join(c, " "))
+		}
+	}
+	return nil
+}
+
+// ResetState empties StateHome: what agent-rewind keeps outside a workspace (the chain's
+// anchored head) must go when a suite deletes a workspace's .rewind/ to start over, or the
+// next command would rightly report the chain as cut.
+func (a *Agent) ResetState() error {
+	if err := os.RemoveAll(a.StateHome); err != nil {
+		return err
+	}
+	return os.MkdirAll(a.StateHome, 0o700)
+}
+
+// Command returns the binary run with args in dir (also passed as --workspace), with the
+// environment described at env.
+func (a *Agent) Command(ctx context.Context, dir string, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, a.Path, append([]string{"--workspace", dir}, args...)...)
+	cmd.Dir = dir
+	cmd.Env = a.env()
+	return cmd
+}
+
+// env is this process's environment without any REWIND_* setting (a developer's own profile,
+// port or storage key must not change what is measured) and with XDG_STATE_HOME in the run's
+// scratch directory.
+func (a *Agent) env() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if strings.HasPrefix(kv, "REWIND_") || strings.HasPrefix(kv, "XDG_STATE_HOME=") {
+			continue
+		}
+		env = append(env, kv)
+	}
+	return append(env, "XDG_STATE_HOME="+a.StateHome)
+}
+
+func contains(xs []string, x string) bool {
+	for _, v := range xs {
+		if v == x {
+			return true
+		}
+	}
+	return false
+}

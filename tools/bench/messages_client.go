@@ -1,0 +1,66 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+)
+
+// benchAPIKey is the credential the bench sends: the mock upstream only checks that one is there.
+const benchAPIKey = "sk-ant-bench-not-a-real-key"
+
+// exchange is one finished Messages call.
+type exchange struct {
+	TTFB  time.Duration // request sent → first byte of the response body
+	Total time.Duration // request sent → last byte of the response body
+	Body  []byte
+}
+
+// newBenchClient returns an HTTP client that keeps enough idle connections for the concurrency
+// the suites use, so that connection setup does not land inside a latency sample.
+func newBenchClient() *http.Client {
+	return &http.Client{Transport: &http.Transport{MaxIdleConns: 512, MaxIdleConnsPerHost: 512, IdleConnTimeout: time.Minute, DisableCompression: true}}
+}
+
+// postMessages sends body to base+"/v1/messages" and reads the whole response. A status other
+// than 200 is an error quoting the response.
+func postMessages(ctx context.Context, c *http.Client, base string, body []byte) (exchange, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+"/v1/messages", bytes.NewReader(body))
+	if err != nil {
+		return exchange{}, err
+	}
+	req.Header.Set("content-type", "application/json")
+	req.Header.Set("anthropic-version", "2023-06-01")
+	req.Header.Set("x-api-key", benchAPIKey)
+	start := time.Now()
+	resp, err := c.Do(req)
+	if err != nil {
+		return exchange{}, err
+	}
+	defer resp.Body.Close()
+	var x exchange
+	first := make([]byte, 1)
+	n, err := io.ReadFull(resp.Body, first)
+	x.TTFB = time.Since(start)
+	if err != nil && err != io.ErrUnexpectedEOF {
+		return x, fmt.Errorf("read the response: %w", err)
+	}
+	rest, err := io.ReadAll(resp.Body)
+	x.Total = time.Since(start)
+	if err != nil {
+		return x, fmt.Errorf("read the response: %w", err)
+	}
+	x.Body = append(first[:n], rest...)
+	if resp.StatusCode != http.StatusOK {
+		return x, fmt.Errorf("%s: status %d: %.300s", base, resp.StatusCode, x.Body)
+	}
+	return x, nil
+}
+
+// streamComplete reports whether an SSE body ends with message_stop.
+func streamComplete(b []byte) bool {
+	return bytes.Contains(b, []byte("event: message_stop\n"))
+}

@@ -1,0 +1,191 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/agent-rewind/rewind/tools/bench/measure"
+	"github.com/agent-rewind/rewind/tools/mockanthropic"
+)
+
+// The gateway-overhead suite (issue 8): "agent-rewind gateway" in front of the mock upstream,
+// against calling the mock directly, in the same run:
+//
+//	pass-through added latency, p50 and p99     goal <= 0.3 ms and <= 1.5 ms
+//	memory-replay hits per second               goal >= 10,000
+//	time to first byte on SSE pass-through      goal: no added time (<= 0.3 ms, the p50 budget)
+//	peak RSS with 200 concurrent streams        goal <= 100 MiB
+//
+// Direct and gateway requests alternate one by one. Pass-through requests are all distinct
+// (a counter in metadata.user_id), so no replay can answer them.
+func init() {
+	register(Suite{
+		Name:        "gateway-overhead",
+		Description: "agent-rewind gateway vs the mock upstream called directly: added latency p50/p99, replay hits/s, SSE time to first byte, RSS with 200 streams",
+		Modules:     []string{"gateway", "cli"},
+		Run:         runGatewayOverhead,
+	})
+}
+
+// gatewayEventDelay spaces the mock's SSE events, so that a proxy buffering a stream would show
+// a first byte later by several delays.
+const gatewayEventDelay = 5 * time.Millisecond
+
+func runGatewayOverhead(ctx context.Context, b *Bench) error {
+	agent, err := b.Agent(ctx)
+	if err != nil {
+		return err
+	}
+	if err := agent.Require(ctx, b, []string{"gateway"}); err != nil {
+		return err
+	}
+	b.UsesModules("tools") // the mock upstream is tools/mockanthropic
+	mock := mockanthropic.New(mockanthropic.Options{EventDelay: gatewayEventDelay})
+	if err := mock.Start(); err != nil {
+		return err
+	}
+	defer mock.Close()
+	ws, err := b.TempDir("gateway")
+	if err != nil {
+		return err
+	}
+	gw, err := startGateway(ctx, agent, ws, mock.URL)
+	if err != nil {
+		return err
+	}
+	defer gw.stop()
+	client := newBenchClient()
+	var seq atomic.Int64
+	body := func(stream bool) []byte {
+		return fmt.Appendf(nil, `{"model":"claude-sonnet-5-5","max_tokens":64,"stream":%v,"metadata":{"user_id":"bench-%d"},"messages":[{"role":"user","content":"Reply with OK."}]}`, stream, seq.Add(1))
+	}
+	call := func(base string, stream bool) func(context.Context) (measure.Sample, error) {
+		return func(ctx context.Context) (measure.Sample, error) {
+			x, err := postMessages(ctx, client, base, body(stream))
+			if err == nil && stream && !streamComplete(x.Body) {
+				err = fmt.Errorf("%s: the stream ended without message_stop", base)
+			}
+			return measure.Sample{Wall: x.Total, Elapsed: x.TTFB}, err
+		}
+	}
+
+	// Warm both paths (connections, the gateway's first-request work), then pass-through latency.
+	if _, err := measure.Alternate(ctx, 50, measure.Arm{Name: "direct", Run: call(mock.URL, false)}, measure.Arm{Name: "gateway", Run: call(gw.URL, false)}); err != nil {
+		return err
+	}
+	n := b.Reps(3000, 400)
+	b.Logf("pass-through latency: %d requests each", n)
+	lat, err := measure.Alternate(ctx, n,
+		measure.Arm{Name: "through agent-rewind gateway (pass-through)", Run: call(gw.URL, false)},
+		measure.Arm{Name: "mock upstream called directly", Run: call(mock.URL, false)})
+	if err != nil {
+		return err
+	}
+	b.Added("added_latency_p50", lat[0], lat[1], 50, AtMost(0.3), "")
+	b.Added("added_latency_p99", lat[0], lat[1], 99, AtMost(1.5), "")
+
+	// Memory-replay hits: one request recorded, then many identical ones from 8 workers.
+	replayBody := []byte(`{"model":"claude-sonnet-5-5","max_tokens":64,"messages":[{"role":"user","content":"Replay me."}]}`)
+	if _, err := postMessages(ctx, client, gw.URL, replayBody); err != nil {
+		return err
+	}
+	m := b.Reps(20000, 3000)
+	before := mock.Hits()
+	batch := func(base string) func(context.Context) (measure.Sample, error) {
+		return func(ctx context.Context) (measure.Sample, error) {
+			return measure.Timed(func() error { return hammer(ctx, client, base, replayBody, m, 8) })
+		}
+	}
+	b.Logf("replay throughput: %d requests, 8 workers", m)
+	rates, err := measure.Alternate(ctx, b.Reps(3, 2),
+		measure.Arm{Name: fmt.Sprintf("gateway memory replay, %d identical requests", m), Run: batch(gw.URL)},
+		measure.Arm{Name: fmt.Sprintf("mock upstream directly, %d requests", m), Run: batch(mock.URL)})
+	if err != nil {
+		return err
+	}
+	direct := int64(m) * int64(len(rates[1].Samples))
+	if leaked := mock.Hits() - before - direct; leaked > 0 {
+		return fmt.Errorf("the gateway sent %d of the repeated requests upstream: they were not replayed from memory", leaked)
+	}
+	b.Value("replay_hits_per_s", float64(m)/rates[0].MedianWall().Seconds(), "requests/s", "8 concurrent clients, keep-alive", arm(rates[0]), AtLeast(10000), "")
+	b.Ratio("replay_vs_direct_time", rates[0], rates[1], NoGoal, "time for the same number of requests")
+
+	// SSE time to first byte, pass-through.
+	k := b.Reps(200, 40)
+	b.Logf("SSE time to first byte: %d streams each", k)
+	sse, err := measure.Alternate(ctx, k,
+		measure.Arm{Name: "SSE through the gateway", Run: call(gw.URL, true)},
+		measure.Arm{Name: "SSE from the mock directly", Run: call(mock.URL, true)})
+	if err != nil {
+		return err
+	}
+	ttfb := func(s measure.Series) measure.Series {
+		t := measure.Series{Name: s.Name + ", time to first byte"}
+		for _, x := range s.Samples {
+			t.Samples = append(t.Samples, measure.Sample{Wall: x.Elapsed})
+		}
+		return t
+	}
+	b.Added("sse_added_ttfb_p50", ttfb(sse[0]), ttfb(sse[1]), 50, AtMost(0.3),
+		fmt.Sprintf("the mock spaces events by %v: a proxy that buffered the stream would add at least that much", gatewayEventDelay))
+
+	// RSS with 200 concurrent streams, in a fresh gateway whose peak RSS is read when it exits.
+	slow := mockanthropic.New(mockanthropic.Options{EventDelay: 100 * time.Millisecond})
+	if err := slow.Start(); err != nil {
+		return err
+	}
+	defer slow.Close()
+	ws2, err := b.TempDir("gateway-rss")
+	if err != nil {
+		return err
+	}
+	gw2, err := startGateway(ctx, agent, ws2, slow.URL)
+	if err != nil {
+		return err
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 200)
+	for range 200 {
+		wg.Go(func() {
+			x, err := postMessages(ctx, client, gw2.URL, body(true))
+			if err == nil && !streamComplete(x.Body) {
+				err = fmt.Errorf("a stream ended without message_stop")
+			}
+			if err != nil {
+				errs <- err
+			}
+		})
+	}
+	wg.Wait()
+	rss := gw2.stop()
+	close(errs)
+	if err := <-errs; err != nil {
+		return fmt.Errorf("200 concurrent streams: %w", err)
+	}
+	b.Value("rss_200_streams", float64(rss)/(1<<20), "MiB", "peak RSS of a gateway that served 200 concurrent SSE streams", nil, AtMost(100), "")
+	return nil
+}
+
+// hammer sends body to base n times from workers goroutines; the first error stops it.
+func hammer(ctx context.Context, c *http.Client, base string, body []byte, n, workers int) error {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for next.Add(1) <= int64(n) && ctx.Err() == nil {
+				if _, err := postMessages(ctx, c, base, body); err != nil {
+					cancel(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return context.Cause(ctx)
+}

@@ -1,0 +1,249 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+
+	"github.com/agent-rewind/rewind/tools/bench/baseline"
+	"github.com/agent-rewind/rewind/tools/bench/measure"
+	"github.com/agent-rewind/rewind/tools/bench/workspace"
+)
+
+// The snapshot suite (issue 3's Performance section): the real agent-rewind binary against a
+// shadow git repository and a bare stat walk, on the generated workspace, in one run:
+//
+//	first checkpoint             vs git add -A && git commit   goal <= 0.2
+//	checkpoint, no change        vs the faster stat walk       goal <= 1.3
+//	checkpoint after 10 changes  vs the faster stat walk       goal <= 1.5
+//	rewind of 10 changes         vs git reset --hard && clean  goal <= 1.0
+//	store size after the first checkpoint / workspace bytes    goal <= 1.1
+//	store growth after 10 changes / bytes changed              (about 1)
+//	peak RSS of any checkpoint or rewind                       goal <= 300 MiB
+//
+// It needs the commands "agent-rewind checkpoint" and "agent-rewind rewind <id>", and reads the
+// new checkpoint's id from "checkpoint --json" (snapshotIDField).
+func init() {
+	register(Suite{
+		Name:        "snapshot",
+		Description: "checkpoint and rewind (agent-rewind binary) vs shadow git and a bare stat walk on the generated workspace",
+		Modules:     []string{"snapshot", "cli"},
+		Run:         runSnapshot,
+	})
+}
+
+// snapshotIDField is the member of "agent-rewind checkpoint --json" holding the checkpoint id.
+const snapshotIDField = "id"
+
+// snapshotSkip are the names the stat walks and the change maker never enter.
+var snapshotSkip = []string{".rewind"}
+
+func runSnapshot(ctx context.Context, b *Bench) error {
+	agent, err := b.Agent(ctx)
+	if err != nil {
+		return err
+	}
+	if err := agent.Require(ctx, b, []string{"checkpoint"}, []string{"rewind"}); err != nil {
+		return err
+	}
+	if _, err := exec.LookPath("git"); err != nil {
+		return errors.New("git is not on PATH: the shadow-git baseline needs it (apt-get install git)")
+	}
+	ws, res, err := b.FreshWorkspace(ctx, b.Shape()) // this suite changes the tree: its own copy
+	if err != nil {
+		return err
+	}
+	gitParent, err := b.TempDir("shadow-git")
+	if err != nil {
+		return err
+	}
+	gitDir := filepath.Join(gitParent, "git")
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	meta := filepath.Join(ws, ".rewind")
+
+	var peak measure.Series // every agent-rewind run, for the peak RSS figure
+	peak.Name = "every agent-rewind checkpoint and rewind of this suite"
+	checkpoint := func(ctx context.Context) (measure.Sample, string, error) {
+		r, err := measure.Run(agent.Command(ctx, ws, "--json", "checkpoint"))
+		if err != nil {
+			return r.Sample, "", err
+		}
+		peak.Samples = append(peak.Samples, r.Sample)
+		var out map[string]any
+		if err := json.Unmarshal(r.Stdout, &out); err != nil {
+			return r.Sample, "", fmt.Errorf("checkpoint --json printed no JSON object: %v: %.200q", err, r.Stdout)
+		}
+		id, ok := out[snapshotIDField].(string)
+		if !ok || id == "" {
+			return r.Sample, "", fmt.Errorf("checkpoint --json has no string %q member (adjust snapshotIDField in suite_snapshot.go): %.200q", snapshotIDField, r.Stdout)
+		}
+		return r.Sample, id, nil
+	}
+	ours := func(name string, setup func(context.Context) error) measure.Arm {
+		return measure.Arm{Name: name, Setup: setup, Run: func(ctx context.Context) (measure.Sample, error) {
+			s, _, err := checkpoint(ctx)
+			return s, err
+		}}
+	}
+	var git *baseline.ShadowGit
+
+	// 1. First checkpoint: each repetition starts from no store at all, for both.
+	b.Logf("first checkpoint: agent-rewind vs shadow git, %d each", b.Reps(3, 2))
+	first, err := measure.Alternate(ctx, b.Reps(3, 2),
+		ours("agent-rewind checkpoint (first)", func(context.Context) error {
+			if err := os.RemoveAll(meta); err != nil {
+				return err
+			}
+			return agent.ResetState()
+		}),
+		measure.Arm{
+			Name: "shadow git: git add -A && git commit (first)",
+			Setup: func(ctx context.Context) error {
+				if err := os.RemoveAll(gitDir); err != nil {
+					return err
+				}
+				git, err = baseline.InitShadowGit(ctx, gitDir, ws, "/.rewind/")
+				return err
+			},
+			Run: func(ctx context.Context) (measure.Sample, error) { return git.Checkpoint(ctx) },
+		})
+	if err != nil {
+		return err
+	}
+	b.Ratio("first_checkpoint", first[0], first[1], AtMost(0.2), "")
+	store, err := baseline.DirBytes(meta)
+	if err != nil {
+		return err
+	}
+	b.Value("store_size_first", float64(store)/float64(res.Bytes), "ratio", fmt.Sprintf("workspace bytes (%d)", res.Bytes), nil, AtMost(1.1),
+		fmt.Sprintf(".rewind/ holds %d bytes after the first checkpoint", store))
+	if gs, err := git.Size(); err == nil {
+		b.Value("shadow_git_store_size_first", float64(gs)/float64(res.Bytes), "ratio", fmt.Sprintf("workspace bytes (%d)", res.Bytes), nil, NoGoal,
+			"for comparison: git zlib-compresses objects, and the generated binaries are incompressible")
+	}
+
+	// The stat-walk floors, alternated with the checkpoint they bound.
+	find := measure.Arm{Name: "find (lstat of every entry)", Run: func(ctx context.Context) (measure.Sample, error) {
+		return baseline.Find(ctx, ws, snapshotSkip...)
+	}}
+	walk := measure.Arm{Name: "WalkDir + lstat (child process)", Run: func(ctx context.Context) (measure.Sample, error) {
+		r, err := measure.Run(exec.CommandContext(ctx, self, append([]string{"statwalk", ws}, snapshotSkip...)...))
+		return r.Sample, err
+	}}
+	faster := func(a, b measure.Series) measure.Series {
+		if a.MedianWall() <= b.MedianWall() {
+			return a
+		}
+		return b
+	}
+
+	// 2. Checkpoint with no change.
+	reps := b.Reps(7, 3)
+	b.Logf("no-change checkpoint vs stat walks, %d each", reps)
+	nochange, err := measure.Alternate(ctx, reps, ours("agent-rewind checkpoint (no change)", nil), find, walk)
+	if err != nil {
+		return err
+	}
+	den := faster(nochange[1], nochange[2])
+	b.Ratio("checkpoint_no_change", nochange[0], den, AtMost(1.3), "denominator: the faster stat walk, "+den.Name)
+
+	// 3. Checkpoint after 10 changed files (new changes every repetition).
+	var changed, grown int64
+	seed := uint64(1000)
+	b.Logf("10-change checkpoint vs stat walks, %d each", reps)
+	var before int64
+	tenChanges := ours("agent-rewind checkpoint (10 changed files)", func(context.Context) error {
+		seed++
+		cs, err := workspace.MakeChanges(ws, 10, seed, snapshotSkip...)
+		changed += workspace.ChangedBytes(cs)
+		if err == nil {
+			before, err = baseline.DirBytes(meta)
+		}
+		return err
+	})
+	run := tenChanges.Run
+	tenChanges.Run = func(ctx context.Context) (measure.Sample, error) {
+		s, err := run(ctx)
+		if err == nil {
+			after, derr := baseline.DirBytes(meta)
+			grown += after - before
+			err = derr
+		}
+		return s, err
+	}
+	change10, err := measure.Alternate(ctx, reps, tenChanges, find, walk)
+	if err != nil {
+		return err
+	}
+	den = faster(change10[1], change10[2])
+	b.Ratio("checkpoint_10_changes", change10[0], den, AtMost(1.5), "denominator: the faster stat walk, "+den.Name)
+	b.Value("store_growth_10_changes", float64(grown)/float64(changed), "ratio", fmt.Sprintf("bytes written by the changes (%d over %d checkpoints)", changed, reps), nil, NoGoal,
+		"issue 3: later checkpoints add about the changed bytes")
+
+	// 4. Rewind of 10 changed files, against git reset --hard && git clean on the same state.
+	_, target, err := checkpoint(ctx)
+	if err != nil {
+		return err
+	}
+	if _, err := git.Checkpoint(ctx); err != nil {
+		return err
+	}
+	rev, err := git.Head(ctx)
+	if err != nil {
+		return err
+	}
+	want, err := workspace.Listing(ws, snapshotSkip...)
+	if err != nil {
+		return err
+	}
+	var exact, checked int64
+	seedA, seedB := uint64(2000), uint64(2000)
+	b.Logf("rewind of 10 changes vs git reset --hard + clean, %d each", reps)
+	rewind, err := measure.Alternate(ctx, reps,
+		measure.Arm{
+			Name: "agent-rewind rewind (10 changed files)",
+			Setup: func(context.Context) error {
+				seedA++
+				_, err := workspace.MakeChanges(ws, 10, seedA, snapshotSkip...)
+				return err
+			},
+			Run: func(ctx context.Context) (measure.Sample, error) {
+				r, err := measure.Run(agent.Command(ctx, ws, "--json", "rewind", target))
+				peak.Samples = append(peak.Samples, r.Sample)
+				return r.Sample, err
+			},
+		},
+		measure.Arm{
+			Name: "shadow git: git reset --hard && git clean -fdq",
+			Setup: func(context.Context) error {
+				// First check, untimed, that the rewind just measured restored the target exactly.
+				got, err := workspace.Listing(ws, snapshotSkip...)
+				if err != nil {
+					return err
+				}
+				checked++
+				if got == want {
+					exact++
+				}
+				seedB++
+				_, err = workspace.MakeChanges(ws, 10, seedB, snapshotSkip...)
+				return err
+			},
+			Run: func(ctx context.Context) (measure.Sample, error) { return git.Restore(ctx, rev) },
+		})
+	if err != nil {
+		return err
+	}
+	b.Ratio("rewind_10_changes", rewind[0], rewind[1], AtMost(1.0),
+		"each side undoes the same 10 changes; git clean also deletes the empty directories git never tracked, which the next rewind recreates")
+	b.Count("rewind_exact", exact, checked, "rewinds", "rewinds whose result was byte-identical to the target checkpoint (listing hash)", Exactly(float64(checked)), "")
+	b.Value("peak_rss", float64(peak.PeakRSS())/(1<<20), "MiB", peak.Name, nil, AtMost(300), "the largest ru_maxrss among them")
+	return nil
+}
