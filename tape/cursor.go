@@ -241,6 +241,10 @@ func (c *Cursor) end(pos int64) error {
 	if n > pos {
 		return fmt.Errorf("%w: position %d of epoch %q is missing but the epoch has %d positions: a record was deleted; restore the file from a backup", ErrCorrupt, pos, c.epoch, n)
 	}
+	// The end is rare, so it can afford a table scan that a damaged index cannot shorten.
+	if err := c.t.checkLength(c.epoch, pos); err != nil {
+		return err
+	}
 	return &EndError{Tenant: c.t.opts.Tenant, Epoch: c.epoch, Cursor: c.name, Position: pos}
 }
 

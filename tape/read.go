@@ -136,9 +136,9 @@ func (t *Tape) openRecord(epoch string, pos int64, tag, sealedResp, sealedReq []
 	}, nil
 }
 
-// Verify checks the whole database with SQLite's quick_check, then reads and authenticates
-// every call of epoch and checks that positions run from 0 without a gap. It returns the number
-// of calls. It holds the tape's turn for the whole check, so it is for audits and tests, not for
+// Verify checks the whole database with SQLite's integrity_check (which also compares every
+// index with its table), then reads and authenticates every call of epoch and checks that
+// positions run from 0 without a gap. It returns the number of calls. It holds the tape's turn for the whole check, so it is for audits and tests, not for
 // a busy proxy.
 func (t *Tape) Verify(ctx context.Context, epoch string) (int64, error) {
 	if err := ValidateName("epoch", epoch); err != nil {
@@ -158,7 +158,7 @@ func (t *Tape) Verify(ctx context.Context, epoch string) (int64, error) {
 
 func (t *Tape) verify(epoch string) (int64, error) {
 	var problems []string
-	err := t.query(`PRAGMA quick_check`, nil, func(s *sqlite3.Stmt) error {
+	err := t.query(`PRAGMA integrity_check`, nil, func(s *sqlite3.Stmt) error {
 		if msg := s.ColumnText(0); msg != "ok" {
 			problems = append(problems, msg)
 		}
@@ -168,7 +168,7 @@ func (t *Tape) verify(epoch string) (int64, error) {
 		return 0, err
 	}
 	if len(problems) > 0 {
-		return 0, fmt.Errorf("%w: %s: quick_check: %s: restore the file from a backup", ErrCorrupt, t.path, problems[0])
+		return 0, fmt.Errorf("%w: %s: integrity_check: %s: restore the file from a backup", ErrCorrupt, t.path, problems[0])
 	}
 	var n int64
 	err = t.query(`SELECT position, request_tag, response, request FROM records WHERE epoch = ? ORDER BY position`, []any{epoch}, func(s *sqlite3.Stmt) error {
@@ -182,5 +182,29 @@ func (t *Tape) verify(epoch string) (int64, error) {
 		n++
 		return nil
 	})
-	return n, err
+	if err != nil {
+		return 0, err
+	}
+	if err := t.checkLength(epoch, n); err != nil {
+		return 0, err
+	}
+	return n, nil
+}
+
+// checkLength compares n, the length of epoch found through the (epoch, position) index, with
+// what a scan of the table itself finds, so that a damaged index cannot silently shorten a
+// tape.
+func (t *Tape) checkLength(epoch string, n int64) error {
+	var scanned int64
+	err := t.query(`SELECT COALESCE(MAX(position) + 1, 0) FROM records NOT INDEXED WHERE epoch = ?`, []any{epoch}, func(s *sqlite3.Stmt) error {
+		scanned = s.ColumnInt64(0)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if scanned != n {
+		return fmt.Errorf("%w: %s: the index of epoch %q finds %d calls but the table holds positions up to %d: restore the file from a backup", ErrCorrupt, t.path, epoch, n, scanned-1)
+	}
+	return nil
 }
