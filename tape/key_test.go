@@ -11,7 +11,6 @@ import (
 	"github.com/ncruces/go-sqlite3"
 )
 
-
 func TestKeyFromEnv(t *testing.T) {
 	for _, tc := range []struct {
 		name, value string
