@@ -47,7 +47,7 @@ func CanonicalJSON(body []byte) (canonical []byte, ok bool) {
 var errNotCanonical = errors.New("not canonical JSON")
 
 func canonValue(d *json.Decoder, dst []byte, depth int) ([]byte, error) {
-	if depth > maxJSONDepth {
+	if depth >= maxJSONDepth {
 		return nil, errNotCanonical
 	}
 	tok, err := d.Token()
