@@ -23,7 +23,7 @@ func TestCanonicalJSON(t *testing.T) {
 		{`{}`, `{}`, true},
 		{`[]`, `[]`, true},
 		{`{"é":1,"e":2,"f":3}`, `{"e":2,"f":3,"é":1}`, true}, // UTF-8 byte order
-		{`{"a":1,"a":2}`, ``, false},                        // duplicate keys
+		{`{"a":1,"a":2}`, ``, false},                         // duplicate keys
 		{`{"a":{"b":1,"b":1}}`, ``, false},
 		{``, ``, false},
 		{`   `, ``, false},
