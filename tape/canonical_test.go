@@ -1,11 +1,17 @@
 package tape
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
 	"net/http"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestCanonicalJSON(t *testing.T) {
@@ -20,6 +26,21 @@ func TestCanonicalJSON(t *testing.T) {
 		{`"<>&\u2028"`, "\"<>&\u2028\"", true},
 		{`[1.0, 1, -0, 1e2, 1E+2]`, `[1.0,1,-0,1e2,1E+2]`, true}, // numbers as written
 		{`[true,false,null]`, `[true,false,null]`, true},
+		{`"\ud83d\ude00"`, `"😀"`, true}, // a surrogate pair is a character
+		{`"\ud800"`, ``, false},         // a lone surrogate is not
+		{`"\ude00"`, ``, false},
+		{`"\ud83d\u0041"`, ``, false},
+		{`{"\u0001":1,"!":2,"\"":3,"\\":4,"\u0000":5}`, `{"\u0000":5,"\u0001":1,"!":2,"\"":3,"\\":4}`, true}, // decoded byte order
+		{`{"a\u0000b":1,"a":2}`, `{"a":2,"a\u0000b":1}`, true},
+		{`{"A":1,"\u0041":2}`, ``, false}, // a duplicate, spelt differently
+		{`[01]`, ``, false},
+		{`[1.]`, ``, false},
+		{`[.5]`, ``, false},
+		{`[1e]`, ``, false},
+		{`[-]`, ``, false},
+		{`["a	b"]`, ``, false}, // a raw control character
+		{`["\x"]`, ``, false},
+		{`tru`, ``, false},
 		{`{}`, `{}`, true},
 		{`[]`, `[]`, true},
 		{`{"é":1,"e":2,"f":3}`, `{"e":2,"f":3,"é":1}`, true}, // UTF-8 byte order
@@ -87,6 +108,14 @@ func FuzzCanonicalJSON(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
 		c, ok := CanonicalJSON(body)
+		// Differential check against a reference built on encoding/json.
+		ref, refOK := referenceCanonical(body)
+		if ok && (!refOK || string(ref) != string(c)) {
+			t.Fatalf("CanonicalJSON(%q) = %q; the reference says %q, %v", body, c, ref, refOK)
+		}
+		if refOK && !ok && !strings.Contains(strings.ToLower(string(body)), `\ud`) && !strings.Contains(strings.ToLower(string(body)), `\ue`) {
+			t.Fatalf("CanonicalJSON(%q) failed; the reference says %q (lone surrogates aside, they agree)", body, ref)
+		}
 		if !ok {
 			if json.Valid(body) && !strings.Contains(string(body), `"`) && !strings.Contains(string(body), "[[[[") {
 				// Without strings there are no keys, so no duplicates; shallow, so not too deep.
@@ -133,4 +162,103 @@ func FuzzRequestHash(f *testing.F) {
 			t.Fatal("a credential header changed the hash")
 		}
 	})
+}
+
+// referenceCanonical is an independent canonicaliser built on encoding/json's tokenizer, for the
+// differential fuzz test. It differs from CanonicalJSON only on lone surrogate escapes, which
+// encoding/json replaces with U+FFFD and CanonicalJSON refuses.
+func referenceCanonical(body []byte) ([]byte, bool) {
+	if !utf8.Valid(body) {
+		return nil, false
+	}
+	d := json.NewDecoder(bytes.NewReader(body))
+	d.UseNumber()
+	out, err := refValue(d, nil, 0)
+	if err != nil {
+		return nil, false
+	}
+	if _, err := d.Token(); err != io.EOF {
+		return nil, false
+	}
+	return out, true
+}
+
+var errRef = errors.New("not canonical")
+
+func refValue(d *json.Decoder, dst []byte, depth int) ([]byte, error) {
+	tok, err := d.Token()
+	if err != nil {
+		return nil, errRef
+	}
+	switch v := tok.(type) {
+	case json.Delim:
+		if depth >= maxJSONDepth {
+			return nil, errRef
+		}
+		if v == '[' {
+			dst = append(dst, '[')
+			for i := 0; d.More(); i++ {
+				if i > 0 {
+					dst = append(dst, ',')
+				}
+				if dst, err = refValue(d, dst, depth+1); err != nil {
+					return nil, err
+				}
+			}
+			d.Token()
+			return append(dst, ']'), nil
+		}
+		type member struct {
+			key   string
+			value []byte
+		}
+		var ms []member
+		for d.More() {
+			k, _ := d.Token()
+			val, err := refValue(d, nil, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			ms = append(ms, member{k.(string), val})
+		}
+		d.Token()
+		slices.SortFunc(ms, func(a, b member) int { return strings.Compare(a.key, b.key) })
+		dst = append(dst, '{')
+		for i, m := range ms {
+			if i > 0 {
+				if ms[i-1].key == m.key {
+					return nil, errRef
+				}
+				dst = append(dst, ',')
+			}
+			dst = refString(dst, m.key)
+			dst = append(dst, ':')
+			dst = append(dst, m.value...)
+		}
+		return append(dst, '}'), nil
+	case string:
+		return refString(dst, v), nil
+	case json.Number:
+		return append(dst, v...), nil
+	case bool:
+		return fmt.Append(dst, v), nil
+	case nil:
+		return append(dst, "null"...), nil
+	}
+	return nil, errRef
+}
+
+func refString(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	for _, r := range s {
+		switch {
+		case r == '"' || r == '\\':
+			dst = append(dst, '\\', byte(r))
+		case r < 0x20:
+			dst = fmt.Appendf(dst, "\\u%04x", r)
+		default:
+			dst = utf8.AppendRune(dst, r)
+		}
+	}
+	return append(dst, '"')
 }
