@@ -205,7 +205,9 @@ func refValue(d *json.Decoder, dst []byte, depth int) ([]byte, error) {
 					return nil, err
 				}
 			}
-			d.Token()
+			if _, err := d.Token(); err != nil {
+				return nil, errRef
+			}
 			return append(dst, ']'), nil
 		}
 		type member struct {
@@ -214,14 +216,19 @@ func refValue(d *json.Decoder, dst []byte, depth int) ([]byte, error) {
 		}
 		var ms []member
 		for d.More() {
-			k, _ := d.Token()
+			k, err := d.Token()
+			if err != nil {
+				return nil, errRef
+			}
 			val, err := refValue(d, nil, depth+1)
 			if err != nil {
 				return nil, err
 			}
 			ms = append(ms, member{k.(string), val})
 		}
-		d.Token()
+		if _, err := d.Token(); err != nil {
+			return nil, errRef
+		}
 		slices.SortFunc(ms, func(a, b member) int { return strings.Compare(a.key, b.key) })
 		dst = append(dst, '{')
 		for i, m := range ms {
