@@ -42,8 +42,9 @@
 // ErrNewerFormat, ErrConflict (a second recorder or cursor handle, or a database locked past
 // the busy timeout), ErrStorage (the file system failed), ErrQueueFull, ErrStrictMiss (a
 // [*MissError]), ErrEndOfTape (an [*EndError]), ErrTooLarge, ErrInvalid, ErrClosed. A gateway
-// answers ErrStrictMiss with 409; ErrConflict, ErrStorage and ErrQueueFull with 503 and no paid
-// upstream fallback.
+// answers ErrStrictMiss and ErrEndOfTape with 409 (the tape has no answer for this request);
+// ErrConflict, ErrStorage and ErrQueueFull (with Retry-After) with 503; ErrTampered and
+// ErrCorrupt with 503 too, as the store cannot be trusted; never with a paid upstream call.
 //
 // # Files
 //
