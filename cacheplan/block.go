@@ -25,6 +25,7 @@ type marker struct {
 // system block: they share the object shape that matters here).
 type block struct {
 	start, end int // the object's bytes: data[start] == '{', data[end-1] == '}'
+	members    int // a marker can only be added to an object with members
 	kind       blockKind
 	emptyText  bool // a text block whose text is ""
 	dup        bool // a key this package reads appears twice: ambiguous, left alone
@@ -125,6 +126,7 @@ func readBlock(data []byte, i, depth int, nested []nestedMarker) (block, error) 
 		return b, err
 	}
 	b.end = o.End()
+	b.members = o.Len()
 	if !seenType {
 		b.kind = kindUntyped
 	}

@@ -260,7 +260,7 @@ func (w *planner) tools(o *jsonscan.Object) error {
 			w.addExisting(loc, b.cc)
 		}
 		w.dup = w.dup || b.dup
-		if !b.cc.present && !b.cc.null && !b.dup {
+		if !b.cc.present && !b.cc.null && !b.dup && b.members > 0 {
 			w.tool, w.hasTool = cand{loc: loc, global: -1, start: b.start, end: b.end}, true
 		}
 	}

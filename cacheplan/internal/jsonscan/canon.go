@@ -20,6 +20,8 @@ const (
 	ContentBlocks
 	// elemsSkipCacheControl applies SkipCacheControl to every element of this array.
 	elemsSkipCacheControl
+	// flagElem marks an element of such an array, so a skipped marker records its index.
+	flagElem
 )
 
 // Canonicalizer writes the canonical form of JSON values: no insignificant whitespace, object
@@ -31,8 +33,13 @@ const (
 //
 // A Canonicalizer keeps scratch space between calls and is not safe for concurrent use.
 type Canonicalizer struct {
+	// Skipped lists the non-null cache_control members the last Append left out: -1 for
+	// one on the value itself, or the index of the "content" element it was on.
+	Skipped []int
+
 	members []member
 	tmp     []byte
+	elem    int
 }
 
 type member struct{ start, keyEnd, end int } // offsets in dst, commas excluded
@@ -42,6 +49,7 @@ type member struct{ start, keyEnd, end int } // offsets in dst, commas excluded
 // already open around the value.
 func (c *Canonicalizer) Append(dst, data []byte, i, depth int, flags Flags) ([]byte, int, error) {
 	c.members = c.members[:0]
+	c.Skipped = c.Skipped[:0]
 	return c.value(dst, data, i, depth, flags)
 }
 
@@ -98,6 +106,13 @@ func (c *Canonicalizer) object(dst, data []byte, i, depth int, flags Flags) ([]b
 		skip := (flags&SkipCacheControl != 0 && StringIs(key, esc, "cache_control")) ||
 			(flags&SkipContent != 0 && StringIs(key, esc, "content"))
 		if skip {
+			if data[i] != 'n' && StringIs(key, esc, "cache_control") {
+				if flags&flagElem != 0 {
+					c.Skipped = append(c.Skipped, c.elem)
+				} else {
+					c.Skipped = append(c.Skipped, -1)
+				}
+			}
 			if i, err = SkipValue(data, i, depth); err != nil {
 				return dst, i, err
 			}
@@ -160,7 +175,7 @@ func (c *Canonicalizer) array(dst, data []byte, i, depth int, flags Flags) ([]by
 	}
 	var child Flags
 	if flags&elemsSkipCacheControl != 0 {
-		child = SkipCacheControl
+		child = SkipCacheControl | flagElem
 	}
 	dst = append(dst, '[')
 	i = SkipSpace(data, i+1)
@@ -172,6 +187,7 @@ func (c *Canonicalizer) array(dst, data []byte, i, depth int, flags Flags) ([]by
 			dst = append(dst, ',')
 		}
 		var err error
+		c.elem = n
 		if dst, i, err = c.value(dst, data, i, depth, child); err != nil {
 			return dst, i, err
 		}
@@ -189,14 +205,57 @@ func (c *Canonicalizer) array(dst, data []byte, i, depth int, flags Flags) ([]by
 
 // AppendCanonicalString appends the canonical form of the raw string token tok (quotes
 // included, validated by ScanString). Without escapes the token is already canonical: it
-// holds no control characters, quotes or backslashes.
+// holds no control characters, quotes or backslashes. With them, escapes already in canonical
+// form are copied and the others decoded and written canonically, in one pass.
 func AppendCanonicalString(dst, tok []byte, escaped bool) []byte {
 	if !escaped {
 		return append(dst, tok...)
 	}
-	var buf [256]byte
-	dec := AppendUnquoted(buf[:0], tok)
+	s := tok[1 : len(tok)-1]
 	dst = append(dst, '"')
+	run := 0 // start of the bytes not yet copied
+	for i := 0; i < len(s); {
+		if s[i] != '\\' {
+			i++
+			continue
+		}
+		switch e := s[i+1]; e {
+		case '"', '\\', 'b', 'f', 'n', 'r', 't':
+			i += 2 // canonical already
+			continue
+		case 'u':
+			if s[i+2] == '0' && s[i+3] == '0' && s[i+4] <= '1' && isLowerHex(s[i+5]) {
+				i += 6 // \u00xx for a control character: canonical unless it has a short form
+				if v := s[i-2]<<4 | hexVal(s[i-1]); v != '\b' && v != '\f' && v != '\n' && v != '\r' && v != '\t' {
+					continue
+				}
+				i -= 6
+			}
+		}
+		// Decode this escape (a surrogate pair takes two) and write it canonically.
+		dst = append(dst, s[run:i]...)
+		n := 2
+		if s[i+1] == 'u' {
+			n = 6
+			if r := hex4(s[i+2:]); r >= 0xd800 && r < 0xdc00 && i+12 <= len(s) && s[i+6] == '\\' && s[i+7] == 'u' {
+				if r2 := hex4(s[i+8:]); r2 >= 0xdc00 && r2 < 0xe000 {
+					n = 12 // a surrogate pair: one rune
+				}
+			}
+		}
+		var q [16]byte
+		tokq := append(append(append(q[:0], '"'), s[i:i+n]...), '"')
+		var out [8]byte
+		dst = appendEscaped(dst, AppendUnquoted(out[:0], tokq))
+		i += n
+		run = i
+	}
+	dst = append(dst, s[run:]...)
+	return append(dst, '"')
+}
+
+// appendEscaped writes decoded bytes with the canonical escaping.
+func appendEscaped(dst, dec []byte) []byte {
 	start := 0
 	for k := 0; k < len(dec); k++ {
 		b := dec[k]
@@ -225,6 +284,14 @@ func AppendCanonicalString(dst, tok []byte, escaped bool) []byte {
 		}
 		start = k + 1
 	}
-	dst = append(dst, dec[start:]...)
-	return append(dst, '"')
+	return append(dst, dec[start:]...)
+}
+
+func isLowerHex(c byte) bool { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') }
+
+func hexVal(c byte) byte {
+	if c <= '9' {
+		return c - '0'
+	}
+	return c - 'a' + 10
 }

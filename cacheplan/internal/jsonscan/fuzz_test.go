@@ -72,6 +72,18 @@ func FuzzCanonical(f *testing.F) {
 		if !reflect.DeepEqual(want, got) {
 			t.Fatalf("canonical form decodes differently:\n in %q\nout %q", data, out)
 		}
+		// encoding/json's own rendering of the same value (other escapes, sorted keys) must
+		// have the same canonical form.
+		var ref bytes.Buffer
+		enc := json.NewEncoder(&ref)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(want); err != nil {
+			t.Fatal(err)
+		}
+		refCanon, _, err := c.Append(nil, ref.Bytes(), 0, 0, 0)
+		if err != nil || !bytes.Equal(refCanon, out) {
+			t.Fatalf("canonical forms differ:\n%q\n%q", out, refCanon)
+		}
 	})
 }
 

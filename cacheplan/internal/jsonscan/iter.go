@@ -85,6 +85,10 @@ func (o *Object) Next() bool {
 		return false
 	}
 	o.valStart = SkipSpace(d, i+1)
+	if o.valStart >= len(d) {
+		o.err = errAt(o.valStart, "unexpected end of input, expected a value")
+		return false
+	}
 	o.valEnd = -1
 	o.n++
 	return true

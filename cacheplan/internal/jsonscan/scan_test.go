@@ -129,6 +129,13 @@ func TestCanonicalFlags(t *testing.T) {
 	if got, want := canon(t, in, SkipContent), `{"cache_control":{"type":"ephemeral"},"type":"tool_result"}`; got != want {
 		t.Errorf("head: %s, want %s", got, want)
 	}
+	var c Canonicalizer
+	if _, _, err := c.Append(nil, []byte(in), 0, 0, SkipCacheControl|ContentBlocks); err != nil || len(c.Skipped) != 2 || c.Skipped[0] != -1 || c.Skipped[1] != 0 {
+		t.Errorf("skipped %v %v", c.Skipped, err)
+	}
+	if _, _, _ = c.Append(nil, []byte(`{"cache_control":null}`), 0, 0, SkipCacheControl); len(c.Skipped) != 0 {
+		t.Errorf("a null marker counted: %v", c.Skipped)
+	}
 	// Only the object's own cache_control goes, not a nested one elsewhere.
 	in = `{"input":{"cache_control":1},"cache_control":2}`
 	if got, want := canon(t, in, SkipCacheControl), `{"input":{"cache_control":1}}`; got != want {
