@@ -8,6 +8,6 @@
 // target FuzzValid holds it to that. Errors carry an offset and a fixed description, never
 // input bytes, so they are safe to print.
 //
-// The analyze module carries an identical copy of this package (leaves import no sibling
-// module); change both together.
+// The cacheplan and analyze modules each carry an identical copy of this package (leaves
+// import no sibling module); change both together.
 package jsonscan
