@@ -32,7 +32,7 @@ type SyntaxError struct {
 }
 
 func (e *SyntaxError) Error() string {
-	return fmt.Sprintf("invalid JSON at byte %d: %s", e.Offset, e.What)
+	return fmt.Sprintf("%v (at byte %d: %s)", ErrInvalidJSON, e.Offset, e.What)
 }
 
 // Unwrap makes a *SyntaxError match ErrInvalidJSON.
