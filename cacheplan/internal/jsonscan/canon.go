@@ -216,8 +216,11 @@ func AppendCanonicalString(dst, tok []byte, escaped bool) []byte {
 	run := 0 // start of the bytes not yet copied
 	for i := 0; i < len(s); {
 		if s[i] != '\\' {
-			i++
-			continue
+			k := bytes.IndexByte(s[i:], '\\')
+			if k < 0 {
+				break
+			}
+			i += k
 		}
 		switch e := s[i+1]; e {
 		case '"', '\\', 'b', 'f', 'n', 'r', 't':

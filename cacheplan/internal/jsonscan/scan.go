@@ -2,6 +2,7 @@ package jsonscan
 
 import (
 	"encoding/binary"
+	"math/bits"
 	"strconv"
 )
 
@@ -198,13 +199,15 @@ const (
 	msb = 0x8080808080808080
 )
 
-// special reports whether any of the 8 bytes in x is a quote, a backslash or a control
-// character: the bytes that end the fast path of ScanString. The tests are the classic
-// "has a byte less than n" and "has a zero byte" bit tricks, exact for the "any" question.
-func special(x uint64) bool {
+// special returns a mask with the high bit set in the bytes of x (little-endian) that may be
+// a quote, a backslash or a control character: the bytes that end the fast path of
+// ScanString. The tests are the classic "has a byte less than n" and "has a zero byte" bit
+// tricks: exact for whether any byte matches, and the lowest flagged byte is always a real
+// match (borrows only flag bytes above one).
+func special(x uint64) uint64 {
 	q := x ^ (lsb * '"')
 	b := x ^ (lsb * '\\')
-	return ((x-lsb*0x20)&^x|(q-lsb)&^q|(b-lsb)&^b)&msb != 0
+	return ((x-lsb*0x20)&^x | (q-lsb)&^q | (b-lsb)&^b) & msb
 }
 
 // ScanString validates the string starting at data[i] == '"' and returns the offset just past
@@ -212,7 +215,11 @@ func special(x uint64) bool {
 func ScanString(data []byte, i int) (end int, escaped bool, err error) {
 	j := i + 1
 	for {
-		for j+8 <= len(data) && !special(binary.LittleEndian.Uint64(data[j:])) {
+		for j+8 <= len(data) {
+			if m := special(binary.LittleEndian.Uint64(data[j:])); m != 0 {
+				j += bits.TrailingZeros64(m) >> 3 // the first byte that needs a look
+				break
+			}
 			j += 8
 		}
 		if j >= len(data) {
