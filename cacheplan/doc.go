@@ -94,4 +94,8 @@
 //
 // Nothing in a Plan, PruneResult, Comparison or error quotes the body: only locations such
 // as "messages[3].content[1]", counts and sizes.
+//
+// PlanRequest, Plan.Apply, Preserve, Prune and Compare are safe for concurrent use; the
+// planner and pruner reuse pooled scratch space, so a call allocates little beyond its result
+// and the output body (see the benchmarks in bench_test.go).
 package cacheplan

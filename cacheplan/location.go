@@ -28,10 +28,15 @@ type Location struct {
 
 // String returns the location as a JSON path, such as "messages[3].content[1]".
 func (l Location) String() string {
-	var b []byte
+	var buf [48]byte
+	return string(l.appendPath(buf[:0]))
+}
+
+// appendPath appends the JSON path to b.
+func (l Location) appendPath(b []byte) []byte {
 	switch l.Section {
 	case SectionTop:
-		return "cache_control"
+		return append(b, "cache_control"...)
 	case SectionTools:
 		b = append(b, "tools"...)
 		b = appendIndex(b, l.Index)
@@ -41,9 +46,6 @@ func (l Location) String() string {
 	case SectionMessages:
 		b = append(b, "messages"...)
 		b = appendIndex(b, l.Index)
-		if l.Block == -2 { // the message itself
-			return string(b)
-		}
 		b = append(b, ".content"...)
 		b = appendIndex(b, l.Block)
 		if l.Sub >= 0 {
@@ -51,9 +53,9 @@ func (l Location) String() string {
 			b = appendIndex(b, l.Sub)
 		}
 	default:
-		return "?"
+		return append(b, '?')
 	}
-	return string(b)
+	return b
 }
 
 // MarshalText writes the JSON path, so a Location appears in --json output as a string.

@@ -139,7 +139,7 @@ func Prune(body []byte, opts PruneOptions) ([]byte, *PruneResult, error) {
 // appendReference writes the JSON string that replaces a repeated content.
 func appendReference(dst, body []byte, f *firstResult) []byte {
 	dst = append(dst, `"[agent-rewind: identical to the earlier tool result at `...)
-	dst = append(dst, f.loc.String()...)
+	dst = f.loc.appendPath(dst)
 	if f.idEnd != 0 {
 		dst = append(dst, " (tool_use_id "...)
 		dst = append(dst, body[f.idStart+1:f.idEnd-1]...)

@@ -335,3 +335,16 @@ func TestAnalyze(t *testing.T) {
 	}
 	noWorkspace(t, dir)
 }
+
+func TestBodyArgumentLimit(t *testing.T) {
+	dir := t.TempDir()
+	small := `{"model":"claude-sonnet-4-5","messages":[{"role":"user","content":"hi"}]}`
+	exact := small + strings.Repeat(" ", 32<<20-len(small)) // whitespace is still one JSON document
+	if r := run(t, dir, exact, "cache-report", "-"); r.code != 0 || !strings.Contains(r.stdout, "insert") {
+		t.Fatalf("exactly 32 MiB: %d %q", r.code, r.stderr)
+	}
+	if r := run(t, dir, exact+" ", "prune", "-"); r.code != 1 || !strings.Contains(r.stderr, "over the 33554432-byte limit") || r.stdout != "" {
+		t.Fatalf("one byte over: %d %q", r.code, r.stderr)
+	}
+	noWorkspace(t, dir)
+}
