@@ -16,6 +16,11 @@ type CLI struct {
 
 	Version VersionCmd `cmd:"" help:"Print the version of agent-rewind and of the Go toolchain that built it."`
 	Chain   ChainCmd   `cmd:"" help:"Verify, prove, sign and export the tamper-evident hash chain."`
+
+	CacheReport  CacheReportCmd  `cmd:"" name:"cache-report" help:"Show where a prompt-cache breakpoint would go in an Anthropic Messages request body, and why (no model call, no workspace)."`
+	Prune        PruneCmd        `cmd:"" name:"prune" help:"Replace repeated identical tool results in a request body with references to the first one; the body goes to stdout, a summary to stderr."`
+	CacheCompare CacheCompareCmd `cmd:"" name:"cache-compare" help:"Compare two consecutive request bodies' cacheable prefixes: unchanged, appended, or where they diverge."`
+	Analyze      AnalyzeCmd      `cmd:"" name:"analyze" help:"Count the exact-repeat opportunities in a capture of provider traffic (an attested report; no model call, no workspace)."`
 }
 
 // exitPanic carries kong's requested exit code out of Parse (for --help and usage errors) so

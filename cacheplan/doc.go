@@ -1,0 +1,101 @@
+// Package cacheplan plans Anthropic prompt-cache breakpoints, prunes repeated tool results,
+// and compares consecutive requests' cacheable prefixes. It works on raw request bodies (the
+// JSON of a POST /v1/messages) and never re-encodes them: it finds offsets with a validating
+// scanner and splices bytes, so everything it does not mean to change stays byte for byte
+// what the client sent. It makes no network call and reads no files.
+//
+// Three entry points:
+//
+//   - PlanRequest / Plan.Apply (and Preserve, both at once): if the client supplied no
+//     cache_control anywhere, plan a breakpoint at the end of the stable prefix.
+//   - Prune: replace every tool_result content that repeats an earlier one byte for byte with
+//     a short reference to that first full one.
+//   - Compare: classify a request against the previous one (unchanged, appended messages,
+//     appended blocks, divergence) and name the first change.
+//
+// # The provider's rules (checked 2026-11; provider policy, subject to change)
+//
+// From Anthropic's prompt-caching documentation
+// (https://platform.claude.com/docs/en/build-with-claude/prompt-caching):
+//
+//   - A request renders as tools, then system, then messages. A cache_control marker on a
+//     tool, a system block or a message content block caches the whole prefix up to and
+//     including that block; a later request hits only if its prefix is identical up there.
+//   - At most 4 markers per request (MaxBreakpoints; see also
+//     https://github.com/microsoft/vscode/pull/315505, "exactly Anthropic's per-request limit").
+//   - From each marker the provider looks back at most about 20 content blocks for an earlier
+//     cache entry (LookbackBlocks). An agent turn that appends more blocks than that misses
+//     the previous entry unless a marker sits within the window.
+//   - Lifetimes: "5m" (the default; a marker without ttl) or "1h" at a higher write price.
+//     When both are used, markers with the longer TTL must come before shorter ones in render
+//     order.
+//   - Automatic caching: a top-level "cache_control" makes the provider place the breakpoint
+//     on the last cacheable block itself and advance it as the conversation grows. This
+//     package treats it as the client's choice.
+//   - thinking blocks cannot carry cache_control directly, and empty text blocks cannot be
+//     cached; the planner skips both.
+//   - A prefix shorter than the model's minimum cacheable length is processed without being
+//     cached, silently. MinimumCacheableTokens holds the table: 4096 for Opus 4.6, Opus 4.5
+//     and Haiku 4.5; 1024 for Sonnet 4.6, Sonnet 4.5, Opus 4.1, Opus 4, Sonnet 4 and Sonnet
+//     3.7; 2048 for Haiku 3.5 and Haiku 3 (the documentation as quoted in
+//     https://github.com/anthropics/anthropic-sdk-python/issues/1194; that report observed
+//     2048 in practice for Sonnet 4.6, and https://docs.orq.ai/docs/proxy/prompt-caching lists
+//     2048 for it); 1024 for Sonnet 3.5 and Opus 3
+//     (https://docs.truefoundry.com/gateway/chat-completions-prompt-caching); 2048 for Opus
+//     4.7 and 1024 for Opus 4.8 from a secondary report
+//     (https://dev.to/creeta/claudes-prompt-cache-fails-silently-below-1024-tokens-1ch1). The
+//     planner only reports a prefix below the minimum (Plan.BelowMinimum): the estimate is
+//     rough, and a marker on a short prefix costs nothing.
+//
+// Sizes are estimated without a tokenizer: EstimateTokens is the JSON byte count over
+// BytesPerToken (4), an estimate that counts JSON syntax too.
+//
+// # Planner
+//
+// Decision order: a body that is not an Anthropic Messages body is DecisionUnsupported; a
+// body in which a member the planner reads appears twice is DecisionAmbiguous; a body with any
+// non-null cache_control (top level, tools, system blocks, content blocks, blocks nested in a
+// tool_result) is DecisionClientSupplied, with warnings for what the API would reject (more
+// than 4 markers, a longer TTL after a shorter one, an unknown ttl). Otherwise the tail marker
+// goes on the last cacheable message block (else the last system block, else the last tool):
+// an agent's next request repeats the whole current request, so that is where the stable
+// prefix ends, and where automatic caching would put it. When the request looks like an
+// agent turn (…, user, assistant, user) and the tail is more than LookbackBlocks blocks past
+// the end of the message before the assistant turn (where the previous request's tail was),
+// a bridge marker goes on the last cacheable block within the window. At most two markers,
+// both with the same TTL, so the 4-marker limit and TTL ordering hold.
+//
+// Wire format of the change: before the closing brace of the chosen block,
+//
+//	,"cache_control":{"type":"ephemeral"}              (TTL "5m", the default)
+//	,"cache_control":{"type":"ephemeral","ttl":"1h"}   (TTL "1h")
+//
+// and for a string system prompt or string message content, the string's own bytes wrapped
+// as [{"type":"text","text":<string>,"cache_control":{...}}].
+//
+// # Pruner
+//
+// A tool_result block's content (string or array) that is byte-for-byte the content of an
+// earlier tool_result, and at least PruneOptions.MinBytes long, becomes the JSON string
+//
+//	"[agent-rewind: identical to the earlier tool result at messages[2].content[0] (tool_use_id toolu_01); its content is omitted here to save tokens]"
+//
+// (the tool_use_id only when it is short and plainly spelled). Decisions depend only on
+// earlier blocks, so an agent loop's requests stay prefix-stable. Bodies in other formats
+// (OpenAI chat, Responses) pass through unchanged, with PruneResult.Reason saying so.
+//
+// # Compare
+//
+// Both bodies are reduced to a canonical form: object members sorted, whitespace dropped,
+// strings re-escaped minimally, numbers as written, and cache_control members of tools,
+// system blocks and content blocks left out (they are reported in BodySummary.CacheControl).
+// Every other top-level member is a significant setting. The ideas come from Headroom
+// (Apache-2.0); see third_party/headroom/NOTICE.md for what was adapted.
+//
+// Nothing in a Plan, PruneResult, Comparison or error quotes the body: only locations such
+// as "messages[3].content[1]", counts and sizes.
+//
+// PlanRequest, Plan.Apply, Preserve, Prune and Compare are safe for concurrent use; the
+// planner and pruner reuse pooled scratch space, so a call allocates little beyond its result
+// and the output body (see the benchmarks in bench_test.go).
+package cacheplan

@@ -1,0 +1,51 @@
+package cacheplan_test
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/agent-rewind/rewind/cacheplan"
+)
+
+func Example() {
+	body := []byte(`{"model":"claude-sonnet-4-5","max_tokens":512,"messages":[` +
+		`{"role":"user","content":[{"type":"text","text":"Summarise the log."}]}]}`)
+
+	plan, err := cacheplan.PlanRequest(body, cacheplan.Options{})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(plan.Decision, plan.Breakpoints[0].Location, plan.EstimatedPrefixTokens, "tokens")
+	fmt.Println(string(plan.Apply(body)))
+
+	// The planned body now carries a marker, so planning it again leaves it alone.
+	again, _ := cacheplan.PlanRequest(plan.Apply(body), cacheplan.Options{})
+	fmt.Println(again.Decision)
+
+	prev := body
+	cur := []byte(`{"model":"claude-sonnet-4-5","max_tokens":512,"messages":[` +
+		`{"role":"user","content":[{"type":"text","text":"Summarise the log."}]},` +
+		`{"role":"assistant","content":[{"type":"text","text":"It shows two failures."}]},` +
+		`{"role":"user","content":[{"type":"text","text":"Which one first?"}]}]}`)
+	cmp, _ := cacheplan.Compare(prev, cur)
+	fmt.Println(cmp.Class, cmp.AppendedMessages)
+	// Output:
+	// insert messages[0].content[0] 18 tokens
+	// {"model":"claude-sonnet-4-5","max_tokens":512,"messages":[{"role":"user","content":[{"type":"text","text":"Summarise the log.","cache_control":{"type":"ephemeral"}}]}]}
+	// client-supplied
+	// appended-messages 2
+}
+
+func ExamplePrune() {
+	out := strconv.Quote(strings.Repeat("ok  github.com/x/y 0.10s\n", 10))
+	body := []byte(`{"messages":[` +
+		`{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":` + out + `}]},` +
+		`{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_2","content":` + out + `}]}]}`)
+	pruned, res, _ := cacheplan.Prune(body, cacheplan.PruneOptions{})
+	fmt.Println(res.Pruned, res.References[0].Location, "->", res.References[0].First)
+	fmt.Println(len(body)-len(pruned) == res.BytesSaved)
+	// Output:
+	// 1 messages[1].content[0] -> messages[0].content[0]
+	// true
+}

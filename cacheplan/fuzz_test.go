@@ -1,0 +1,98 @@
+package cacheplan
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func addFixtures(f *testing.F, pattern string) {
+	files, _ := filepath.Glob(pattern)
+	for _, name := range files {
+		f.Add(readFixture(f, name))
+	}
+}
+
+// FuzzPlan: any input either fails as invalid JSON (exactly when encoding/json says so) or
+// gets a plan; an insert plan splices only its markers (checked byte by byte and by value).
+func FuzzPlan(f *testing.F) {
+	addFixtures(f, "testdata/plan/*.json")
+	f.Add(agentTurn(11, false))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		p, err := PlanRequest(body, Options{})
+		if valid := json.Valid(body); (err == nil) != valid {
+			t.Fatalf("error %v, but encoding/json valid = %v", err, valid)
+		}
+		if err != nil {
+			if !errors.Is(err, ErrInvalidJSON) {
+				t.Fatalf("unexpected error %v", err)
+			}
+			return
+		}
+		if len(p.Breakpoints) > 2 || (p.Decision == DecisionInsert) != (len(p.Breakpoints) > 0) {
+			t.Fatalf("decision %s with %d breakpoints", p.Decision, len(p.Breakpoints))
+		}
+		checkApplied(t, body, p)
+	})
+}
+
+// FuzzPrune: any input is either invalid JSON or pruned such that only the replaced
+// contents differ.
+func FuzzPrune(f *testing.F) {
+	addFixtures(f, "testdata/prune/*.json")
+	f.Add(conversation(4, strings.Repeat("x", 300)))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		out, res, err := Prune(body, PruneOptions{MinBytes: 8})
+		if valid := json.Valid(body); (err == nil) != valid {
+			t.Fatalf("error %v, but encoding/json valid = %v", err, valid)
+		}
+		if err != nil {
+			if !bytes.Equal(out, body) {
+				t.Fatalf("body changed on error")
+			}
+			return
+		}
+		if res.Pruned != len(res.References) || res.BytesSaved != len(body)-len(out) || (res.Pruned == 0 && !bytes.Equal(out, body)) {
+			t.Fatalf("result %+v for %d -> %d bytes", res, len(body), len(out))
+		}
+		if res.Pruned > 0 {
+			checkPruned(t, body, out, res)
+		}
+	})
+}
+
+// FuzzCompare: any pair either fails with one of the documented errors or classifies; a body
+// compared with itself is always unchanged.
+func FuzzCompare(f *testing.F) {
+	dirs, _ := filepath.Glob("testdata/compare/*")
+	for _, d := range dirs {
+		f.Add(readFixture(f, filepath.Join(d, "previous.json")), readFixture(f, filepath.Join(d, "current.json")))
+	}
+	f.Fuzz(func(t *testing.T, prev, cur []byte) {
+		r, err := Compare(prev, cur)
+		if err != nil {
+			if !errors.Is(err, ErrInvalidJSON) && !errors.Is(err, ErrUnsupportedFormat) && !errors.Is(err, ErrNotUTF8) {
+				t.Fatalf("undocumented error %v", err)
+			}
+			return
+		}
+		switch r.Class {
+		case ClassUnchanged, ClassAppendedMessages, ClassAppendedBlocks:
+			if r.FirstChangedPath != "" {
+				t.Fatalf("%s with a changed path %s", r.Class, r.FirstChangedPath)
+			}
+		case ClassDivergence:
+			if r.FirstChangedPath == "" {
+				t.Fatalf("divergence without a path")
+			}
+		default:
+			t.Fatalf("class %q", r.Class)
+		}
+		if same, err := Compare(prev, prev); err != nil || same.Class != ClassUnchanged {
+			t.Fatalf("a body compared with itself: %v %+v", err, same)
+		}
+	})
+}

@@ -1,0 +1,3 @@
+module github.com/agent-rewind/rewind/cacheplan
+
+go 1.26

@@ -1,0 +1,92 @@
+package cacheplan
+
+import "strings"
+
+// The provider's prompt-caching rules this package plans within. doc.go cites where each
+// comes from; they are provider policy and can change, so each lives in one place.
+const (
+	// MaxBreakpoints is the most cache_control breakpoints one request may carry.
+	MaxBreakpoints = 4
+	// LookbackBlocks is how many content blocks before a breakpoint the provider checks for
+	// an earlier cache entry. A breakpoint further than this past the previous request's
+	// breakpoint finds nothing and rewrites the whole prefix.
+	LookbackBlocks = 20
+	// BytesPerToken is the ratio of the size estimate: tokens ≈ bytes / 4. It is an estimate
+	// over the body's JSON bytes, not a tokenizer count.
+	BytesPerToken = 4
+)
+
+// TTL is the lifetime of a cache entry, spelled as the API spells it.
+type TTL string
+
+// The lifetimes the API accepts. A marker without a ttl field gets TTL5m.
+const (
+	TTL5m TTL = "5m"
+	TTL1h TTL = "1h"
+)
+
+// rank orders lifetimes: within one request a longer one must not follow a shorter one.
+func (t TTL) rank() int {
+	switch t {
+	case TTL1h:
+		return 2
+	case TTL5m:
+		return 1
+	}
+	return 0
+}
+
+// EstimateTokens estimates the tokens in n bytes of request JSON: n / BytesPerToken, rounded
+// up. It counts JSON syntax too and is no substitute for the provider's tokenizer.
+func EstimateTokens(n int) int { return (n + BytesPerToken - 1) / BytesPerToken }
+
+// minimum is one row of the minimum cacheable prompt length table.
+type minimum struct {
+	prefix string // model id prefix, matched at a '-', '@', ':' or end boundary
+	tokens int
+}
+
+// minimums lists the documented minimum cacheable prompt length per model family; a shorter
+// prefix is processed without being cached. Longest prefix wins. Sources in doc.go.
+var minimums = []minimum{
+	{"claude-opus-4-8", 1024},
+	{"claude-opus-4-7", 2048},
+	{"claude-opus-4-6", 4096},
+	{"claude-opus-4-5", 4096},
+	{"claude-opus-4-1", 1024},
+	{"claude-opus-4", 1024},
+	{"claude-sonnet-4-6", 1024},
+	{"claude-sonnet-4-5", 1024},
+	{"claude-sonnet-4", 1024},
+	{"claude-haiku-4-5", 4096},
+	{"claude-3-7-sonnet", 1024},
+	{"claude-3-5-sonnet", 1024},
+	{"claude-3-5-haiku", 2048},
+	{"claude-3-haiku", 2048},
+	{"claude-3-opus", 1024},
+}
+
+// MinimumCacheableTokens returns the documented minimum cacheable prompt length for a model
+// id such as "claude-sonnet-4-5-20250929" (a provider prefix like "anthropic." or "us." is
+// allowed), and false for a model this table does not know.
+func MinimumCacheableTokens(model string) (tokens int, family string, ok bool) {
+	if k := strings.Index(model, "claude-"); k > 0 {
+		model = model[k:]
+	}
+	best := -1
+	for n, m := range minimums {
+		if !strings.HasPrefix(model, m.prefix) {
+			continue
+		}
+		if rest := model[len(m.prefix):]; rest != "" && rest[0] != '-' && rest[0] != '@' && rest[0] != ':' {
+			continue
+		}
+		if best < 0 || len(m.prefix) > len(minimums[best].prefix) {
+			best = n
+		}
+	}
+	if best < 0 {
+		return 0, "", false
+	}
+	return minimums[best].tokens, minimums[best].prefix, true
+}

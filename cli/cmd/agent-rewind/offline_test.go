@@ -1,0 +1,350 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// promptMarker is planted in every prompt, tool result and response below: the offline
+// commands' reports and errors must never contain it.
+const promptMarker = "PROMPT-MARKER-e2e-5d21"
+
+func noPromptText(t *testing.T, r result, what string) {
+	t.Helper()
+	if strings.Contains(r.stdout, promptMarker) || strings.Contains(r.stderr, promptMarker) {
+		t.Fatalf("%s printed prompt text:\nstdout %s\nstderr %s", what, r.stdout, r.stderr)
+	}
+}
+
+// noWorkspace fails if a command created .rewind/ where it ran.
+func noWorkspace(t *testing.T, dir string) {
+	t.Helper()
+	if _, err := os.Stat(filepath.Join(dir, ".rewind")); !os.IsNotExist(err) {
+		t.Fatalf(".rewind/ was created in %s (%v)", dir, err)
+	}
+}
+
+// agentRequest is an Anthropic Messages body after n agent turns.
+func agentRequest(n int) map[string]any {
+	msgs := []any{map[string]any{"role": "user", "content": []any{map[string]any{"type": "text", "text": "Fix the build. " + promptMarker}}}}
+	for i := range n {
+		msgs = append(msgs,
+			map[string]any{"role": "assistant", "content": []any{map[string]any{"type": "tool_use", "id": fmt.Sprintf("toolu_%d", i), "name": "bash", "input": map[string]any{"cmd": "make"}}}},
+			map[string]any{"role": "user", "content": []any{map[string]any{"type": "tool_result", "tool_use_id": fmt.Sprintf("toolu_%d", i), "content": strings.Repeat("build log line "+promptMarker+"\n", 20)}}},
+		)
+	}
+	return map[string]any{
+		"model":      "claude-sonnet-4-5",
+		"max_tokens": 1024,
+		"system":     "You are a build agent. " + promptMarker,
+		"tools":      []any{map[string]any{"name": "bash", "description": "Run a command.", "input_schema": map[string]any{"type": "object"}}},
+		"messages":   msgs,
+	}
+}
+
+func writeJSON(t *testing.T, path string, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func TestCacheReport(t *testing.T) {
+	dir := t.TempDir()
+	body := writeJSON(t, filepath.Join(dir, "req.json"), agentRequest(2))
+
+	for _, args := range [][]string{
+		{"cache-report", string(body)},
+		{"cache-report", "@req.json"},
+		{"cache-report", "-"},
+	} {
+		r := run(t, dir, string(body), args...)
+		if r.code != 0 || !strings.HasPrefix(r.stdout, "cache-report: insert (anthropic-messages)") || !strings.Contains(r.stdout, "breakpoint: messages[4].content[0] (tail, ttl 5m)") {
+			t.Fatalf("%v: code %d\n%s%s", args[1][:1], r.code, r.stdout, r.stderr)
+		}
+		noPromptText(t, r, "cache-report")
+	}
+
+	r := run(t, dir, "", "--json", "cache-report", "--ttl", "1h", "@req.json")
+	var plan struct {
+		Decision    string
+		Breakpoints []struct{ Location, Role, TTL string }
+		Existing    []any
+		Warnings    []any
+		PrefixBytes int
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &plan); err != nil || r.code != 0 {
+		t.Fatalf("--json: %v %q", err, r.stdout)
+	}
+	if plan.Decision != "insert" || len(plan.Breakpoints) != 1 || plan.Breakpoints[0].Location != "messages[4].content[0]" || plan.Breakpoints[0].TTL != "1h" || plan.Existing == nil || plan.PrefixBytes <= 0 {
+		t.Fatalf("--json plan %+v", plan)
+	}
+	noPromptText(t, r, "cache-report --json")
+
+	// A body with its own marker is left alone; another format is reported, not refused.
+	r = run(t, dir, "", "cache-report", `{"model":"m","cache_control":{"type":"ephemeral"},"messages":[{"role":"user","content":"hi `+promptMarker+`"}]}`)
+	if r.code != 0 || !strings.Contains(r.stdout, "client-supplied") || !strings.Contains(r.stdout, "client marker: cache_control") {
+		t.Fatalf("client-supplied: %d %s", r.code, r.stdout)
+	}
+	r = run(t, dir, "", "cache-report", `{"model":"gpt-5","input":"`+promptMarker+`"}`)
+	if r.code != 0 || !strings.Contains(r.stdout, "unsupported-format (responses)") {
+		t.Fatalf("responses: %d %s", r.code, r.stdout)
+	}
+	noPromptText(t, r, "cache-report")
+
+	// Invalid input exits 1 with an actionable error, without quoting it.
+	r = run(t, dir, "", "cache-report", `{"messages":[{"content":"`+promptMarker)
+	if r.code != 1 || !strings.Contains(r.stderr, "not valid JSON") {
+		t.Fatalf("invalid: %d %s", r.code, r.stderr)
+	}
+	noPromptText(t, r, "cache-report error")
+	r = run(t, dir, "", "--json", "cache-report", "@missing.json")
+	var e struct {
+		Error    string
+		ExitCode int
+	}
+	if json.Unmarshal([]byte(r.stdout), &e) != nil || r.code != 1 || e.ExitCode != 1 || !strings.Contains(e.Error, "cannot open @missing.json") {
+		t.Fatalf("missing file: %d %q", r.code, r.stdout)
+	}
+	noWorkspace(t, dir)
+}
+
+func TestPrune(t *testing.T) {
+	dir := t.TempDir()
+	req := agentRequest(3) // three identical build logs: two are repeats
+	body := writeJSON(t, filepath.Join(dir, "req.json"), req)
+
+	r := run(t, dir, "", "prune", "@req.json")
+	if r.code != 0 || !strings.Contains(r.stderr, "prune: 2 of 3 tool results were repeats") {
+		t.Fatalf("prune: %d %s", r.code, r.stderr)
+	}
+	if strings.Contains(r.stderr, promptMarker) {
+		t.Fatalf("the summary quotes a prompt: %s", r.stderr)
+	}
+	if !json.Valid([]byte(r.stdout)) || len(r.stdout) >= len(body) {
+		t.Fatalf("pruned body: %d bytes from %d", len(r.stdout), len(body))
+	}
+	// The repeated logs are gone, the first one and every prompt stay.
+	if n := strings.Count(r.stdout, "build log line "+promptMarker); n != 20 {
+		t.Fatalf("%d log lines left, want the first result's 20", n)
+	}
+	if !strings.Contains(r.stdout, "identical to the earlier tool result at messages[2].content[0] (tool_use_id toolu_0)") {
+		t.Fatalf("no reference in the pruned body")
+	}
+
+	// --json: the summary, then the same pruned body byte for byte.
+	j := run(t, dir, string(body), "--json", "prune", "-")
+	var out struct {
+		Summary struct {
+			Format     string
+			Pruned     int
+			BytesSaved int
+			References []struct{ Location, First string }
+		}
+		Body json.RawMessage
+	}
+	if err := json.Unmarshal([]byte(j.stdout), &out); err != nil || j.code != 0 {
+		t.Fatalf("--json: %v %q", err, j.stdout)
+	}
+	if out.Summary.Pruned != 2 || out.Summary.BytesSaved != len(body)-len(r.stdout) || string(out.Body) != r.stdout || out.Summary.References[1].Location != "messages[6].content[0]" {
+		t.Fatalf("--json summary %+v", out.Summary)
+	}
+	summary, _ := json.Marshal(out.Summary)
+	if bytes.Contains(summary, []byte(promptMarker)) {
+		t.Fatalf("the JSON summary quotes a prompt")
+	}
+
+	// Another format passes through unchanged, and stderr says so.
+	other := `{"model":"gpt-4o","messages":[{"role":"tool","tool_call_id":"c","content":"x"}]}`
+	r = run(t, dir, "", "prune", other)
+	if r.code != 0 || r.stdout != other || !strings.Contains(r.stderr, "passed through unchanged") {
+		t.Fatalf("pass-through: %d %q %q", r.code, r.stdout, r.stderr)
+	}
+	r = run(t, dir, "", "prune", `{"messages":`)
+	if r.code != 1 || r.stdout != "" || !strings.Contains(r.stderr, "not valid JSON") {
+		t.Fatalf("invalid: %d %q %q", r.code, r.stdout, r.stderr)
+	}
+	noWorkspace(t, dir)
+}
+
+func TestCacheCompare(t *testing.T) {
+	dir := t.TempDir()
+	prev := agentRequest(2)
+	writeJSON(t, filepath.Join(dir, "prev.json"), prev)
+	writeJSON(t, filepath.Join(dir, "next.json"), agentRequest(3))
+	edited := agentRequest(3)
+	edited["messages"].([]any)[2].(map[string]any)["content"].([]any)[0].(map[string]any)["content"] = "rewritten " + promptMarker
+	writeJSON(t, filepath.Join(dir, "edited.json"), edited)
+	model := agentRequest(3)
+	model["model"] = "claude-opus-4-6"
+	writeJSON(t, filepath.Join(dir, "model.json"), model)
+
+	cases := []struct {
+		cur, class, path string
+	}{
+		{"prev.json", "unchanged", ""},
+		{"next.json", "appended-messages", ""},
+		{"edited.json", "divergence", "messages[2].content[0]"},
+		{"model.json", "divergence", "model"},
+	}
+	for _, c := range cases {
+		r := run(t, dir, "", "cache-compare", "prev.json", c.cur)
+		if r.code != 0 || !strings.HasPrefix(r.stdout, "cache-compare: "+c.class+"\n") || (c.path != "" && !strings.Contains(r.stdout, "first changed: "+c.path)) {
+			t.Fatalf("%s: %d\n%s%s", c.cur, r.code, r.stdout, r.stderr)
+		}
+		noPromptText(t, r, "cache-compare")
+		r = run(t, dir, "", "--json", "cache-compare", "prev.json", c.cur)
+		var cmp struct {
+			Classification   string
+			FirstChangedPath string
+			Recommendation   string
+			Note             string
+		}
+		if err := json.Unmarshal([]byte(r.stdout), &cmp); err != nil || cmp.Classification != c.class || cmp.FirstChangedPath != c.path || cmp.Recommendation == "" || cmp.Note == "" {
+			t.Fatalf("%s --json: %v %s", c.cur, err, r.stdout)
+		}
+		noPromptText(t, r, "cache-compare --json")
+	}
+
+	// Refusals: each exits 1 with a reason, quoting nothing.
+	writeJSON(t, filepath.Join(dir, "responses.json"), map[string]any{"model": "gpt-5", "input": []any{map[string]any{"role": "user", "content": promptMarker}}})
+	os.WriteFile(filepath.Join(dir, "latin1.json"), []byte("{\"messages\":[],\"x\":\"\xe9 "+promptMarker+"\"}"), 0o644)
+	os.WriteFile(filepath.Join(dir, "broken.json"), []byte(`{"messages":[{"content":"`+promptMarker), 0o644)
+	exact := `{"messages":[],"pad":"` + strings.Repeat("p", 2<<20-len(`{"messages":[],"pad":""}`)) + `"}`
+	os.WriteFile(filepath.Join(dir, "exact.json"), []byte(exact), 0o644)
+	os.WriteFile(filepath.Join(dir, "over.json"), []byte(exact+" "), 0o644)
+	os.Mkdir(filepath.Join(dir, "adir"), 0o755)
+	for _, c := range []struct{ file, want string }{
+		{"responses.json", "Responses-API-style body"},
+		{"latin1.json", "not valid UTF-8"},
+		{"broken.json", "not valid JSON"},
+		{"over.json", "over the 2097152-byte (2 MiB) limit"},
+		{"adir", "not a regular file"},
+		{"missing.json", "no such file"},
+	} {
+		r := run(t, dir, "", "cache-compare", "prev.json", c.file)
+		if r.code != 1 || !strings.Contains(r.stderr, c.want) || r.stdout != "" {
+			t.Fatalf("%s: %d %q", c.file, r.code, r.stderr)
+		}
+		noPromptText(t, r, "cache-compare error")
+	}
+	if r := run(t, dir, "", "cache-compare", "exact.json", "exact.json"); r.code != 0 || !strings.Contains(r.stdout, "unchanged") {
+		t.Fatalf("exactly 2 MiB: %d %s", r.code, r.stderr)
+	}
+	noWorkspace(t, dir)
+}
+
+func captureRecord(scope, text string) string {
+	b, _ := json.Marshal(map[string]any{
+		"method": "POST", "origin": "https://api.anthropic.com", "path": "/v1/messages",
+		"headers": map[string]any{"anthropic-version": "2023-06-01"},
+		"body":    map[string]any{"model": "claude-sonnet-4-5", "messages": []any{map[string]any{"role": "user", "content": text + " " + promptMarker}}},
+		"usage":   map[string]any{"input_tokens": 1000, "output_tokens": 50},
+		"scope":   scope,
+	})
+	return string(b)
+}
+
+func TestAnalyze(t *testing.T) {
+	dir := t.TempDir()
+	lines := []string{captureRecord("team-a", "one"), captureRecord("team-a", "one"), captureRecord("team-b", "two"), captureRecord("team-a", "one")}
+	ndjson := strings.Join(lines, "\n") + "\n"
+	os.WriteFile(filepath.Join(dir, "capture.ndjson"), []byte(ndjson), 0o644)
+	array := "[" + strings.Join(lines, ",") + "]"
+
+	for _, c := range []struct {
+		stdin string
+		args  []string
+	}{
+		{"", []string{"analyze", "--file", "capture.ndjson", "--ndjson"}},
+		{ndjson, []string{"analyze", "--stdin"}},
+		{array, []string{"analyze", "--stdin"}},
+		{"", []string{"analyze", array}},
+	} {
+		r := run(t, dir, c.stdin, c.args...)
+		if r.code != 0 || !strings.Contains(r.stdout, "exact-repeat opportunities: 2") || !strings.Contains(r.stdout, "tokens in those repeats: 2100") || !strings.Contains(r.stdout, "not realised savings") {
+			t.Fatalf("%v: %d\n%s%s", c.args, r.code, r.stdout, r.stderr)
+		}
+		if strings.Contains(r.stdout, "team-a") {
+			t.Fatalf("the attested report names a scope")
+		}
+		noPromptText(t, r, "analyze")
+	}
+
+	r := run(t, dir, "", "--json", "analyze", "--file", "capture.ndjson")
+	var rep struct {
+		Attested                 bool
+		Records                  int
+		ExactRepeatOpportunities int
+		Source                   struct{ Bytes int }
+		Legacy                   any
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil || !rep.Attested || rep.Records != 4 || rep.ExactRepeatOpportunities != 2 || rep.Source.Bytes != len(ndjson) || rep.Legacy != nil {
+		t.Fatalf("--json: %v %s", err, r.stdout)
+	}
+	noPromptText(t, r, "analyze --json")
+
+	r = run(t, dir, "", "analyze", "--file", "capture.ndjson", "--legacy-json")
+	var legacy struct {
+		Attested bool
+		Legacy   struct {
+			ReviewBeforeSharing bool
+			Scopes              []struct{ Scope string }
+			Sample              struct{ Repeats int }
+		}
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &legacy); err != nil || legacy.Attested || !legacy.Legacy.ReviewBeforeSharing || len(legacy.Legacy.Scopes) != 2 || legacy.Legacy.Sample.Repeats != 2 || !strings.Contains(r.stderr, "review it before sharing") {
+		t.Fatalf("--legacy-json: %v %s %s", err, r.stdout, r.stderr)
+	}
+	noPromptText(t, r, "analyze --legacy-json")
+
+	// Errors name no path and quote nothing; limits give the byte count and a digest.
+	over := `{"method":"POST","origin":"o","path":"/","pad":"` + strings.Repeat(promptMarker, (2<<20)/len(promptMarker)) + `"}`
+	os.WriteFile(filepath.Join(dir, "secret-name.ndjson"), []byte(lines[0]+"\n"+over+"\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "bad-tokens.ndjson"), []byte(strings.Replace(lines[0], `"input_tokens":1000`, `"input_tokens":-5`, 1)), 0o644)
+	for _, c := range []struct{ file, want string }{
+		{"secret-name.ndjson", "record bytes is "},
+		{"bad-tokens.ndjson", "invalid token count"},
+		{"no-such-secret-name.ndjson", "cannot open the --file capture: no such file"},
+	} {
+		r := run(t, dir, "", "analyze", "--file", c.file, "--ndjson")
+		if r.code != 1 || !strings.Contains(r.stderr, c.want) || strings.Contains(r.stderr, "secret-name") {
+			t.Fatalf("%s: %d %q", c.file, r.code, r.stderr)
+		}
+		noPromptText(t, r, "analyze error")
+	}
+	if r := run(t, dir, "", "analyze", "--file", "secret-name.ndjson"); !strings.Contains(r.stderr, "sha256 ") {
+		t.Fatalf("a limit error without a digest: %q", r.stderr)
+	}
+
+	// Exactly one source.
+	for _, args := range [][]string{{"analyze"}, {"analyze", "--stdin", "--file", "capture.ndjson"}} {
+		if r := run(t, dir, "", args...); r.code != 80 || !strings.Contains(r.stderr, "give exactly one capture") {
+			t.Fatalf("%v: %d %q", args, r.code, r.stderr)
+		}
+	}
+	noWorkspace(t, dir)
+}
+
+func TestBodyArgumentLimit(t *testing.T) {
+	dir := t.TempDir()
+	small := `{"model":"claude-sonnet-4-5","messages":[{"role":"user","content":"hi"}]}`
+	exact := small + strings.Repeat(" ", 32<<20-len(small)) // whitespace is still one JSON document
+	if r := run(t, dir, exact, "cache-report", "-"); r.code != 0 || !strings.Contains(r.stdout, "insert") {
+		t.Fatalf("exactly 32 MiB: %d %q", r.code, r.stderr)
+	}
+	if r := run(t, dir, exact+" ", "prune", "-"); r.code != 1 || !strings.Contains(r.stderr, "over the 33554432-byte limit") || r.stdout != "" {
+		t.Fatalf("one byte over: %d %q", r.code, r.stderr)
+	}
+	noWorkspace(t, dir)
+}
