@@ -1,0 +1,173 @@
+package snapshot
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// GCOptions chooses which checkpoints GC keeps. A checkpoint is kept when any rule keeps it; with
+// neither KeepLast nor KeepWithin set every checkpoint is kept and GC only removes what no
+// checkpoint needs (objects and manifests left by interrupted or removed checkpoints).
+type GCOptions struct {
+	KeepLast   int           // keep the newest N checkpoints
+	KeepWithin time.Duration // keep checkpoints younger than this
+	DryRun     bool          // report what would be removed, remove nothing
+}
+
+// GCResult reports what GC removed (or, in a dry run, would remove).
+type GCResult struct {
+	DryRun           bool     `json:"dryRun"`
+	Removed          []string `json:"removed"`          // checkpoint ids, oldest first
+	Kept             int      `json:"kept"`             // checkpoints kept
+	Protected        []string `json:"protected"`        // kept whatever the rules say (see GC)
+	ManifestsRemoved int      `json:"manifestsRemoved"` // manifests no kept checkpoint uses
+	ObjectsRemoved   int      `json:"objectsRemoved"`   // contents no kept checkpoint uses
+	BytesFreed       int64    `json:"bytesFreed"`       // their size
+}
+
+// GC removes the checkpoints the options do not keep, then every manifest and object that no
+// kept checkpoint (nor the stat cache) refers to. It never removes the current position, nor the
+// from, to and safety checkpoints of the last rewind or replay, which are what undoing it needs.
+// It takes the writers' lock, so it never runs inside a checkpoint or a rewind.
+func (s *Store) GC(ctx context.Context, opts GCOptions) (*GCResult, error) {
+	if opts.KeepLast < 0 || opts.KeepWithin < 0 {
+		return nil, fmt.Errorf("gc: KeepLast (%d) and KeepWithin (%s) must not be negative", opts.KeepLast, opts.KeepWithin)
+	}
+	unlock, err := s.lockAndRecover(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	cps, err := s.listCheckpoints()
+	if err != nil {
+		return nil, err
+	}
+	pos, err := s.readPosition()
+	if err != nil {
+		return nil, err
+	}
+	res := &GCResult{DryRun: opts.DryRun, Removed: []string{}, Protected: []string{}}
+	protected := map[string]bool{}
+	for _, id := range []string{pos.Current} {
+		protected[id] = true
+	}
+	if pos.Last != nil {
+		protected[pos.Last.From], protected[pos.Last.To], protected[pos.Last.Safety] = true, true, true
+	}
+	delete(protected, "")
+	keepAll := opts.KeepLast == 0 && opts.KeepWithin == 0
+	now := time.Now()
+	var kept []*Checkpoint
+	for i, c := range cps {
+		keep := keepAll || protected[c.ID] ||
+			(opts.KeepLast > 0 && i >= len(cps)-opts.KeepLast) ||
+			(opts.KeepWithin > 0 && now.Sub(c.Time) < opts.KeepWithin)
+		if keep {
+			kept = append(kept, c)
+			if protected[c.ID] {
+				res.Protected = append(res.Protected, c.ID)
+			}
+		} else {
+			res.Removed = append(res.Removed, c.ID)
+		}
+	}
+	res.Kept = len(kept)
+	// What the kept checkpoints and the stat cache need.
+	manifests := map[Hash]bool{}
+	objects := map[Hash]bool{}
+	for _, c := range kept {
+		if manifests[c.Manifest] {
+			continue
+		}
+		manifests[c.Manifest] = true
+		entries, err := s.readManifest(c.Manifest)
+		if err != nil {
+			return nil, fmt.Errorf("gc: checkpoint %s: %w (nothing was removed)", c.ID, err)
+		}
+		for i := range entries {
+			if entries[i].Type == TypeFile {
+				objects[entries[i].Blob] = true
+			}
+		}
+	}
+	idx, _, err := loadIndex(filepath.Join(s.state, "index"))
+	if err != nil {
+		return nil, err
+	}
+	for i := range idx.entries {
+		objects[idx.entries[i].Blob] = true
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	// Remove checkpoints first, then manifests, then objects: a crash in between leaves only
+	// unreferenced files, which the next GC removes.
+	remove := func(name string) error {
+		if opts.DryRun {
+			return nil
+		}
+		if err := os.Remove(name); err != nil && !os.IsNotExist(err) {
+			return fmt.Errorf("gc: %w", err)
+		}
+		return nil
+	}
+	for _, id := range res.Removed {
+		if err := remove(filepath.Join(s.state, "checkpoints", id)); err != nil {
+			return nil, err
+		}
+	}
+	if !opts.DryRun {
+		if err := syncDir(filepath.Join(s.state, "checkpoints")); err != nil {
+			return nil, err
+		}
+	}
+	mdir := filepath.Join(s.state, "manifests")
+	names, err := readDirNames(mdir)
+	if err != nil {
+		return nil, err
+	}
+	for _, n := range names {
+		h, err := ParseHash(n)
+		if err != nil || manifests[h] {
+			continue
+		}
+		if err := remove(filepath.Join(mdir, n)); err != nil {
+			return nil, err
+		}
+		res.ManifestsRemoved++
+	}
+	fans, err := readDirNames(s.objects.dir)
+	if err != nil {
+		return nil, err
+	}
+	for _, fan := range fans {
+		if len(fan) != 2 || !isLowerHex(fan) {
+			continue // tmp/
+		}
+		dir := filepath.Join(s.objects.dir, fan)
+		names, err := readDirNames(dir)
+		if err != nil {
+			return nil, err
+		}
+		for _, n := range names {
+			h, err := ParseHash(fan + n)
+			if err != nil || objects[h] {
+				continue
+			}
+			if fi, err := os.Lstat(filepath.Join(dir, n)); err == nil {
+				res.BytesFreed += fi.Size()
+			}
+			if err := remove(filepath.Join(dir, n)); err != nil {
+				return nil, err
+			}
+			res.ObjectsRemoved++
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}

@@ -1,0 +1,134 @@
+package snapshot
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"sort"
+)
+
+// indexMagic starts the stat cache file; the last byte is the format version.
+const indexMagic = "RWINDEX\x01"
+
+// indexEntry is one file of the stat cache: its stat at the time it was hashed, and the hash.
+type indexEntry struct {
+	Path string
+	St   statInfo
+	Blob Hash
+}
+
+// statIndex is the stat cache (FORMAT.md, "Index"): sorted entries and the index file's mtime,
+// which decides racy-cleanness.
+type statIndex struct {
+	entries []indexEntry
+	mtime   int64 // ns; entries with St.Mtime >= mtime are racily clean and are hashed again
+}
+
+// lookup returns the entry for path, or nil.
+func (x *statIndex) lookup(path string) *indexEntry {
+	i := sort.Search(len(x.entries), func(i int) bool { return x.entries[i].Path >= path })
+	if i < len(x.entries) && x.entries[i].Path == path {
+		return &x.entries[i]
+	}
+	return nil
+}
+
+// clean reports whether a file whose lstat is st can reuse e's hash without being read.
+func (x *statIndex) clean(e *indexEntry, st statInfo) bool {
+	return e != nil && e.St == st && e.St.Mtime < x.mtime
+}
+
+// loadIndex reads the stat cache. A missing file gives an empty index; a damaged one gives an
+// empty index and a warning (it is a cache: every file is simply hashed again).
+func loadIndex(name string) (*statIndex, string, error) {
+	data, err := os.ReadFile(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return &statIndex{}, "", nil
+	}
+	if err != nil {
+		return nil, "", fmt.Errorf("read stat cache %s: %w", name, err)
+	}
+	st, err := lstatPath(name)
+	if err != nil {
+		return nil, "", fmt.Errorf("stat %s: %w", name, err)
+	}
+	entries, err := decodeIndex(data)
+	if err != nil {
+		return &statIndex{}, fmt.Sprintf("stat cache %s ignored (%v): every file was read again", name, err), nil
+	}
+	return &statIndex{entries: entries, mtime: st.Mtime}, "", nil
+}
+
+// encodeIndex encodes sorted entries.
+func encodeIndex(entries []indexEntry) []byte {
+	n := len(indexMagic) + 4 + sha256.Size
+	for i := range entries {
+		n += 2 + len(entries[i].Path) + 8*4 + 4 + 32
+	}
+	b := make([]byte, 0, n)
+	b = append(b, indexMagic...)
+	b = binary.LittleEndian.AppendUint32(b, uint32(len(entries)))
+	for i := range entries {
+		e := &entries[i]
+		b = binary.LittleEndian.AppendUint16(b, uint16(len(e.Path)))
+		b = append(b, e.Path...)
+		b = binary.LittleEndian.AppendUint64(b, uint64(e.St.Size))
+		b = binary.LittleEndian.AppendUint64(b, uint64(e.St.Mtime))
+		b = binary.LittleEndian.AppendUint64(b, uint64(e.St.Ctime))
+		b = binary.LittleEndian.AppendUint64(b, e.St.Ino)
+		b = binary.LittleEndian.AppendUint32(b, e.St.Mode)
+		b = append(b, e.Blob[:]...)
+	}
+	sum := sha256.Sum256(b)
+	return append(b, sum[:]...)
+}
+
+// decodeIndex decodes and checks an index file's bytes.
+func decodeIndex(b []byte) ([]indexEntry, error) {
+	const fixed = 8*4 + 4 + 32
+	if len(b) < len(indexMagic)+4+sha256.Size || !bytes.Equal(b[:len(indexMagic)], []byte(indexMagic)) {
+		return nil, fmt.Errorf("not a version 1 stat cache")
+	}
+	body, sum := b[:len(b)-sha256.Size], b[len(b)-sha256.Size:]
+	if s := sha256.Sum256(body); !bytes.Equal(s[:], sum) {
+		return nil, fmt.Errorf("checksum mismatch")
+	}
+	r := body[len(indexMagic):]
+	count := binary.LittleEndian.Uint32(r)
+	r = r[4:]
+	if uint64(count) > uint64(len(r))/(2+fixed) {
+		return nil, fmt.Errorf("count %d exceeds the file", count)
+	}
+	entries := make([]indexEntry, count)
+	for i := range entries {
+		if len(r) < 2 {
+			return nil, fmt.Errorf("truncated")
+		}
+		pl := int(binary.LittleEndian.Uint16(r))
+		r = r[2:]
+		if len(r) < pl+fixed {
+			return nil, fmt.Errorf("truncated")
+		}
+		e := &entries[i]
+		e.Path = string(r[:pl])
+		r = r[pl:]
+		e.St.Size = int64(binary.LittleEndian.Uint64(r))
+		e.St.Mtime = int64(binary.LittleEndian.Uint64(r[8:]))
+		e.St.Ctime = int64(binary.LittleEndian.Uint64(r[16:]))
+		e.St.Ino = binary.LittleEndian.Uint64(r[24:])
+		e.St.Mode = binary.LittleEndian.Uint32(r[32:])
+		copy(e.Blob[:], r[36:68])
+		r = r[fixed:]
+		if i > 0 && entries[i-1].Path >= e.Path {
+			return nil, fmt.Errorf("entries not sorted at %q", e.Path)
+		}
+	}
+	if len(r) != 0 {
+		return nil, fmt.Errorf("%d trailing bytes", len(r))
+	}
+	return entries, nil
+}

@@ -1,0 +1,3 @@
+package snapshot
+
+const sysSyncfs = 306 // syncfs(2) on linux/amd64
