@@ -30,7 +30,7 @@ type GCResult struct {
 
 // GC removes the checkpoints the options do not keep, then every manifest and object that no
 // kept checkpoint (nor the stat cache) refers to. It never removes the current position, nor the
-// from, to and safety checkpoints of the last rewind or replay, which are what undoing it needs.
+// safety checkpoint of the last rewind or replay, which is what undoing it restores.
 // It takes the writers' lock, so it never runs inside a checkpoint or a rewind.
 func (s *Store) GC(ctx context.Context, opts GCOptions) (*GCResult, error) {
 	if opts.KeepLast < 0 || opts.KeepWithin < 0 {
@@ -50,12 +50,9 @@ func (s *Store) GC(ctx context.Context, opts GCOptions) (*GCResult, error) {
 		return nil, err
 	}
 	res := &GCResult{DryRun: opts.DryRun, Removed: []string{}, Protected: []string{}}
-	protected := map[string]bool{}
-	for _, id := range []string{pos.Current} {
-		protected[id] = true
-	}
+	protected := map[string]bool{pos.Current: true}
 	if pos.Last != nil {
-		protected[pos.Last.From], protected[pos.Last.To], protected[pos.Last.Safety] = true, true, true
+		protected[pos.Last.Safety] = true // undoing the last rewind or replay restores it
 	}
 	delete(protected, "")
 	keepAll := opts.KeepLast == 0 && opts.KeepWithin == 0

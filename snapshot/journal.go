@@ -79,6 +79,17 @@ func (s *Store) recoverLocked(ctx context.Context) error {
 	}
 	r = append(r, live)
 	res, err := s.restoreLocked(ctx, j, t, r, nil, true, outcome)
+	if err != nil && errors.Is(err, ErrCorrupt) && outcome == "completed" {
+		// The target cannot be restored (a damaged object): go back to the pre-rewind state.
+		st, serr := s.loadTarget(j.Safety)
+		if serr != nil {
+			return &RecoveryError{Journal: *j, Err: fmt.Errorf("target: %v; safety checkpoint: %v", err, serr)}
+		}
+		outcome = "undone"
+		if res, err = s.restoreLocked(ctx, j, st, r, nil, true, outcome); err != nil && !errors.Is(err, ErrNotRecorded) {
+			err = fmt.Errorf("the target is damaged, and restoring the safety checkpoint failed too: %w", err)
+		}
+	}
 	if err != nil && !errors.Is(err, ErrNotRecorded) {
 		return &RecoveryError{Journal: *j, Err: err}
 	}

@@ -2,6 +2,7 @@ package snapshot
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"time"
@@ -105,6 +106,14 @@ func (s *Store) move(ctx context.Context, op, ref string, opts RestoreOptions) (
 		return nil, fmt.Errorf("write journal (nothing was changed): %w", err)
 	}
 	res, err := s.restoreLocked(ctx, j, t, r, c, false, "completed")
+	if err != nil && errors.Is(err, ErrCorrupt) {
+		// A damaged object in the target: undo now rather than leave a half-restored workspace
+		// for the next command. recoverLocked restores the safety checkpoint.
+		if rerr := s.recoverLocked(ctx); rerr != nil {
+			return nil, fmt.Errorf("%w; undoing it failed too: %v", err, rerr)
+		}
+		return nil, fmt.Errorf("%w; the workspace was put back to the safety checkpoint %s", err, safety.ID)
+	}
 	if res != nil {
 		res.SafetyCreated = !safety.Reused
 		res.SafetyResult = safety
