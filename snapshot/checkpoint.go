@@ -409,3 +409,6 @@ func (s *Store) saveIndex(entries []indexEntry) error {
 	}
 	return nil
 }
+
+// String formats d like time.Duration.
+func (d Duration) String() string { return time.Duration(d).String() }

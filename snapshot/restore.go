@@ -276,7 +276,7 @@ func (a *applier) remove(c *Change) error {
 		a.kept = append(a.kept, Kept{c.Path, "directory holds excluded or uncaptured paths; kept"})
 		return nil
 	}
-	if err != nil {
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("remove %s: %w", a.full(c.Path), err)
 	}
 	a.touched[c.Path] = true

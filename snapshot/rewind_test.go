@@ -268,7 +268,7 @@ func TestResolve(t *testing.T) {
 
 // backdateIndex sets the stat cache's mtime into the past, so that no entry is racily clean:
 // what a checkpoint taken a few seconds after the last one sees.
-func backdateIndex(t *testing.T, s *Store) {
+func backdateIndex(t testing.TB, s *Store) {
 	t.Helper()
 	name := filepath.Join(s.StateDir(), "index")
 	fi, err := os.Stat(name)
