@@ -166,6 +166,12 @@ func (c *chainLog) kinds() []string {
 // every 13th file executable, every 50th path a symlink to a sibling file, and every 97th folder empty. The same (n, seed) always gives the same bytes.
 func genTree(tb testing.TB, root string, n int, seed uint64) (bytes int64) {
 	tb.Helper()
+	return genTreeMax(tb, root, n, seed, 52000)
+}
+
+// genTreeMax is genTree with the common file sizes drawn from 200 B to 200+maxSize B.
+func genTreeMax(tb testing.TB, root string, n int, seed uint64, maxSize int) (bytes int64) {
+	tb.Helper()
 	r := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 	line := []byte("the quick brown fox jumps over the lazy dog 0123456789 abcdefghijklmnopqrstuvwxyz\n")
 	for i := 0; i < n; i++ {
@@ -185,8 +191,8 @@ func genTree(tb testing.TB, root string, n int, seed uint64) (bytes int64) {
 			}
 			continue
 		}
-		size := 200 + r.IntN(52000)
-		if i%500 == 7 {
+		size := 200 + r.IntN(maxSize)
+		if i%500 == 7 && maxSize >= 52000 {
 			size = 200000 + r.IntN(1800000)
 		}
 		buf := make([]byte, size)

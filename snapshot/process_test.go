@@ -138,7 +138,7 @@ func TestKillDuringRewind(t *testing.T) {
 	} else if testing.Short() {
 		trials = 5
 	}
-	killTrials(t, trials, 400)
+	killTrials(t, trials, 250)
 }
 
 func killTrials(t testing.TB, trials, files int) {
@@ -148,7 +148,7 @@ func killTrials(t testing.TB, trials, files int) {
 	for trial := 0; trial < trials; trial++ {
 		root := filepath.Join(tempDir(t), "ws")
 		os.Mkdir(root, 0o755)
-		genTree(t, root, files, uint64(trial))
+		genTreeMax(t, root, files, uint64(trial), 4000)
 		s := mustOpen(t, root, Options{})
 		a, err := s.Checkpoint(ctx, "A")
 		if err != nil {
@@ -264,7 +264,7 @@ func tempDir(t testing.TB) string { return t.TempDir() }
 func TestConcurrentProcessesSerialise(t *testing.T) {
 	root := filepath.Join(t.TempDir(), "ws")
 	os.Mkdir(root, 0o755)
-	genTree(t, root, 400, 1)
+	genTreeMax(t, root, 400, 1, 4000)
 	s := mustOpen(t, root, Options{})
 	a, _ := s.Checkpoint(ctx, "A")
 	mutate(t, root, rand.New(rand.NewPCG(1, 2)))

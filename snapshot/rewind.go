@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path"
+	"syscall"
 	"time"
 )
 
@@ -156,7 +158,7 @@ func (s *Store) restoreLocked(ctx context.Context, j *Journal, t *target, r rule
 	if err != nil {
 		return nil, fmt.Errorf("%s to %s stopped: %w (the journal is kept: the next agent-rewind command finishes it)", j.Op, j.To, err)
 	}
-	if err := syncFS(s.root); err != nil {
+	if err := s.flushRestored(touched); err != nil {
 		return nil, fmt.Errorf("flush restored files: %w", err)
 	}
 	res := &RestoreResult{Op: j.Op, OpID: j.OpID, From: j.From, To: t.meta.ID, Safety: j.Safety, Changes: nonNil(p.changes), Kept: append(p.kept, kept...)}
@@ -198,4 +200,42 @@ func nonNil(c []Change) []Change {
 		return []Change{}
 	}
 	return c
+}
+
+// flushRestored makes a restore's changes durable before the journal goes: the files written and
+// the directories whose entries changed.
+func (s *Store) flushRestored(touched map[string]bool) error {
+	if len(touched) > fewFiles/2 {
+		return syncFS(s.root)
+	}
+	root, err := os.OpenRoot(s.root)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	dirs := map[string]bool{}
+	for p := range touched {
+		dirs[path.Dir(p)] = true
+		f, err := root.OpenFile(p, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+		if err != nil {
+			continue // removed, or a symlink: its directory's flush covers it
+		}
+		err = f.Sync()
+		f.Close()
+		if err != nil {
+			return err
+		}
+	}
+	for d := range dirs {
+		f, err := root.OpenFile(d, os.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NOFOLLOW, 0)
+		if err != nil {
+			continue // removed itself; its parent is in the set
+		}
+		err = f.Sync()
+		f.Close()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
