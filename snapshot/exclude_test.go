@@ -205,3 +205,43 @@ func TestCorruptObjectNotRestored(t *testing.T) {
 		t.Fatalf("journal left behind: %v", err)
 	}
 }
+
+// TestStateDirElsewhere: a state directory outside the root, and one reached through a symlink
+// at root/.rewind: neither the store nor the link is captured or touched.
+func TestStateDirElsewhere(t *testing.T) {
+	root := t.TempDir()
+	elsewhere := t.TempDir()
+	if err := os.Symlink(elsewhere, filepath.Join(root, ".rewind")); err != nil {
+		t.Fatal(err)
+	}
+	put(t, root, "a.txt", "a", 0o644)
+	s := mustOpen(t, root, Options{})
+	if s.StateDir() != elsewhere {
+		t.Fatalf("state dir %s, want %s", s.StateDir(), elsewhere)
+	}
+	a, err := s.Checkpoint(ctx, "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Counts.Files != 1 || a.Counts.Symlinks != 0 {
+		t.Fatalf("counts: %+v", a.Counts)
+	}
+	put(t, root, "b.txt", "b", 0o644)
+	if _, err := s.Rewind(ctx, a.ID, RestoreOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Lstat(filepath.Join(root, ".rewind")); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Fatalf("the .rewind link was touched: %v", err)
+	}
+	// A state directory outside the root entirely.
+	root2 := t.TempDir()
+	put(t, root2, "x", "x", 0o644)
+	s2 := mustOpen(t, root2, Options{StateDir: filepath.Join(t.TempDir(), "state")})
+	c, err := s2.Checkpoint(ctx, "x")
+	if err != nil || c.Counts.Files != 1 || c.Counts.Dirs != 0 {
+		t.Fatalf("outside state dir: %+v %v", c, err)
+	}
+	if _, err := Open(root2, Options{StateDir: root2}); err == nil {
+		t.Fatal("a state directory equal to the root was accepted")
+	}
+}

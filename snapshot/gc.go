@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 )
 
@@ -119,6 +120,20 @@ func (s *Store) GC(ctx context.Context, opts GCOptions) (*GCResult, error) {
 	if !opts.DryRun {
 		if err := syncDir(filepath.Join(s.state, "checkpoints")); err != nil {
 			return nil, err
+		}
+	}
+	// Temporary files of durable writes a crash interrupted (the lock excludes live ones).
+	for _, dir := range []string{s.state, filepath.Join(s.state, "checkpoints"), filepath.Join(s.state, "manifests")} {
+		names, err := readDirNames(dir)
+		if err != nil {
+			return nil, err
+		}
+		for _, n := range names {
+			if strings.HasPrefix(n, ".tmp-") {
+				if err := remove(filepath.Join(dir, n)); err != nil {
+					return nil, err
+				}
+			}
 		}
 	}
 	mdir := filepath.Join(s.state, "manifests")

@@ -2,4 +2,4 @@ module github.com/agent-rewind/rewind/snapshot
 
 go 1.26
 
-require golang.org/x/sync v0.25.0 // indirect
+require golang.org/x/sync v0.19.0

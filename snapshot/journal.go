@@ -93,9 +93,10 @@ func (s *Store) recoverLocked(ctx context.Context) error {
 	if err != nil && !errors.Is(err, ErrNotRecorded) {
 		return &RecoveryError{Journal: *j, Err: err}
 	}
-	s.recovered = &Recovery{Journal: *j, Outcome: outcome, Changes: len(res.Changes)}
+	rec := &Recovery{Journal: *j, Outcome: outcome, Changes: len(res.Changes)}
 	if err != nil {
-		s.recovered.NotRecorded = err.Error()
+		rec.NotRecorded = err.Error()
 	}
+	s.recovered.Store(rec)
 	return nil
 }

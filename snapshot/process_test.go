@@ -187,7 +187,6 @@ func killTrials(t testing.TB, trials, files int) {
 			cmd.Process.Signal(syscall.SIGKILL)
 			err = cmd.Wait()
 		}
-		killed := err != nil
 		// Recover, as the next command would.
 		chain := &chainLog{}
 		s2, err := Open(root, Options{Recorder: chain})
@@ -236,7 +235,6 @@ func killTrials(t testing.TB, trials, files int) {
 		if _, err := s2.Checkpoint(ctx, "after"); err != nil {
 			t.Fatalf("trial %d: checkpoint after recovery: %v", trial, err)
 		}
-		_ = killed
 	}
 	t.Logf("%d trials (rewind window ~%v): %d ended at the target, %d at the state before", trials, window, outcomes[0], outcomes[1])
 }

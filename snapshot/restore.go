@@ -72,16 +72,15 @@ func (s *Store) loadTarget(id string) (*target, error) {
 
 // checkStateDir refuses entries inside the state directory, or a non-directory on its way.
 func (s *Store) checkStateDir(entries []Entry) error {
-	if s.stateRel == "" {
-		return nil
-	}
-	for i := range entries {
-		p := entries[i].Path
-		if p == s.stateRel || strings.HasPrefix(p, s.stateRel+"/") {
-			return &ManifestError{Entry: i, Path: p, Reason: fmt.Sprintf("inside the state directory %s, which a restore never touches", s.stateRel)}
-		}
-		if strings.HasPrefix(s.stateRel, p+"/") && entries[i].Type != TypeDir {
-			return &ManifestError{Entry: i, Path: p, Reason: fmt.Sprintf("a %s on the way to the state directory %s", entries[i].Type, s.stateRel)}
+	for _, sr := range s.stateRel {
+		for i := range entries {
+			p := entries[i].Path
+			if p == sr || strings.HasPrefix(p, sr+"/") {
+				return &ManifestError{Entry: i, Path: p, Reason: fmt.Sprintf("inside the state directory %s, which a restore never touches", sr)}
+			}
+			if strings.HasPrefix(sr, p+"/") && entries[i].Type != TypeDir {
+				return &ManifestError{Entry: i, Path: p, Reason: fmt.Sprintf("a %s on the way to the state directory %s", entries[i].Type, sr)}
+			}
 		}
 	}
 	return nil
@@ -384,13 +383,14 @@ func fileMode(m uint32) fs.FileMode {
 }
 
 // refreshIndex rebuilds the stat cache after a restore: the target's files, with the stat seen in
-// the live capture for files left alone and a fresh lstat for files the restore wrote.
-func (s *Store) refreshIndex(live []liveEntry, want []Entry, touched map[string]bool, r rules) error {
+// the live capture for files left alone and a fresh lstat for files the restore wrote. A target
+// file the restore left alone (excluded) is cached only if the live file has its content.
+func (s *Store) refreshIndex(live []liveEntry, want []Entry, touched map[string]bool) error {
 	var out []indexEntry
 	j := 0
 	for i := range want {
 		t := &want[i]
-		if t.Type != TypeFile || (len(r) > 0 && r.excluded(t.Path, false)) {
+		if t.Type != TypeFile {
 			continue
 		}
 		for j < len(live) && live[j].Path < t.Path {

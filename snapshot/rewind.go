@@ -162,7 +162,7 @@ func (s *Store) restoreLocked(ctx context.Context, j *Journal, t *target, r rule
 		return nil, fmt.Errorf("flush restored files: %w", err)
 	}
 	res := &RestoreResult{Op: j.Op, OpID: j.OpID, From: j.From, To: t.meta.ID, Safety: j.Safety, Changes: nonNil(p.changes), Kept: append(p.kept, kept...)}
-	if err := s.refreshIndex(c.scan.entries, t.entries, touched, r); err != nil {
+	if err := s.refreshIndex(c.scan.entries, t.entries, touched); err != nil {
 		return nil, err
 	}
 	pos, err := s.readPosition()

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -52,12 +53,12 @@ type Options struct {
 // Store is a workspace's snapshot store. Its methods may be called from several goroutines and
 // processes: writers serialise on the lock, readers rely on files being replaced atomically.
 type Store struct {
-	root      string // absolute, symlinks resolved
-	state     string // absolute state directory
-	stateRel  string // state directory relative to root ("" when outside root)
+	root      string   // absolute, symlinks resolved
+	state     string   // absolute state directory
+	stateRel  []string // the state directory relative to root, as given and resolved (none when outside)
 	opts      Options
 	objects   *objectStore
-	recovered *Recovery
+	recovered atomic.Pointer[Recovery]
 }
 
 // Recovery describes an interrupted rewind or replay that Open (or a later writer) finished.
@@ -99,6 +100,7 @@ func Open(root string, opts Options) (*Store, error) {
 	if s.state, err = filepath.Abs(s.state); err != nil {
 		return nil, err
 	}
+	lexical := s.state
 	for _, d := range []string{"", "objects", "manifests", "checkpoints"} {
 		if err := os.MkdirAll(filepath.Join(s.state, d), 0o700); err != nil {
 			return nil, fmt.Errorf("create state directory: %w", err)
@@ -108,10 +110,18 @@ func Open(root string, opts Options) (*Store, error) {
 	if real, err := filepath.EvalSymlinks(s.state); err == nil {
 		s.state = real
 	}
-	if rel, err := filepath.Rel(abs, s.state); err == nil && rel != "." && !strings.HasPrefix(rel, "..") && !filepath.IsAbs(rel) {
-		s.stateRel = filepath.ToSlash(rel)
-	} else if rel == "." {
-		return nil, fmt.Errorf("state directory %s is the workspace root itself: choose a folder inside or outside it", s.state)
+	// A state directory reached through a symlink (root/.rewind -> elsewhere) excludes the link too.
+	for _, st := range []string{lexical, s.state} {
+		rel, err := filepath.Rel(abs, st)
+		if err != nil || rel == ".." || strings.HasPrefix(rel, "../") || filepath.IsAbs(rel) {
+			continue
+		}
+		if rel == "." {
+			return nil, fmt.Errorf("state directory %s is the workspace root itself: choose a folder inside or outside it", st)
+		}
+		if rel = filepath.ToSlash(rel); !slices.Contains(s.stateRel, rel) {
+			s.stateRel = append(s.stateRel, rel)
+		}
 	}
 	s.objects = &objectStore{dir: filepath.Join(s.state, "objects")}
 	if _, err := os.Lstat(filepath.Join(s.state, "journal")); err == nil {
@@ -135,7 +145,7 @@ func (s *Store) Root() string { return s.root }
 func (s *Store) StateDir() string { return s.state }
 
 // Recovered returns what the last journal recovery done by this Store finished, or nil.
-func (s *Store) Recovered() *Recovery { return s.recovered }
+func (s *Store) Recovered() *Recovery { return s.recovered.Load() }
 
 // lock takes the writers' lock.
 func (s *Store) lock() (func() error, error) {

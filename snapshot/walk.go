@@ -37,8 +37,8 @@ const maxReported = 100
 // Parallelism and never waits on itself.
 type walker struct {
 	root     string
-	stateRel string  // the state directory relative to root, "" when it is outside
-	ignore   matcher // exclusion rules
+	stateRel []string // the state directory relative to root (see Store.stateRel)
+	ignore   matcher  // exclusion rules
 	g        *errgroup.Group
 	ctx      context.Context
 	seen     *atomic.Int64
@@ -55,7 +55,7 @@ type matcher interface {
 }
 
 // walk lists every path under root that is neither the state directory nor excluded.
-func walk(ctx context.Context, root, stateRel string, ign matcher, par int, seen *atomic.Int64) (*scan, error) {
+func walk(ctx context.Context, root string, stateRel []string, ign matcher, par int, seen *atomic.Int64) (*scan, error) {
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(par)
 	w := &walker{root: root, stateRel: stateRel, ignore: ign, g: g, ctx: gctx, seen: seen}
@@ -100,7 +100,7 @@ func (w *walker) dir(rel string) error {
 		if rel != "" {
 			p = rel + "/" + name
 		}
-		if p == w.stateRel {
+		if len(w.stateRel) > 0 && slices.Contains(w.stateRel, p) {
 			continue
 		}
 		st, err := lstatAt(fd, name)
