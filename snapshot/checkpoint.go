@@ -209,11 +209,20 @@ const smallFile = 1 << 20
 
 var bufPool = sync.Pool{New: func() any { b := make([]byte, smallFile); return &b }}
 
+// racyWindow is how recent a file's ctime may be, at the start of its read, for the read to need
+// a second one. File timestamps come from a coarse clock (a few ms), so a write during a read may
+// leave the stat unchanged; but it sets ctime to at least the read's start minus that granularity.
+// A file whose ctime is older than the read's start by more than racyWindow was not written while
+// read; a more recent one is read twice, and the two hashes must agree.
+const racyWindow = 100 * time.Millisecond
+
 // hashFile reads the file full, which lstat saw as want, and returns its hash. It opens with
 // O_NOFOLLOW and compares fstat before and after the read with want: any difference means the
-// file changed (errChanged) and nothing is staged.
+// file changed (errChanged) and nothing is staged. A recently changed file is read twice (see
+// racyWindow), so a read torn by a concurrent writer is never stored.
 func hashFile(full string, want statInfo, stg *stager, bytes *atomic.Int64) (Hash, error) {
 	var h Hash
+	readStart := time.Now().UnixNano()
 	f, err := os.OpenFile(full, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ELOOP) {
@@ -248,6 +257,9 @@ func hashFile(full string, want statInfo, stg *stager, bytes *atomic.Int64) (Has
 		if st2, err := fstatFile(f); err != nil || st2 != st1 {
 			return h, errChanged
 		}
+		if err := confirmQuiet(f, st1, readStart, h); err != nil {
+			return h, err
+		}
 		bytes.Add(st1.Size)
 		if stg != nil {
 			return h, stg.putBytes(h, data)
@@ -277,6 +289,9 @@ func hashFile(full string, want statInfo, stg *stager, bytes *atomic.Int64) (Has
 	if st2, err := fstatFile(f); err != nil || st2 != st1 || n != st1.Size {
 		return h, errChanged
 	}
+	if err := confirmQuiet(f, st1, readStart, h); err != nil {
+		return h, err
+	}
 	if tmp != nil {
 		if err := tmp.Close(); err != nil {
 			return h, err
@@ -285,6 +300,28 @@ func hashFile(full string, want statInfo, stg *stager, bytes *atomic.Int64) (Has
 		tmp = nil
 	}
 	return h, nil
+}
+
+// confirmQuiet re-reads a file changed within racyWindow of its read and checks that it still
+// hashes to h with the same stat; otherwise errChanged.
+func confirmQuiet(f *os.File, st statInfo, readStart int64, h Hash) error {
+	if st.Ctime < readStart-int64(racyWindow) && st.Mtime < readStart-int64(racyWindow) {
+		return nil
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	hasher := sha256.New()
+	n, err := io.Copy(hasher, f)
+	if err != nil {
+		return err
+	}
+	var again Hash
+	hasher.Sum(again[:0])
+	if st2, err := fstatFile(f); err != nil || st2 != st || n != st.Size || again != h {
+		return errChanged
+	}
+	return nil
 }
 
 type countingReader struct {
