@@ -126,15 +126,23 @@ func (s *Store) captureLiveRules(ctx context.Context, store bool, ign matcher) (
 	if warn != "" {
 		c.warnings = append(c.warnings, warn)
 	}
+	// Both lists are sorted by path: one merge pass pairs each file with its cache entry.
 	var todo []int
-	files := 0
+	files, j := 0, 0
 	for i := range sc.entries {
 		e := &sc.entries[i]
 		if e.Type != TypeFile {
 			continue
 		}
 		files++
-		if ie := idx.lookup(e.Path); idx.clean(ie, e.St) {
+		for j < len(idx.entries) && idx.entries[j].Path < e.Path {
+			j++
+		}
+		var ie *indexEntry
+		if j < len(idx.entries) && idx.entries[j].Path == e.Path {
+			ie = &idx.entries[j]
+		}
+		if idx.clean(ie, e.St) {
 			e.Blob = ie.Blob
 		} else {
 			todo = append(todo, i)

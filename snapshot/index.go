@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"sort"
 )
 
 // indexMagic starts the stat cache file; the last byte is the format version.
@@ -26,15 +25,6 @@ type indexEntry struct {
 type statIndex struct {
 	entries []indexEntry
 	mtime   int64 // ns; entries with St.Mtime >= mtime are racily clean and are hashed again
-}
-
-// lookup returns the entry for path, or nil.
-func (x *statIndex) lookup(path string) *indexEntry {
-	i := sort.Search(len(x.entries), func(i int) bool { return x.entries[i].Path >= path })
-	if i < len(x.entries) && x.entries[i].Path == path {
-		return &x.entries[i]
-	}
-	return nil
 }
 
 // clean reports whether a file whose lstat is st can reuse e's hash without being read.

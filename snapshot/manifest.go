@@ -2,6 +2,7 @@ package snapshot
 
 import (
 	"bytes"
+	"encoding/hex"
 	"fmt"
 	"strconv"
 	"strings"
@@ -33,7 +34,7 @@ func EncodeManifest(entries []Entry) []byte {
 		b = strconv.AppendInt(b, e.Size, 10)
 		b = append(b, ' ')
 		if e.Type == TypeFile {
-			b = append(b, e.Blob.String()...)
+			b = hex.AppendEncode(b, e.Blob[:])
 		} else {
 			b = append(b, '-')
 		}
