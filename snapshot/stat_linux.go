@@ -18,23 +18,27 @@ type statInfo struct {
 func fromStat(st *syscall.Stat_t) statInfo {
 	return statInfo{
 		Mode:  st.Mode,
-		Size:  st.Size,
-		Mtime: st.Mtim.Sec*1e9 + st.Mtim.Nsec,
-		Ctime: st.Ctim.Sec*1e9 + st.Ctim.Nsec,
-		Ino:   st.Ino,
+		Size:  int64(st.Size),
+		Mtime: int64(st.Mtim.Sec)*1e9 + int64(st.Mtim.Nsec),
+		Ctime: int64(st.Ctim.Sec)*1e9 + int64(st.Ctim.Nsec),
+		Ino:   uint64(st.Ino),
 	}
 }
 
-// lstatAt stats name in the directory open as dirfd without following a final symlink: one
-// syscall and no path walk, which is what keeps a no-change checkpoint close to a bare stat walk.
-func lstatAt(dirfd int, name string) (statInfo, error) {
+// lstatAt stats name in the directory open as dirfd (whose path is dir) without following a
+// final symlink: one syscall and no path walk, which keeps a no-change checkpoint close to a bare
+// stat walk.
+func lstatAt(dirfd int, dir, name string) (statInfo, error) {
+	if sysFstatat == 0 {
+		return lstatPath(dir + "/" + name)
+	}
 	p, err := syscall.BytePtrFromString(name)
 	if err != nil {
 		return statInfo{}, err
 	}
 	var st syscall.Stat_t
 	for {
-		_, _, e := syscall.Syscall6(syscall.SYS_NEWFSTATAT, uintptr(dirfd), uintptr(unsafe.Pointer(p)), uintptr(unsafe.Pointer(&st)), uintptr(atSymlinkNofollow), 0, 0)
+		_, _, e := syscall.Syscall6(sysFstatat, uintptr(dirfd), uintptr(unsafe.Pointer(p)), uintptr(unsafe.Pointer(&st)), uintptr(atSymlinkNofollow), 0, 0)
 		if e == syscall.EINTR {
 			continue
 		}
@@ -48,7 +52,7 @@ func lstatAt(dirfd int, name string) (statInfo, error) {
 const atSymlinkNofollow = 0x100
 
 // readlinkAt reads the target of the symlink name in the directory open as dirfd.
-func readlinkAt(dirfd int, name string) (string, error) {
+func readlinkAt(dirfd int, _, name string) (string, error) {
 	p, err := syscall.BytePtrFromString(name)
 	if err != nil {
 		return "", err

@@ -103,7 +103,7 @@ func (w *walker) dir(rel string) error {
 		if len(w.stateRel) > 0 && slices.Contains(w.stateRel, p) {
 			continue
 		}
-		st, err := lstatAt(fd, name)
+		st, err := lstatAt(fd, full, name)
 		if err != nil {
 			if errors.Is(err, syscall.ENOENT) {
 				continue
@@ -124,7 +124,7 @@ func (w *walker) dir(rel string) error {
 			e.Type = TypeDir
 			subdirs = append(subdirs, p)
 		case syscall.S_IFLNK:
-			t, err := readlinkAt(fd, name)
+			t, err := readlinkAt(fd, full, name)
 			if err != nil {
 				if errors.Is(err, syscall.ENOENT) {
 					continue

@@ -1,3 +1,0 @@
-package snapshot
-
-const sysSyncfs = 306 // syncfs(2) on linux/amd64

@@ -1,3 +1,0 @@
-package snapshot
-
-const sysSyncfs = 267 // syncfs(2) on linux/arm64
