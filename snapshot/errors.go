@@ -34,6 +34,7 @@ type AmbiguousError struct {
 	Candidates []string // full ids, sorted
 }
 
+// Error names the prefix and every candidate.
 func (e *AmbiguousError) Error() string {
 	return fmt.Sprintf("checkpoint id %q is ambiguous: it could be %s; give more characters", e.Prefix, strings.Join(e.Candidates, ", "))
 }
@@ -47,6 +48,7 @@ type CorruptError struct {
 	Reason string
 }
 
+// Error names the file and what is wrong with it.
 func (e *CorruptError) Error() string {
 	return fmt.Sprintf("corrupt snapshot store: %s: %s (the file was changed or damaged outside agent-rewind; restore the state directory from a backup, or rewind to another checkpoint)", e.Path, e.Reason)
 }
@@ -61,6 +63,7 @@ type RecoveryError struct {
 	Err     error
 }
 
+// Error names the operation, the cause and the safety checkpoint.
 func (e *RecoveryError) Error() string {
 	return fmt.Sprintf("an interrupted %s to %s could not be finished: %v; the state before it is checkpoint %s; fix the cause and run any agent-rewind command again to retry (the journal is kept)",
 		e.Journal.Op, e.Journal.To, e.Err, e.Journal.Safety)

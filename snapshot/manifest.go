@@ -63,6 +63,7 @@ type ManifestError struct {
 	Reason string
 }
 
+// Error names the entry and the reason.
 func (e *ManifestError) Error() string {
 	if e.Entry < 0 {
 		return fmt.Sprintf("manifest refused: header: %s", e.Reason)
