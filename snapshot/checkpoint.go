@@ -150,7 +150,7 @@ func (s *Store) captureLiveRules(ctx context.Context, store bool, ign matcher) (
 	}
 	c.indexDirty = len(todo) > 0 || files != len(idx.entries)
 	if store {
-		c.stager = newStager(s.objects)
+		c.stager = newStager(s.objects, len(todo) > fewFiles)
 	}
 	c.hashed = len(todo)
 	if len(todo) == 0 {
@@ -304,8 +304,9 @@ func hashFile(full string, want statInfo, stg *stager, bytes *atomic.Int64) (Has
 		if err := tmp.Close(); err != nil {
 			return h, err
 		}
-		stg.adopt(h, tmp.Name(), n)
+		name := tmp.Name()
 		tmp = nil
+		return h, stg.adopt(h, name, n)
 	}
 	return h, nil
 }
@@ -351,7 +352,7 @@ func (s *Store) checkpointLocked(ctx context.Context, label string, kind Kind, r
 	if err != nil {
 		return nil, nil, err
 	}
-	newObjects, newBytes := len(c.stager.pending), c.stager.newBytes
+	newObjects, newBytes := c.stager.count(), c.stager.newBytes
 	if err := c.stager.commit(); err != nil {
 		return nil, nil, err
 	}

@@ -38,3 +38,20 @@ func FuzzDecodeCheckpoint(f *testing.F) {
 		}
 	})
 }
+
+func FuzzDecodePackIdx(f *testing.F) {
+	h, _ := ParseHash(blobA)
+	f.Add(encodePackIdx([]packEntry{{Hash: h, Off: 0, Size: 5}}), int64(5))
+	f.Add(encodePackIdx(nil), int64(0))
+	f.Fuzz(func(t *testing.T, data []byte, size int64) {
+		entries, err := decodePackIdx(data, size)
+		if err != nil {
+			return
+		}
+		for _, e := range entries {
+			if e.Off < 0 || e.Size < 0 || e.Off+e.Size > size {
+				t.Fatalf("accepted an entry outside the pack: %+v", e)
+			}
+		}
+	})
+}

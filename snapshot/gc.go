@@ -181,5 +181,86 @@ func (s *Store) GC(ctx context.Context, opts GCOptions) (*GCResult, error) {
 			return nil, err
 		}
 	}
+	if err := s.gcPacks(objects, res, opts.DryRun); err != nil {
+		return nil, err
+	}
 	return res, nil
+}
+
+// gcPacks drops unreferenced objects from packs: a pack whose objects are all needed stays, one
+// with none is removed, and one with some is rewritten with just those (the new pack's index is
+// durable before the old pack goes, so a crash leaves an object in two packs, never in none).
+func (s *Store) gcPacks(keep map[Hash]bool, res *GCResult, dryRun bool) error {
+	names, err := readDirNames(s.objects.packDir)
+	if err != nil {
+		return err
+	}
+	for _, n := range names {
+		id, ok := strings.CutSuffix(n, ".idx")
+		if !ok || strings.HasPrefix(n, ".") {
+			continue
+		}
+		entries, err := s.objects.readPackIdx(id)
+		if err != nil {
+			return fmt.Errorf("gc: %w", err)
+		}
+		var live []packEntry
+		for _, e := range entries {
+			if keep[e.Hash] {
+				live = append(live, e)
+			} else {
+				res.ObjectsRemoved++
+				res.BytesFreed += e.Size
+			}
+		}
+		if len(live) == len(entries) || dryRun {
+			continue
+		}
+		old := filepath.Join(s.objects.packDir, id)
+		if len(live) > 0 {
+			if err := s.repack(old+".pack", live); err != nil {
+				return fmt.Errorf("gc: repack %s: %w", old+".pack", err)
+			}
+		}
+		if err := removeDurable(old + ".idx"); err != nil {
+			return fmt.Errorf("gc: %w", err)
+		}
+		if err := os.Remove(old + ".pack"); err != nil {
+			return fmt.Errorf("gc: %w", err)
+		}
+	}
+	return nil
+}
+
+// repack copies the live objects of a pack into a new one, verifying each as it is copied.
+func (s *Store) repack(oldPack string, live []packEntry) error {
+	src, err := os.Open(oldPack)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	p, err := s.objects.newPack()
+	if err != nil {
+		return err
+	}
+	for _, e := range live {
+		data := make([]byte, e.Size)
+		if _, err := src.ReadAt(data, e.Off); err != nil {
+			p.abort()
+			return err
+		}
+		if Hash(sha256Sum(data)) != e.Hash {
+			p.abort()
+			return &CorruptError{Path: oldPack, Reason: fmt.Sprintf("object %s at offset %d does not match its hash", e.Hash, e.Off)}
+		}
+		if err := p.add(e.Hash, data); err != nil {
+			p.abort()
+			return err
+		}
+	}
+	if err := s.objects.finishPack(p); err != nil {
+		p.abort()
+		return err
+	}
+	return nil
 }

@@ -80,7 +80,7 @@ func TestGCKeepsWhatItMust(t *testing.T) {
 		}
 		entries, _ := s.Entries(c.ID)
 		for _, e := range entries {
-			if e.Type == TypeFile && !s.objects.has(e.Blob) {
+			if ok, _ := s.objects.has(e.Blob); e.Type == TypeFile && !ok {
 				t.Fatalf("kept checkpoint %s lost object of %s", c.ID, e.Path)
 			}
 		}

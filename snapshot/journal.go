@@ -55,6 +55,7 @@ func (s *Store) recoverLocked(ctx context.Context) error {
 	if err != nil || j == nil {
 		return err
 	}
+	s.objects.forget()
 	if err := s.objects.cleanTmp(); err != nil {
 		return &RecoveryError{Journal: *j, Err: err}
 	}

@@ -62,6 +62,7 @@ func (s *Store) Replay(ctx context.Context, id string, opts RestoreOptions) (*Re
 
 func (s *Store) move(ctx context.Context, op, ref string, opts RestoreOptions) (*RestoreResult, error) {
 	start := time.Now()
+	s.objects.forget()
 	if !opts.DryRun {
 		unlock, err := s.lockAndRecover(ctx)
 		if err != nil {

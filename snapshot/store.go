@@ -101,7 +101,7 @@ func Open(root string, opts Options) (*Store, error) {
 		return nil, err
 	}
 	lexical := s.state
-	for _, d := range []string{"", "objects", "manifests", "checkpoints"} {
+	for _, d := range []string{"", "objects", "packs", "manifests", "checkpoints"} {
 		if err := os.MkdirAll(filepath.Join(s.state, d), 0o700); err != nil {
 			return nil, fmt.Errorf("create state directory: %w", err)
 		}
@@ -123,7 +123,7 @@ func Open(root string, opts Options) (*Store, error) {
 			s.stateRel = append(s.stateRel, rel)
 		}
 	}
-	s.objects = &objectStore{dir: filepath.Join(s.state, "objects")}
+	s.objects = &objectStore{dir: filepath.Join(s.state, "objects"), packDir: filepath.Join(s.state, "packs")}
 	if _, err := os.Lstat(filepath.Join(s.state, "journal")); err == nil {
 		unlock, err := s.lock()
 		if err != nil {
@@ -162,6 +162,7 @@ func (s *Store) lockAndRecover(ctx context.Context) (func() error, error) {
 	if err != nil {
 		return nil, err
 	}
+	s.objects.forget()
 	if err := s.recoverLocked(ctx); err != nil {
 		unlock()
 		return nil, err
@@ -169,6 +170,10 @@ func (s *Store) lockAndRecover(ctx context.Context) (func() error, error) {
 	if err := s.objects.cleanTmp(); err != nil {
 		unlock()
 		return nil, fmt.Errorf("clean %s: %w", s.objects.tmpDir(), err)
+	}
+	if err := s.objects.cleanPacks(); err != nil {
+		unlock()
+		return nil, fmt.Errorf("clean %s: %w", s.objects.packDir, err)
 	}
 	return unlock, nil
 }
