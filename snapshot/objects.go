@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+
+	"golang.org/x/sync/errgroup"
 )
 
 // objectStore is the content-addressed blob store: loose objects under StateDir/objects and
@@ -126,11 +128,23 @@ func (v *verifyingReader) Read(p []byte) (int, error) {
 func (v *verifyingReader) Close() error { return v.r.Close() }
 
 // cleanTmp removes what an interrupted writer left in objects/tmp. Call it under the lock.
+// The directory itself stays: creating one costs more than listing it on some file systems.
 func (o *objectStore) cleanTmp() error {
-	if err := os.RemoveAll(o.tmpDir()); err != nil {
+	names, err := readDirNames(o.tmpDir())
+	if err != nil {
 		return err
 	}
-	return os.MkdirAll(o.tmpDir(), 0o700)
+	if names == nil {
+		if _, err := os.Lstat(o.tmpDir()); err != nil {
+			return os.MkdirAll(o.tmpDir(), 0o700)
+		}
+	}
+	for _, n := range names {
+		if err := os.RemoveAll(filepath.Join(o.tmpDir(), n)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // stager collects the new objects of one checkpoint, then makes them durable and visible together
@@ -275,16 +289,27 @@ func flush(fs string, files, dirs []string) error {
 	if len(files)+len(dirs) > fewFiles {
 		return syncFS(fs)
 	}
-	for _, name := range append(files, dirs...) {
-		f, err := os.Open(name)
-		if err != nil {
+	return fsyncAll(append(files, dirs...), func(name string) (*os.File, error) { return os.Open(name) })
+}
+
+// fsyncAll opens and fsyncs every name, concurrently: the file system batches concurrent fsyncs
+// into few journal commits, where one after the other would each wait for its own.
+func fsyncAll(names []string, open func(string) (*os.File, error)) error {
+	var g errgroup.Group
+	g.SetLimit(16)
+	for _, name := range names {
+		g.Go(func() error {
+			f, err := open(name)
+			if err != nil {
+				if errors.Is(err, fs.ErrNotExist) {
+					return nil // removed since (a restore's deleted path): nothing to flush
+				}
+				return err
+			}
+			err = f.Sync()
+			f.Close()
 			return err
-		}
-		err = f.Sync()
-		f.Close()
-		if err != nil {
-			return err
-		}
+		})
 	}
-	return nil
+	return g.Wait()
 }

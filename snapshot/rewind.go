@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path"
 	"syscall"
@@ -214,29 +215,31 @@ func (s *Store) flushRestored(touched map[string]bool) error {
 		return err
 	}
 	defer root.Close()
-	dirs := map[string]bool{}
+	var files, dirs []string
+	seen := map[string]bool{}
 	for p := range touched {
-		dirs[path.Dir(p)] = true
+		files = append(files, p)
+		if d := path.Dir(p); !seen[d] {
+			seen[d] = true
+			dirs = append(dirs, d)
+		}
+	}
+	// Files that are gone or are symlinks (O_NOFOLLOW fails) are covered by their directory.
+	err = fsyncAll(files, func(p string) (*os.File, error) {
 		f, err := root.OpenFile(p, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
 		if err != nil {
-			continue // removed, or a symlink: its directory's flush covers it
+			return nil, fs.ErrNotExist
 		}
-		err = f.Sync()
-		f.Close()
-		if err != nil {
-			return err
-		}
+		return f, nil
+	})
+	if err != nil {
+		return err
 	}
-	for d := range dirs {
+	return fsyncAll(dirs, func(d string) (*os.File, error) {
 		f, err := root.OpenFile(d, os.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NOFOLLOW, 0)
 		if err != nil {
-			continue // removed itself; its parent is in the set
+			return nil, fs.ErrNotExist // removed itself: its parent is in the set
 		}
-		err = f.Sync()
-		f.Close()
-		if err != nil {
-			return err
-		}
-	}
-	return nil
+		return f, nil
+	})
 }
