@@ -9,8 +9,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
+
+	"golang.org/x/sync/errgroup"
 )
 
 // Kept is a path a restore left alone, and why.
@@ -144,6 +147,7 @@ const tmpPrefix = ".rewind-tmp-"
 type applier struct {
 	s        *Store
 	root     *os.Root
+	mu       sync.Mutex      // guards the maps and kept: files are written in parallel
 	verified map[string]bool // directories checked to be real directories
 	touched  map[string]bool // paths written or chmodded (their stat changed)
 	kept     []Kept
@@ -177,11 +181,11 @@ func (s *Store) apply(ctx context.Context, p *plan, want []Entry) (touched map[s
 			done.Add(1)
 		}
 	}
-	// 2. Create and update, parents first. Directories are made writable (0700) until step 3.
+	// 2. Directories, parents first; they stay writable (0700) until step 4.
 	var dirModes []*Entry
 	for i := range p.changes {
 		c := &p.changes[i]
-		if c.To == nil {
+		if c.To == nil || c.To.Type != TypeDir {
 			continue
 		}
 		if err := ctx.Err(); err != nil {
@@ -190,12 +194,34 @@ func (s *Store) apply(ctx context.Context, p *plan, want []Entry) (touched map[s
 		if err := a.put(c); err != nil {
 			return nil, nil, err
 		}
-		if c.To.Type == TypeDir {
-			dirModes = append(dirModes, c.To)
-		}
+		dirModes = append(dirModes, c.To)
 		done.Add(1)
 	}
-	// 3. Directory modes, deepest first, so a read-only directory is filled before it is locked.
+	// 3. Files and symlinks: their parents exist now, so they are independent and written in
+	// parallel (a rewind across an npm install rewrites tens of thousands).
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(s.opts.Parallelism)
+	for i := range p.changes {
+		c := &p.changes[i]
+		if c.To == nil || c.To.Type == TypeDir {
+			continue
+		}
+		if gctx.Err() != nil {
+			break
+		}
+		g.Go(func() error {
+			err := a.put(c)
+			done.Add(1)
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
+	// 4. Directory modes, deepest first, so a read-only directory is filled before it is locked.
 	for i := len(dirModes) - 1; i >= 0; i-- {
 		e := dirModes[i]
 		if err := a.checkParents(e.Path); err != nil {
@@ -208,7 +234,7 @@ func (s *Store) apply(ctx context.Context, p *plan, want []Entry) (touched map[s
 		if err := root.Chmod(e.Path, fileMode(e.Mode)); err != nil {
 			return nil, nil, err
 		}
-		a.touched[e.Path] = true
+		a.touch(e.Path)
 	}
 	return a.touched, a.kept, nil
 }
@@ -222,7 +248,10 @@ func (a *applier) checkParents(p string) error {
 			continue
 		}
 		d := p[:i]
-		if a.verified[d] {
+		a.mu.Lock()
+		ok := a.verified[d]
+		a.mu.Unlock()
+		if ok {
 			continue
 		}
 		fi, err := a.root.Lstat(d)
@@ -232,9 +261,17 @@ func (a *applier) checkParents(p string) error {
 		if !fi.IsDir() {
 			return fmt.Errorf("%w: %s is a %s, not a directory; nothing is written through it (move it away and retry)", ErrUnsafePath, a.full(d), describeMode(fi.Mode()))
 		}
+		a.mu.Lock()
 		a.verified[d] = true
+		a.mu.Unlock()
 	}
 	return nil
+}
+
+func (a *applier) touch(p string) {
+	a.mu.Lock()
+	a.touched[p] = true
+	a.mu.Unlock()
 }
 
 func describeMode(m fs.FileMode) string {
@@ -262,23 +299,27 @@ func (a *applier) remove(c *Change) error {
 	}
 	err = a.root.Remove(c.Path) // unlink or rmdir: never follows a symlink
 	if fi.IsDir() {
+		a.mu.Lock()
 		for d := range a.verified {
 			if d == c.Path || strings.HasPrefix(d, c.Path+"/") {
 				delete(a.verified, d)
 			}
 		}
+		a.mu.Unlock()
 	}
 	if err != nil && fi.IsDir() && (errors.Is(err, syscall.ENOTEMPTY) || errors.Is(err, syscall.EEXIST)) {
 		if c.Kind == ChangeType {
 			return fmt.Errorf("cannot restore %s as a %s: the directory there holds paths a restore never touches (excluded or special files); move them away and run the command again", a.full(c.Path), c.To.Type)
 		}
+		a.mu.Lock()
 		a.kept = append(a.kept, Kept{c.Path, "directory holds excluded or uncaptured paths; kept"})
+		a.mu.Unlock()
 		return nil
 	}
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("remove %s: %w", a.full(c.Path), err)
 	}
-	a.touched[c.Path] = true
+	a.touch(c.Path)
 	return nil
 }
 
@@ -291,7 +332,7 @@ func (a *applier) put(c *Change) error {
 	switch e.Type {
 	case TypeDir:
 		if c.Kind == ChangeMode {
-			return nil // step 3 sets it
+			return nil // step 4 sets it
 		}
 		err := a.root.Mkdir(e.Path, 0o700)
 		if errors.Is(err, fs.ErrExist) {
@@ -326,7 +367,7 @@ func (a *applier) put(c *Change) error {
 	default:
 		return nil
 	}
-	a.touched[e.Path] = true
+	a.touch(e.Path)
 	return nil
 }
 
