@@ -40,6 +40,9 @@ func (d Duration) MarshalJSON() ([]byte, error) {
 	return fmt.Appendf(nil, "%d", time.Duration(d).Milliseconds()), nil
 }
 
+// String formats d like time.Duration.
+func (d Duration) String() string { return time.Duration(d).String() }
+
 // CheckpointRecord is the data of a "checkpoint" chain entry.
 type CheckpointRecord struct {
 	ID       string    `json:"id"`
@@ -163,27 +166,3 @@ func countEntries(entries []Entry) Counts {
 	}
 	return n
 }
-
-// writeIndex saves the stat cache of a capture when it changed.
-func (s *Store) writeIndex(c *capture) error {
-	if !c.indexDirty {
-		return nil
-	}
-	var entries []indexEntry
-	for i := range c.scan.entries {
-		if e := &c.scan.entries[i]; e.Type == TypeFile {
-			entries = append(entries, indexEntry{Path: e.Path, St: e.St, Blob: e.Blob})
-		}
-	}
-	return s.saveIndex(entries)
-}
-
-func (s *Store) saveIndex(entries []indexEntry) error {
-	if err := writeFile(filepath.Join(s.state, "index"), encodeIndex(entries), 0o600, false); err != nil {
-		return fmt.Errorf("write stat cache: %w", err)
-	}
-	return nil
-}
-
-// String formats d like time.Duration.
-func (d Duration) String() string { return time.Duration(d).String() }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 )
 
 // indexMagic starts the stat cache file; the last byte is the format version.
@@ -121,4 +122,25 @@ func decodeIndex(b []byte) ([]indexEntry, error) {
 		return nil, fmt.Errorf("%d trailing bytes", len(r))
 	}
 	return entries, nil
+}
+
+// writeIndex saves the stat cache of a capture when it changed.
+func (s *Store) writeIndex(c *capture) error {
+	if !c.indexDirty {
+		return nil
+	}
+	var entries []indexEntry
+	for i := range c.scan.entries {
+		if e := &c.scan.entries[i]; e.Type == TypeFile {
+			entries = append(entries, indexEntry{Path: e.Path, St: e.St, Blob: e.Blob})
+		}
+	}
+	return s.saveIndex(entries)
+}
+
+func (s *Store) saveIndex(entries []indexEntry) error {
+	if err := writeFile(filepath.Join(s.state, "index"), encodeIndex(entries), 0o600, false); err != nil {
+		return fmt.Errorf("write stat cache: %w", err)
+	}
+	return nil
 }
