@@ -127,8 +127,12 @@ type packWriter struct {
 	id      string
 	f       *os.File
 	off     int64
+	flushed int64 // offset up to which writeback was started
 	entries []packEntry
 }
+
+// writebackChunk is how much a pack grows between two startWriteback calls.
+const writebackChunk = 32 << 20
 
 func (o *objectStore) newPack() (*packWriter, error) {
 	if err := os.MkdirAll(o.packDir, 0o700); err != nil {
@@ -149,6 +153,10 @@ func (p *packWriter) add(h Hash, data []byte) error {
 	}
 	p.entries = append(p.entries, packEntry{Hash: h, Off: p.off, Size: int64(len(data))})
 	p.off += int64(len(data))
+	if p.off-p.flushed >= writebackChunk {
+		startWriteback(p.f, p.flushed, p.off-p.flushed)
+		p.flushed = p.off
+	}
 	return nil
 }
 
