@@ -88,8 +88,19 @@ func (s *Store) checkpointLocked(ctx context.Context, label string, kind Kind, r
 	if err := c.stager.commit(); err != nil {
 		return nil, nil, err
 	}
-	entries := c.manifest()
-	mb := EncodeManifest(entries)
+	// The stat cache may be written as soon as the objects it names are stored: do it while the
+	// manifest and metadata are written. (Should the checkpoint fail after this, the cache still
+	// holds only true facts: which stat had which stored content.)
+	indexDone := make(chan error, 1)
+	go func() { indexDone <- s.writeIndex(c) }()
+	indexWritten := false
+	defer func() {
+		if !indexWritten {
+			<-indexDone
+		}
+	}()
+	live := c.scan.entries
+	mb := encodeManifest(len(live), func(i int) *Entry { return &live[i].Entry })
 	mh := Hash(sha256.Sum256(mb))
 	pos, err := s.readPosition()
 	if err != nil {
@@ -97,8 +108,8 @@ func (s *Store) checkpointLocked(ctx context.Context, label string, kind Kind, r
 	}
 	res := &CheckpointResult{NewObjects: newObjects, NewBytes: newBytes, Hashed: c.hashed,
 		Excluded: c.scan.excluded, ExcludedCount: c.scan.excludedCount, Warnings: c.warnings}
-	for _, e := range entries {
-		if e.Type == TypeSkipped {
+	for i := range live {
+		if e := &live[i]; e.Type == TypeSkipped {
 			res.Skipped = append(res.Skipped, Skipped{Path: e.Path, Reason: e.Reason})
 		}
 	}
@@ -106,7 +117,8 @@ func (s *Store) checkpointLocked(ctx context.Context, label string, kind Kind, r
 		cur, err := s.readCheckpoint(pos.Current)
 		if err == nil && cur.Manifest == mh {
 			res.Checkpoint, res.Reused = *cur, true
-			return res, c, s.writeIndex(c)
+			indexWritten = true
+			return res, c, <-indexDone
 		}
 	}
 	mname := filepath.Join(s.state, "manifests", mh.String())
@@ -115,7 +127,7 @@ func (s *Store) checkpointLocked(ctx context.Context, label string, kind Kind, r
 			return nil, nil, fmt.Errorf("write manifest: %w", err)
 		}
 	}
-	cp := Checkpoint{Time: time.Now().UTC(), Kind: kind, Label: label, Parent: pos.Current, Manifest: mh, Counts: countEntries(entries)}
+	cp := Checkpoint{Time: time.Now().UTC(), Kind: kind, Label: label, Parent: pos.Current, Manifest: mh, Counts: countEntries(live)}
 	if !cp.Time.After(pos.Time) {
 		cp.Time = pos.Time.Add(time.Nanosecond)
 	}
@@ -133,7 +145,8 @@ func (s *Store) checkpointLocked(ctx context.Context, label string, kind Kind, r
 		return nil, nil, fmt.Errorf("write position: %w", err)
 	}
 	res.Checkpoint = cp
-	if err := s.writeIndex(c); err != nil {
+	indexWritten = true
+	if err := <-indexDone; err != nil {
 		return res, c, err
 	}
 	if s.opts.Recorder != nil {
@@ -149,7 +162,7 @@ func (s *Store) checkpointLocked(ctx context.Context, label string, kind Kind, r
 	return res, c, nil
 }
 
-func countEntries(entries []Entry) Counts {
+func countEntries(entries []liveEntry) Counts {
 	var n Counts
 	for i := range entries {
 		switch entries[i].Type {

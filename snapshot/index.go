@@ -2,10 +2,10 @@ package snapshot
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -56,7 +56,7 @@ func loadIndex(name string) (*statIndex, string, error) {
 
 // encodeIndex encodes sorted entries.
 func encodeIndex(entries []indexEntry) []byte {
-	n := len(indexMagic) + 4 + sha256.Size
+	n := len(indexMagic) + 4 + 4
 	for i := range entries {
 		n += 2 + len(entries[i].Path) + 8*4 + 4 + 32
 	}
@@ -74,20 +74,25 @@ func encodeIndex(entries []indexEntry) []byte {
 		b = binary.LittleEndian.AppendUint32(b, e.St.Mode)
 		b = append(b, e.Blob[:]...)
 	}
-	sum := sha256.Sum256(b)
-	return append(b, sum[:]...)
+	return binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, castagnoli))
 }
+
+// castagnoli is CRC-32C, computed in hardware on amd64 and arm64: the index is a cache whose
+// checksum only has to catch a torn or damaged write, so a CRC does, at a fraction of the cost.
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // decodeIndex decodes and checks an index file's bytes.
 func decodeIndex(b []byte) ([]indexEntry, error) {
 	const fixed = 8*4 + 4 + 32
-	if len(b) < len(indexMagic)+4+sha256.Size || !bytes.Equal(b[:len(indexMagic)], []byte(indexMagic)) {
+	if len(b) < len(indexMagic)+4+4 || !bytes.Equal(b[:len(indexMagic)], []byte(indexMagic)) {
 		return nil, fmt.Errorf("not a version 1 stat cache")
 	}
-	body, sum := b[:len(b)-sha256.Size], b[len(b)-sha256.Size:]
-	if s := sha256.Sum256(body); !bytes.Equal(s[:], sum) {
+	body, sum := b[:len(b)-4], binary.LittleEndian.Uint32(b[len(b)-4:])
+	if crc32.Checksum(body, castagnoli) != sum {
 		return nil, fmt.Errorf("checksum mismatch")
 	}
+	// One string for all paths: each path is a substring of it, not an allocation of its own.
+	all := string(body)
 	r := body[len(indexMagic):]
 	count := binary.LittleEndian.Uint32(r)
 	r = r[4:]
@@ -105,7 +110,8 @@ func decodeIndex(b []byte) ([]indexEntry, error) {
 			return nil, fmt.Errorf("truncated")
 		}
 		e := &entries[i]
-		e.Path = string(r[:pl])
+		at := len(body) - len(r)
+		e.Path = all[at : at+pl]
 		r = r[pl:]
 		e.St.Size = int64(binary.LittleEndian.Uint64(r))
 		e.St.Mtime = int64(binary.LittleEndian.Uint64(r[8:]))

@@ -18,16 +18,22 @@ const maxPathLen = 4096
 // (as ParseManifest would accept them). The encoding is canonical: ParseManifest(EncodeManifest(e))
 // gives e back, and equal entry lists give equal bytes, so equal workspaces share one manifest.
 func EncodeManifest(entries []Entry) []byte {
-	n := len(manifestMagic) + 12
-	for i := range entries {
-		n += len(entries[i].Path) + len(entries[i].Target) + len(entries[i].Reason) + 96
+	return encodeManifest(len(entries), func(i int) *Entry { return &entries[i] })
+}
+
+// encodeManifest encodes n entries given by at, so a capture is encoded without a copy.
+func encodeManifest(n int, at func(int) *Entry) []byte {
+	size := len(manifestMagic) + 12
+	for i := range n {
+		e := at(i)
+		size += len(e.Path) + len(e.Target) + len(e.Reason) + 96
 	}
-	b := make([]byte, 0, n)
+	b := make([]byte, 0, size)
 	b = append(b, manifestMagic...)
-	b = strconv.AppendInt(b, int64(len(entries)), 10)
+	b = strconv.AppendInt(b, int64(n), 10)
 	b = append(b, '\n')
-	for i := range entries {
-		e := &entries[i]
+	for i := range n {
+		e := at(i)
 		b = append(b, byte(e.Type), ' ')
 		b = appendOctal4(b, e.Mode)
 		b = append(b, ' ')

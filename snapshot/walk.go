@@ -44,7 +44,7 @@ type walker struct {
 	seen     *atomic.Int64
 
 	mu       sync.Mutex
-	entries  []liveEntry
+	dirs     map[string][]liveEntry // directory (relative, "" for the root) -> its entries
 	excluded []string
 	nExcl    int
 }
@@ -58,17 +58,54 @@ type matcher interface {
 func walk(ctx context.Context, root string, stateRel []string, ign matcher, par int, seen *atomic.Int64) (*scan, error) {
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(par)
-	w := &walker{root: root, stateRel: stateRel, ignore: ign, g: g, ctx: gctx, seen: seen}
+	w := &walker{root: root, stateRel: stateRel, ignore: ign, g: g, ctx: gctx, seen: seen, dirs: map[string][]liveEntry{}}
 	g.Go(func() error { return w.dir("") })
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
-	slices.SortFunc(w.entries, func(a, b liveEntry) int { return strings.Compare(a.Path, b.Path) })
+	entries := w.emit("", make([]liveEntry, 0, seen.Load()))
 	slices.Sort(w.excluded)
 	if len(w.excluded) > maxReported {
 		w.excluded = w.excluded[:maxReported]
 	}
-	return &scan{entries: w.entries, excluded: w.excluded, excludedCount: w.nExcl}, nil
+	return &scan{entries: entries, excluded: w.excluded, excludedCount: w.nExcl}, nil
+}
+
+// emit appends the entries under directory rel to out in byte order of their full paths, without
+// sorting the whole list: within a directory, an entry sorts by its name and everything under a
+// subdirectory by the name followed by "/" (every path below starts with exactly that, and no
+// sibling's key is a prefix of it other than the name itself), so sorting each directory's keys
+// and recursing yields the global order. Small sorts per directory instead of one over all paths.
+func (w *walker) emit(rel string, out []liveEntry) []liveEntry {
+	ents := w.dirs[rel]
+	type item struct {
+		key string
+		i   int
+		sub bool
+	}
+	items := make([]item, 0, len(ents)+len(ents)/4)
+	skip := len(rel) + 1
+	if rel == "" {
+		skip = 0
+	}
+	for i := range ents {
+		name := ents[i].Path[skip:]
+		items = append(items, item{key: name, i: i})
+		if ents[i].Type == TypeDir {
+			if _, ok := w.dirs[ents[i].Path]; ok {
+				items = append(items, item{key: name + "/", i: i, sub: true})
+			}
+		}
+	}
+	slices.SortFunc(items, func(a, b item) int { return strings.Compare(a.key, b.key) })
+	for _, it := range items {
+		if it.sub {
+			out = w.emit(ents[it.i].Path, out)
+		} else {
+			out = append(out, ents[it.i])
+		}
+	}
+	return out
 }
 
 func (w *walker) dir(rel string) error {
@@ -148,7 +185,7 @@ func (w *walker) dir(rel string) error {
 	}
 	w.seen.Add(int64(len(local)))
 	w.mu.Lock()
-	w.entries = append(w.entries, local...)
+	w.dirs[rel] = local
 	w.excluded = append(w.excluded, excl...)
 	w.nExcl += len(excl)
 	w.mu.Unlock()
