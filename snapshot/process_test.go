@@ -32,7 +32,8 @@ type helperArgs struct {
 	Root  string   `json:"root"`
 	IDs   []string `json:"ids"`
 	Times int      `json:"times"`
-	Log   string   `json:"log"` // file the helper's Recorder appends JSON lines to
+	Log   string   `json:"log"`   // file the helper's Recorder appends JSON lines to
+	Start string   `json:"start"` // if set, wait until this file exists before starting
 }
 
 // fileRecorder appends each record to a file, one JSON line, synced: the chain as a killed
@@ -65,6 +66,12 @@ func helperMain(mode, arg string) int {
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "helper open:", err)
 		return 1
+	}
+	for a.Start != "" {
+		if _, err := os.Stat(a.Start); err == nil {
+			break
+		}
+		time.Sleep(time.Millisecond)
 	}
 	switch mode {
 	case "rewind":
@@ -268,8 +275,9 @@ func TestConcurrentProcessesSerialise(t *testing.T) {
 	mutate(t, root, rand.New(rand.NewPCG(1, 2)))
 	b, _ := s.Checkpoint(ctx, "B")
 	log := filepath.Join(filepath.Dir(root), "chain.jsonl")
-	rw := helperCmd(t, "rewind-loop", helperArgs{Root: root, IDs: []string{a.ID, b.ID}, Times: 8, Log: log})
-	cp := helperCmd(t, "checkpoint-loop", helperArgs{Root: root, Times: 16, Log: log})
+	start := filepath.Join(filepath.Dir(root), "start")
+	rw := helperCmd(t, "rewind-loop", helperArgs{Root: root, IDs: []string{a.ID, b.ID}, Times: 10, Log: log, Start: start})
+	cp := helperCmd(t, "checkpoint-loop", helperArgs{Root: root, Times: 16, Log: log, Start: start})
 	var wg sync.WaitGroup
 	errs := make([]error, 2)
 	outs := make([][]byte, 2)
@@ -280,6 +288,8 @@ func TestConcurrentProcessesSerialise(t *testing.T) {
 			outs[i], errs[i] = c.CombinedOutput()
 		}()
 	}
+	time.Sleep(200 * time.Millisecond) // both helpers are waiting: start them together
+	os.WriteFile(start, nil, 0o600)
 	wg.Wait()
 	for i := range errs {
 		if errs[i] != nil {
