@@ -36,7 +36,8 @@ type Options struct {
 	StateDir string
 	// Recorder receives a chain entry for every checkpoint, rewind and replay; nil records nothing.
 	Recorder Recorder
-	// Parallelism bounds the goroutines that walk and hash; default GOMAXPROCS.
+	// Parallelism bounds the goroutines that walk, hash and write restored files; default
+	// GOMAXPROCS.
 	Parallelism int
 	// Progress, when set, is called from one goroutine about every ProgressInterval during a long
 	// operation, and once at the end of each phase.
