@@ -1,0 +1,112 @@
+package snapshot
+
+import (
+	"context"
+	"path/filepath"
+	"sync/atomic"
+
+	"golang.org/x/sync/errgroup"
+)
+
+// capture is the live workspace as one checkpoint would record it.
+type capture struct {
+	scan       *scan
+	hashed     int
+	warnings   []string
+	stager     *stager // nil when hashing only
+	indexDirty bool
+}
+
+// manifest returns the entries as a manifest lists them.
+func (c *capture) manifest() []Entry {
+	out := make([]Entry, len(c.scan.entries))
+	for i := range c.scan.entries {
+		out[i] = c.scan.entries[i].Entry
+	}
+	return out
+}
+
+// captureLive walks the workspace and fills in every file's hash, from the stat cache when it can
+// vouch for the file, by reading it otherwise. With store set, new contents are staged for the
+// object store; without, files are only hashed (Diff, dry runs).
+func (s *Store) captureLive(ctx context.Context, store bool) (*capture, error) {
+	ign, err := s.loadIgnore()
+	if err != nil {
+		return nil, err
+	}
+	return s.captureLiveRules(ctx, store, ign)
+}
+
+// captureLiveRules is captureLive with the exclusion rules given.
+func (s *Store) captureLiveRules(ctx context.Context, store bool, ign matcher) (*capture, error) {
+	var seen atomic.Int64
+	stop := s.progress("scan", func() Progress { return Progress{Done: seen.Load()} })
+	sc, err := walk(ctx, s.root, s.stateRel, ign, s.opts.Parallelism, &seen)
+	stop()
+	if err != nil {
+		return nil, err
+	}
+	c := &capture{scan: sc}
+	idx, warn, err := loadIndex(filepath.Join(s.state, "index"))
+	if err != nil {
+		return nil, err
+	}
+	if warn != "" {
+		c.warnings = append(c.warnings, warn)
+	}
+	// Both lists are sorted by path: one merge pass pairs each file with its cache entry.
+	var todo []int
+	files, j := 0, 0
+	for i := range sc.entries {
+		e := &sc.entries[i]
+		if e.Type != TypeFile {
+			continue
+		}
+		files++
+		for j < len(idx.entries) && idx.entries[j].Path < e.Path {
+			j++
+		}
+		var ie *indexEntry
+		if j < len(idx.entries) && idx.entries[j].Path == e.Path {
+			ie = &idx.entries[j]
+		}
+		if idx.clean(ie, e.St) {
+			e.Blob = ie.Blob
+		} else {
+			todo = append(todo, i)
+		}
+	}
+	c.indexDirty = len(todo) > 0 || files != len(idx.entries)
+	if store {
+		c.stager = newStager(s.objects, len(todo) > fewFiles)
+	}
+	c.hashed = len(todo)
+	if len(todo) == 0 {
+		return c, nil
+	}
+	var done, bytes atomic.Int64
+	stop = s.progress("hash", func() Progress {
+		return Progress{Done: done.Load(), Total: int64(len(todo)), Bytes: bytes.Load()}
+	})
+	defer stop()
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(s.opts.Parallelism)
+	for _, i := range todo {
+		if gctx.Err() != nil {
+			break
+		}
+		e := &sc.entries[i]
+		g.Go(func() error {
+			err := s.hashEntry(e, c.stager, &bytes)
+			done.Add(1)
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return c, nil
+}

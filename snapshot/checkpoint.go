@@ -1,0 +1,181 @@
+package snapshot
+
+import (
+	"context"
+	"crypto/sha256"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// CheckpointResult is what Checkpoint returns: the new checkpoint and what it took.
+type CheckpointResult struct {
+	Checkpoint
+	// Reused is set on a safety checkpoint that was not written because the workspace still
+	// equalled the current position: Checkpoint then is that position.
+	Reused        bool      `json:"reused,omitempty"`
+	NewObjects    int       `json:"newObjects"`         // contents stored for the first time
+	NewBytes      int64     `json:"newBytes"`           // their bytes
+	Hashed        int       `json:"hashed"`             // files read (the stat cache could not vouch for them)
+	Skipped       []Skipped `json:"skipped,omitempty"`  // present but not captured
+	Excluded      []string  `json:"excluded,omitempty"` // excluded paths, sorted, at most 100
+	ExcludedCount int       `json:"excludedCount"`      // all excluded paths (a directory counts once)
+	Warnings      []string  `json:"warnings,omitempty"` // things that cost time but not data
+	ChainSeq      int64     `json:"chainSeq,omitempty"` // the chain entry's sequence number
+	Elapsed       Duration  `json:"elapsedMs"`          // wall time of the whole operation
+}
+
+// Skipped is a path a checkpoint saw but did not capture, and why.
+type Skipped struct {
+	Path   string `json:"path"`
+	Reason string `json:"reason"` // "socket", "fifo", "device", "changed while being read", …
+}
+
+// Duration marshals to JSON as integer milliseconds.
+type Duration time.Duration
+
+// MarshalJSON encodes d as milliseconds.
+func (d Duration) MarshalJSON() ([]byte, error) {
+	return fmt.Appendf(nil, "%d", time.Duration(d).Milliseconds()), nil
+}
+
+// String formats d like time.Duration.
+func (d Duration) String() string { return time.Duration(d).String() }
+
+// CheckpointRecord is the data of a "checkpoint" chain entry.
+type CheckpointRecord struct {
+	ID       string    `json:"id"`
+	Label    string    `json:"label"`
+	Kind     Kind      `json:"kind"`
+	Time     time.Time `json:"time"`
+	Parent   string    `json:"parent"`
+	Manifest string    `json:"manifest"` // sha256 of the manifest file's bytes
+	Files    int       `json:"files"`
+	Dirs     int       `json:"dirs"`
+	Symlinks int       `json:"symlinks"`
+	Skipped  int       `json:"skipped"`
+	Bytes    int64     `json:"bytes"`
+}
+
+// Checkpoint captures the whole workspace (FORMAT.md) under label. Files whose stat matches the
+// stat cache are not read; the others are hashed in parallel and their new contents stored. The
+// checkpoint becomes the current position, then is recorded. If recording fails the checkpoint
+// still exists and the error wraps ErrNotRecorded, with the result returned too.
+func (s *Store) Checkpoint(ctx context.Context, label string) (*CheckpointResult, error) {
+	start := time.Now()
+	unlock, err := s.lockAndRecover(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	res, _, err := s.checkpointLocked(ctx, label, KindNormal, false)
+	if res != nil {
+		res.Elapsed = Duration(time.Since(start))
+	}
+	return res, err
+}
+
+// checkpointLocked captures the workspace and commits a checkpoint of the given kind. With
+// reuse, a workspace equal to the current position commits nothing and returns that position.
+// It also returns the capture, which a restore uses as the live state.
+func (s *Store) checkpointLocked(ctx context.Context, label string, kind Kind, reuse bool) (*CheckpointResult, *capture, error) {
+	c, err := s.captureLive(ctx, true)
+	if err != nil {
+		return nil, nil, err
+	}
+	newObjects, newBytes := c.stager.count(), c.stager.newBytes
+	if err := c.stager.commit(); err != nil {
+		return nil, nil, err
+	}
+	// The stat cache may be written as soon as the objects it names are stored: do it while the
+	// manifest and metadata are written. (Should the checkpoint fail after this, the cache still
+	// holds only true facts: which stat had which stored content.)
+	indexDone := make(chan error, 1)
+	go func() { indexDone <- s.writeIndex(c) }()
+	indexWritten := false
+	defer func() {
+		if !indexWritten {
+			<-indexDone
+		}
+	}()
+	live := c.scan.entries
+	mb := encodeManifest(len(live), func(i int) *Entry { return &live[i].Entry })
+	mh := Hash(sha256.Sum256(mb))
+	pos, err := s.readPosition()
+	if err != nil {
+		return nil, nil, err
+	}
+	res := &CheckpointResult{NewObjects: newObjects, NewBytes: newBytes, Hashed: c.hashed,
+		Excluded: c.scan.excluded, ExcludedCount: c.scan.excludedCount, Warnings: c.warnings}
+	for i := range live {
+		if e := &live[i]; e.Type == TypeSkipped {
+			res.Skipped = append(res.Skipped, Skipped{Path: e.Path, Reason: e.Reason})
+		}
+	}
+	if reuse && pos.Current != "" {
+		cur, err := s.readCheckpoint(pos.Current)
+		if err == nil && cur.Manifest == mh {
+			res.Checkpoint, res.Reused = *cur, true
+			indexWritten = true
+			return res, c, <-indexDone
+		}
+	}
+	mname := filepath.Join(s.state, "manifests", mh.String())
+	if _, err := os.Lstat(mname); err != nil {
+		if err := writeFileDurable(mname, mb, 0o600); err != nil {
+			return nil, nil, fmt.Errorf("write manifest: %w", err)
+		}
+	}
+	cp := Checkpoint{Time: time.Now().UTC(), Kind: kind, Label: label, Parent: pos.Current, Manifest: mh, Counts: countEntries(live)}
+	if !cp.Time.After(pos.Time) {
+		cp.Time = pos.Time.Add(time.Nanosecond)
+	}
+	b, id := encodeCheckpoint(&cp)
+	cp.ID = id
+	cname := filepath.Join(s.state, "checkpoints", id)
+	if _, err := os.Lstat(cname); err == nil {
+		return nil, nil, fmt.Errorf("checkpoint id %s already exists (a 48-bit collision): try again", id)
+	}
+	if err := writeFileDurable(cname, b, 0o600); err != nil {
+		return nil, nil, fmt.Errorf("write checkpoint: %w", err)
+	}
+	pos.Current, pos.Time = id, cp.Time
+	if err := s.writePosition(pos); err != nil {
+		return nil, nil, fmt.Errorf("write position: %w", err)
+	}
+	res.Checkpoint = cp
+	indexWritten = true
+	if err := <-indexDone; err != nil {
+		return res, c, err
+	}
+	if s.opts.Recorder != nil {
+		seq, err := s.opts.Recorder.Record("checkpoint", CheckpointRecord{
+			ID: id, Label: label, Kind: kind, Time: cp.Time, Parent: cp.Parent, Manifest: mh.String(),
+			Files: cp.Counts.Files, Dirs: cp.Counts.Dirs, Symlinks: cp.Counts.Symlinks, Skipped: cp.Counts.Skipped, Bytes: cp.Counts.Bytes,
+		})
+		if err != nil {
+			return res, c, fmt.Errorf("%w: checkpoint %s: %v", ErrNotRecorded, id, err)
+		}
+		res.ChainSeq = seq
+	}
+	return res, c, nil
+}
+
+func countEntries(entries []liveEntry) Counts {
+	var n Counts
+	for i := range entries {
+		switch entries[i].Type {
+		case TypeFile:
+			n.Files++
+			n.Bytes += entries[i].Size
+		case TypeDir:
+			n.Dirs++
+		case TypeSymlink:
+			n.Symlinks++
+		case TypeSkipped:
+			n.Skipped++
+		}
+	}
+	return n
+}

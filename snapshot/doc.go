@@ -1,0 +1,56 @@
+// Package snapshot checkpoints a whole workspace and restores it exactly: every file, directory
+// (empty ones too), symlink (as a link, never followed) and permission bit, whatever changed them.
+//
+// # Store and format
+//
+// A Store lives in the workspace's state directory (default <root>/.rewind). Contents are stored
+// once, named by their SHA-256 (objects/, or packs/ for the small files of a large batch such as a
+// first checkpoint, which would otherwise spend most of its time creating files); each checkpoint has a manifest (sorted entries: path,
+// type, mode, size, content hash, link target), itself named by its SHA-256, and a small metadata
+// file named by the first 12 hex digits of its own SHA-256, which is the checkpoint id. A stat
+// cache (index) lets a checkpoint skip reading files whose size, mtime, ctime, inode and mode did
+// not change, with git's racy-clean rule. FORMAT.md specifies every file byte by byte.
+//
+// # Operations
+//
+//   - Checkpoint captures the workspace and makes it the current position.
+//   - Rewind restores any checkpoint: it takes a safety checkpoint of the current state first
+//     (or reuses the current position when nothing changed since it), touches only paths that
+//     differ, never writes through a symlink or outside the workspace, and runs under a journal,
+//     so an interrupted rewind is finished by the next Open (or the next writer).
+//   - Replay is a Rewind that may only move forward: to a checkpoint recorded later than the
+//     current position, such as the safety checkpoint of the rewind that led here.
+//   - List returns the timeline (a tree through parent links); Diff compares two checkpoints or
+//     a checkpoint and the live workspace; GC removes old checkpoints and unreferenced contents;
+//     Resolve turns an id prefix into an id.
+//
+// # What is captured
+//
+// Excluded, never captured and never touched by a restore: the state directory, and the paths
+// named by .rewindignore at the root (gitignore syntax, see Ignore). The workspace's own .git is
+// an ordinary folder and is captured. Sockets, FIFOs and devices are recorded as skipped entries,
+// and a restore leaves skipped paths alone. A file that changes while it is read (its stat differs
+// before and after, or, for a file changed within the last 100ms, a second read hashes
+// differently) is read again up to three times, then recorded as skipped: a torn read is never
+// stored. An unreadable file or directory fails the checkpoint with its path: make it readable
+// or list it in .rewindignore.
+//
+// Not captured: owners, timestamps (restored files get the time of the restore, which is what
+// build tools expect), extended attributes, ACLs, and hard links (each name is stored as its own
+// file; a restore writes a new file, so a link to it elsewhere keeps the old content).
+//
+// # Concurrency and the chain
+//
+// Writers (Checkpoint, Rewind, Replay, GC) serialise on an flock of StateDir/lock, across
+// processes and goroutines; readers (List, Diff, Resolve, Get, Entries, and dry runs) take no
+// lock, because every file is replaced by an atomic rename. A caller that holds StateDir/lock
+// itself must say so with Options.Lock (flock conflicts between two descriptors of one process).
+// Each writer records on the hash chain through Options.Recorder, after what it records is
+// durable: kinds "checkpoint" (CheckpointRecord), "rewind" and "replay" (RestoreRecord). A failed
+// Record leaves the durable result in place and returns an error wrapping ErrNotRecorded.
+//
+// # Platforms
+//
+// Linux (fstatat and syncfs on amd64 and arm64, portable fallbacks on other architectures) and
+// macOS (path-based stat, sync(2)); the tests run on Linux.
+package snapshot

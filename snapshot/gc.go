@@ -1,0 +1,266 @@
+package snapshot
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// GCOptions chooses which checkpoints GC keeps. A checkpoint is kept when any rule keeps it; with
+// neither KeepLast nor KeepWithin set every checkpoint is kept and GC only removes what no
+// checkpoint needs (objects and manifests left by interrupted or removed checkpoints).
+type GCOptions struct {
+	KeepLast   int           // keep the newest N checkpoints
+	KeepWithin time.Duration // keep checkpoints younger than this
+	DryRun     bool          // report what would be removed, remove nothing
+}
+
+// GCResult reports what GC removed (or, in a dry run, would remove).
+type GCResult struct {
+	DryRun           bool     `json:"dryRun"`
+	Removed          []string `json:"removed"`          // checkpoint ids, oldest first
+	Kept             int      `json:"kept"`             // checkpoints kept
+	Protected        []string `json:"protected"`        // kept whatever the rules say (see GC)
+	ManifestsRemoved int      `json:"manifestsRemoved"` // manifests no kept checkpoint uses
+	ObjectsRemoved   int      `json:"objectsRemoved"`   // contents no kept checkpoint uses
+	BytesFreed       int64    `json:"bytesFreed"`       // their size
+}
+
+// GC removes the checkpoints the options do not keep, then every manifest and object that no
+// kept checkpoint (nor the stat cache) refers to. It never removes the current position, nor the
+// safety checkpoint of the last rewind or replay, which is what undoing it restores.
+// It takes the writers' lock, so it never runs inside a checkpoint or a rewind.
+func (s *Store) GC(ctx context.Context, opts GCOptions) (*GCResult, error) {
+	if opts.KeepLast < 0 || opts.KeepWithin < 0 {
+		return nil, fmt.Errorf("gc: KeepLast (%d) and KeepWithin (%s) must not be negative", opts.KeepLast, opts.KeepWithin)
+	}
+	unlock, err := s.lockAndRecover(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	cps, err := s.listCheckpoints()
+	if err != nil {
+		return nil, err
+	}
+	pos, err := s.readPosition()
+	if err != nil {
+		return nil, err
+	}
+	res := &GCResult{DryRun: opts.DryRun, Removed: []string{}, Protected: []string{}}
+	protected := map[string]bool{pos.Current: true}
+	if pos.Last != nil {
+		protected[pos.Last.Safety] = true // undoing the last rewind or replay restores it
+	}
+	delete(protected, "")
+	keepAll := opts.KeepLast == 0 && opts.KeepWithin == 0
+	now := time.Now()
+	var kept []*Checkpoint
+	for i, c := range cps {
+		keep := keepAll || protected[c.ID] ||
+			(opts.KeepLast > 0 && i >= len(cps)-opts.KeepLast) ||
+			(opts.KeepWithin > 0 && now.Sub(c.Time) < opts.KeepWithin)
+		if keep {
+			kept = append(kept, c)
+			if protected[c.ID] {
+				res.Protected = append(res.Protected, c.ID)
+			}
+		} else {
+			res.Removed = append(res.Removed, c.ID)
+		}
+	}
+	res.Kept = len(kept)
+	// What the kept checkpoints and the stat cache need.
+	manifests := map[Hash]bool{}
+	objects := map[Hash]bool{}
+	for _, c := range kept {
+		if manifests[c.Manifest] {
+			continue
+		}
+		manifests[c.Manifest] = true
+		entries, err := s.readManifest(c.Manifest)
+		if err != nil {
+			return nil, fmt.Errorf("gc: checkpoint %s: %w (nothing was removed)", c.ID, err)
+		}
+		for i := range entries {
+			if entries[i].Type == TypeFile {
+				objects[entries[i].Blob] = true
+			}
+		}
+	}
+	idx, _, err := loadIndex(filepath.Join(s.state, "index"))
+	if err != nil {
+		return nil, err
+	}
+	for i := range idx.entries {
+		objects[idx.entries[i].Blob] = true
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	// Remove checkpoints first, then manifests, then objects: a crash in between leaves only
+	// unreferenced files, which the next GC removes.
+	remove := func(name string) error {
+		if opts.DryRun {
+			return nil
+		}
+		if err := os.Remove(name); err != nil && !os.IsNotExist(err) {
+			return fmt.Errorf("gc: %w", err)
+		}
+		return nil
+	}
+	for _, id := range res.Removed {
+		if err := remove(filepath.Join(s.state, "checkpoints", id)); err != nil {
+			return nil, err
+		}
+	}
+	if !opts.DryRun {
+		if err := syncDir(filepath.Join(s.state, "checkpoints")); err != nil {
+			return nil, err
+		}
+	}
+	// Temporary files of durable writes a crash interrupted (the lock excludes live ones).
+	for _, dir := range []string{s.state, filepath.Join(s.state, "checkpoints"), filepath.Join(s.state, "manifests")} {
+		names, err := readDirNames(dir)
+		if err != nil {
+			return nil, err
+		}
+		for _, n := range names {
+			if strings.HasPrefix(n, ".tmp-") {
+				if err := remove(filepath.Join(dir, n)); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	mdir := filepath.Join(s.state, "manifests")
+	names, err := readDirNames(mdir)
+	if err != nil {
+		return nil, err
+	}
+	for _, n := range names {
+		h, err := ParseHash(n)
+		if err != nil || manifests[h] {
+			continue
+		}
+		if err := remove(filepath.Join(mdir, n)); err != nil {
+			return nil, err
+		}
+		res.ManifestsRemoved++
+	}
+	fans, err := readDirNames(s.objects.dir)
+	if err != nil {
+		return nil, err
+	}
+	for _, fan := range fans {
+		if len(fan) != 2 || !isLowerHex(fan) {
+			continue // tmp/
+		}
+		dir := filepath.Join(s.objects.dir, fan)
+		names, err := readDirNames(dir)
+		if err != nil {
+			return nil, err
+		}
+		for _, n := range names {
+			h, err := ParseHash(fan + n)
+			if err != nil || objects[h] {
+				continue
+			}
+			if fi, err := os.Lstat(filepath.Join(dir, n)); err == nil {
+				res.BytesFreed += fi.Size()
+			}
+			if err := remove(filepath.Join(dir, n)); err != nil {
+				return nil, err
+			}
+			res.ObjectsRemoved++
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+	}
+	if err := s.gcPacks(objects, res, opts.DryRun); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// gcPacks drops unreferenced objects from packs: a pack whose objects are all needed stays, one
+// with none is removed, and one with some is rewritten with just those (the new pack's index is
+// durable before the old pack goes, so a crash leaves an object in two packs, never in none).
+func (s *Store) gcPacks(keep map[Hash]bool, res *GCResult, dryRun bool) error {
+	names, err := readDirNames(s.objects.packDir)
+	if err != nil {
+		return err
+	}
+	for _, n := range names {
+		id, ok := strings.CutSuffix(n, ".idx")
+		if !ok || strings.HasPrefix(n, ".") {
+			continue
+		}
+		entries, err := s.objects.readPackIdx(id)
+		if err != nil {
+			return fmt.Errorf("gc: %w", err)
+		}
+		var live []packEntry
+		for _, e := range entries {
+			if keep[e.Hash] {
+				live = append(live, e)
+			} else {
+				res.ObjectsRemoved++
+				res.BytesFreed += e.Size
+			}
+		}
+		if len(live) == len(entries) || dryRun {
+			continue
+		}
+		old := filepath.Join(s.objects.packDir, id)
+		if len(live) > 0 {
+			if err := s.repack(old+".pack", live); err != nil {
+				return fmt.Errorf("gc: repack %s: %w", old+".pack", err)
+			}
+		}
+		if err := removeDurable(old + ".idx"); err != nil {
+			return fmt.Errorf("gc: %w", err)
+		}
+		if err := os.Remove(old + ".pack"); err != nil {
+			return fmt.Errorf("gc: %w", err)
+		}
+	}
+	return nil
+}
+
+// repack copies the live objects of a pack into a new one, verifying each as it is copied.
+func (s *Store) repack(oldPack string, live []packEntry) error {
+	src, err := os.Open(oldPack)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	p, err := s.objects.newPack()
+	if err != nil {
+		return err
+	}
+	for _, e := range live {
+		data := make([]byte, e.Size)
+		if _, err := src.ReadAt(data, e.Off); err != nil {
+			p.abort()
+			return err
+		}
+		if Hash(sha256Sum(data)) != e.Hash {
+			p.abort()
+			return &CorruptError{Path: oldPack, Reason: fmt.Sprintf("object %s at offset %d does not match its hash", e.Hash, e.Off)}
+		}
+		if err := p.add(e.Hash, data); err != nil {
+			p.abort()
+			return err
+		}
+	}
+	if err := s.objects.finishPack(p); err != nil {
+		p.abort()
+		return err
+	}
+	return nil
+}

@@ -1,0 +1,175 @@
+package snapshot
+
+import (
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+)
+
+// errChanged says a file changed between its stat and the end of its read.
+var errChanged = errors.New("file changed while being read")
+
+// readTries is how many times a file that keeps changing is read before it is reported skipped.
+const readTries = 3
+
+// hashEntry hashes (and stages) the file e, retrying while it changes under us; a file that keeps
+// changing becomes a TypeSkipped entry, so a torn read is never stored.
+func (s *Store) hashEntry(e *liveEntry, stg *stager, bytes *atomic.Int64) error {
+	full := filepath.Join(s.root, e.Path)
+	for try := 0; ; try++ {
+		h, err := hashFile(full, e.St, stg, bytes)
+		if err == nil {
+			e.Blob = h
+			return nil
+		}
+		if !errors.Is(err, errChanged) {
+			return err
+		}
+		st, lerr := lstatPath(full)
+		if try+1 == readTries || lerr != nil || st.Mode&syscall.S_IFMT != syscall.S_IFREG {
+			e.Type, e.Mode, e.Size, e.Reason = TypeSkipped, 0, 0, "changed while being read"
+			return nil
+		}
+		e.St, e.Size, e.Mode = st, st.Size, st.Mode&0o7777
+	}
+}
+
+// smallFile is the size up to which a file is read whole into memory (one read, one hash, and a
+// write only if the content is new); larger files are streamed to a staging file while hashed.
+const smallFile = 1 << 20
+
+var bufPool = sync.Pool{New: func() any { b := make([]byte, smallFile); return &b }}
+
+// racyWindow is how recent a file's ctime may be, at the start of its read, for the read to need
+// a second one. File timestamps come from a coarse clock (a few ms), so a write during a read may
+// leave the stat unchanged; but it sets ctime to at least the read's start minus that granularity.
+// A file whose ctime is older than the read's start by more than racyWindow was not written while
+// read; a more recent one is read twice, and the two hashes must agree.
+const racyWindow = 100 * time.Millisecond
+
+// hashFile reads the file full, which lstat saw as want, and returns its hash. It opens with
+// O_NOFOLLOW and compares fstat before and after the read with want: any difference means the
+// file changed (errChanged) and nothing is staged. A recently changed file is read twice (see
+// racyWindow), so a read torn by a concurrent writer is never stored.
+func hashFile(full string, want statInfo, stg *stager, bytes *atomic.Int64) (Hash, error) {
+	var h Hash
+	readStart := time.Now().UnixNano()
+	f, err := os.OpenFile(full, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ELOOP) {
+			return h, errChanged
+		}
+		return h, fmt.Errorf("read %s: %w (make it readable, or list it in %s)", full, err, IgnoreFile)
+	}
+	defer f.Close()
+	st1, err := fstatFile(f)
+	if err != nil {
+		return h, err
+	}
+	if st1 != want {
+		return h, errChanged
+	}
+	bp := bufPool.Get().(*[]byte)
+	defer bufPool.Put(bp)
+	buf := *bp
+	if st1.Size <= smallFile {
+		data := buf[:st1.Size]
+		if _, err := io.ReadFull(f, data); err != nil {
+			if err == io.ErrUnexpectedEOF || err == io.EOF {
+				return h, errChanged
+			}
+			return h, fmt.Errorf("read %s: %w", full, err)
+		}
+		var one [1]byte
+		if n, _ := f.Read(one[:]); n != 0 {
+			return h, errChanged
+		}
+		h = sha256.Sum256(data)
+		if st2, err := fstatFile(f); err != nil || st2 != st1 {
+			return h, errChanged
+		}
+		if err := confirmQuiet(f, st1, readStart, h); err != nil {
+			return h, err
+		}
+		bytes.Add(st1.Size)
+		if stg != nil {
+			return h, stg.putBytes(h, data)
+		}
+		return h, nil
+	}
+	hasher := sha256.New()
+	var w io.Writer = hasher
+	var tmp *os.File
+	if stg != nil {
+		if tmp, err = stg.tempFile(); err != nil {
+			return h, err
+		}
+		defer func() {
+			if tmp != nil {
+				tmp.Close()
+				os.Remove(tmp.Name())
+			}
+		}()
+		w = io.MultiWriter(hasher, tmp)
+	}
+	n, err := io.CopyBuffer(w, countingReader{f, bytes}, buf)
+	if err != nil {
+		return h, fmt.Errorf("read %s: %w", full, err)
+	}
+	hasher.Sum(h[:0])
+	if st2, err := fstatFile(f); err != nil || st2 != st1 || n != st1.Size {
+		return h, errChanged
+	}
+	if err := confirmQuiet(f, st1, readStart, h); err != nil {
+		return h, err
+	}
+	if tmp != nil {
+		if err := tmp.Close(); err != nil {
+			return h, err
+		}
+		name := tmp.Name()
+		tmp = nil
+		return h, stg.adopt(h, name, n)
+	}
+	return h, nil
+}
+
+// confirmQuiet re-reads a file changed within racyWindow of its read and checks that it still
+// hashes to h with the same stat; otherwise errChanged.
+func confirmQuiet(f *os.File, st statInfo, readStart int64, h Hash) error {
+	if st.Ctime < readStart-int64(racyWindow) && st.Mtime < readStart-int64(racyWindow) {
+		return nil
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	hasher := sha256.New()
+	n, err := io.Copy(hasher, f)
+	if err != nil {
+		return err
+	}
+	var again Hash
+	hasher.Sum(again[:0])
+	if st2, err := fstatFile(f); err != nil || st2 != st || n != st.Size || again != h {
+		return errChanged
+	}
+	return nil
+}
+
+type countingReader struct {
+	r io.Reader
+	n *atomic.Int64
+}
+
+func (c countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n.Add(int64(n))
+	return n, err
+}

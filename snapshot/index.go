@@ -1,0 +1,152 @@
+package snapshot
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// indexMagic starts the stat cache file; the last byte is the format version.
+const indexMagic = "RWINDEX\x01"
+
+// indexEntry is one file of the stat cache: its stat at the time it was hashed, and the hash.
+type indexEntry struct {
+	Path string
+	St   statInfo
+	Blob Hash
+}
+
+// statIndex is the stat cache (FORMAT.md, "Index"): sorted entries and the index file's mtime,
+// which decides racy-cleanness.
+type statIndex struct {
+	entries []indexEntry
+	mtime   int64 // ns; entries with St.Mtime >= mtime are racily clean and are hashed again
+}
+
+// clean reports whether a file whose lstat is st can reuse e's hash without being read.
+func (x *statIndex) clean(e *indexEntry, st statInfo) bool {
+	return e != nil && e.St == st && e.St.Mtime < x.mtime
+}
+
+// loadIndex reads the stat cache. A missing file gives an empty index; a damaged one gives an
+// empty index and a warning (it is a cache: every file is simply hashed again).
+func loadIndex(name string) (*statIndex, string, error) {
+	data, err := os.ReadFile(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return &statIndex{}, "", nil
+	}
+	if err != nil {
+		return nil, "", fmt.Errorf("read stat cache %s: %w", name, err)
+	}
+	st, err := lstatPath(name)
+	if err != nil {
+		return nil, "", fmt.Errorf("stat %s: %w", name, err)
+	}
+	entries, err := decodeIndex(data)
+	if err != nil {
+		return &statIndex{}, fmt.Sprintf("stat cache %s ignored (%v): every file was read again", name, err), nil
+	}
+	return &statIndex{entries: entries, mtime: st.Mtime}, "", nil
+}
+
+// encodeIndex encodes sorted entries.
+func encodeIndex(entries []indexEntry) []byte {
+	n := len(indexMagic) + 4 + 4
+	for i := range entries {
+		n += 2 + len(entries[i].Path) + 8*4 + 4 + 32
+	}
+	b := make([]byte, 0, n)
+	b = append(b, indexMagic...)
+	b = binary.LittleEndian.AppendUint32(b, uint32(len(entries)))
+	for i := range entries {
+		e := &entries[i]
+		b = binary.LittleEndian.AppendUint16(b, uint16(len(e.Path)))
+		b = append(b, e.Path...)
+		b = binary.LittleEndian.AppendUint64(b, uint64(e.St.Size))
+		b = binary.LittleEndian.AppendUint64(b, uint64(e.St.Mtime))
+		b = binary.LittleEndian.AppendUint64(b, uint64(e.St.Ctime))
+		b = binary.LittleEndian.AppendUint64(b, e.St.Ino)
+		b = binary.LittleEndian.AppendUint32(b, e.St.Mode)
+		b = append(b, e.Blob[:]...)
+	}
+	return binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, castagnoli))
+}
+
+// castagnoli is CRC-32C, computed in hardware on amd64 and arm64: the index is a cache whose
+// checksum only has to catch a torn or damaged write, so a CRC does, at a fraction of the cost.
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// decodeIndex decodes and checks an index file's bytes.
+func decodeIndex(b []byte) ([]indexEntry, error) {
+	const fixed = 8*4 + 4 + 32
+	if len(b) < len(indexMagic)+4+4 || !bytes.Equal(b[:len(indexMagic)], []byte(indexMagic)) {
+		return nil, fmt.Errorf("not a version 1 stat cache")
+	}
+	body, sum := b[:len(b)-4], binary.LittleEndian.Uint32(b[len(b)-4:])
+	if crc32.Checksum(body, castagnoli) != sum {
+		return nil, fmt.Errorf("checksum mismatch")
+	}
+	// One string for all paths: each path is a substring of it, not an allocation of its own.
+	all := string(body)
+	r := body[len(indexMagic):]
+	count := binary.LittleEndian.Uint32(r)
+	r = r[4:]
+	if uint64(count) > uint64(len(r))/(2+fixed) {
+		return nil, fmt.Errorf("count %d exceeds the file", count)
+	}
+	entries := make([]indexEntry, count)
+	for i := range entries {
+		if len(r) < 2 {
+			return nil, fmt.Errorf("truncated")
+		}
+		pl := int(binary.LittleEndian.Uint16(r))
+		r = r[2:]
+		if len(r) < pl+fixed {
+			return nil, fmt.Errorf("truncated")
+		}
+		e := &entries[i]
+		at := len(body) - len(r)
+		e.Path = all[at : at+pl]
+		r = r[pl:]
+		e.St.Size = int64(binary.LittleEndian.Uint64(r))
+		e.St.Mtime = int64(binary.LittleEndian.Uint64(r[8:]))
+		e.St.Ctime = int64(binary.LittleEndian.Uint64(r[16:]))
+		e.St.Ino = binary.LittleEndian.Uint64(r[24:])
+		e.St.Mode = binary.LittleEndian.Uint32(r[32:])
+		copy(e.Blob[:], r[36:68])
+		r = r[fixed:]
+		if i > 0 && entries[i-1].Path >= e.Path {
+			return nil, fmt.Errorf("entries not sorted at %q", e.Path)
+		}
+	}
+	if len(r) != 0 {
+		return nil, fmt.Errorf("%d trailing bytes", len(r))
+	}
+	return entries, nil
+}
+
+// writeIndex saves the stat cache of a capture when it changed.
+func (s *Store) writeIndex(c *capture) error {
+	if !c.indexDirty {
+		return nil
+	}
+	var entries []indexEntry
+	for i := range c.scan.entries {
+		if e := &c.scan.entries[i]; e.Type == TypeFile {
+			entries = append(entries, indexEntry{Path: e.Path, St: e.St, Blob: e.Blob})
+		}
+	}
+	return s.saveIndex(entries)
+}
+
+func (s *Store) saveIndex(entries []indexEntry) error {
+	if err := writeFile(filepath.Join(s.state, "index"), encodeIndex(entries), 0o600, false); err != nil {
+		return fmt.Errorf("write stat cache: %w", err)
+	}
+	return nil
+}

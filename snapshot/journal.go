@@ -1,0 +1,103 @@
+package snapshot
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// Journal is the content of StateDir/journal: a rewind or replay in flight (FORMAT.md, "Journal").
+type Journal struct {
+	Format int       `json:"format"`
+	Op     string    `json:"op"`     // "rewind" or "replay"
+	OpID   string    `json:"opId"`   // random; repeated in the chain record, so a duplicate is recognisable
+	From   string    `json:"from"`   // the position before the operation
+	To     string    `json:"to"`     // the checkpoint being restored
+	Safety string    `json:"safety"` // the checkpoint holding the state before the operation
+	Time   time.Time `json:"time"`
+}
+
+func (s *Store) journalPath() string { return filepath.Join(s.state, "journal") }
+
+// readJournal returns the journal, or nil when no operation is in flight.
+func (s *Store) readJournal() (*Journal, error) {
+	b, err := os.ReadFile(s.journalPath())
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var j Journal
+	if err := json.Unmarshal(b, &j); err != nil || j.Format != 1 || !validID(j.To) || !validID(j.Safety) || (j.Op != "rewind" && j.Op != "replay") {
+		return nil, &CorruptError{Path: s.journalPath(), Reason: fmt.Sprintf("not a version 1 journal (%v); it was written durably, so it was changed outside agent-rewind: check the workspace, then delete the file", err)}
+	}
+	return &j, nil
+}
+
+func (s *Store) writeJournal(j *Journal) error {
+	j.Format = 1
+	b, _ := json.Marshal(j)
+	return writeFileDurable(s.journalPath(), append(b, '\n'), 0o600)
+}
+
+// recoverLocked finishes an interrupted rewind or replay; the caller holds the lock. It re-runs
+// the restore to the journal's target, comparing the live workspace with it, so whatever the
+// interrupted run had done, the workspace ends equal to the target. When the target cannot be
+// read it restores the safety checkpoint instead (outcome "undone").
+func (s *Store) recoverLocked(ctx context.Context) error {
+	j, err := s.readJournal()
+	if err != nil || j == nil {
+		return err
+	}
+	s.objects.forget()
+	if err := s.objects.cleanTmp(); err != nil {
+		return &RecoveryError{Journal: *j, Err: err}
+	}
+	outcome := "completed"
+	t, err := s.loadTarget(j.To)
+	if err != nil {
+		var serr error
+		if t, serr = s.loadTarget(j.Safety); serr != nil {
+			return &RecoveryError{Journal: *j, Err: fmt.Errorf("target: %v; safety checkpoint: %v", err, serr)}
+		}
+		outcome = "undone"
+	}
+	// Paths excluded by the pre-operation rules stay untouched even if the interrupted run had
+	// already restored the target's .rewindignore: take the rules of all three states.
+	r := rules{t.ignore}
+	if safety, err := s.loadTarget(j.Safety); err == nil {
+		r = append(r, safety.ignore)
+	}
+	live, err := s.loadIgnore()
+	if err != nil {
+		return &RecoveryError{Journal: *j, Err: err}
+	}
+	r = append(r, live)
+	res, err := s.restoreLocked(ctx, j, t, r, nil, true, outcome)
+	if err != nil && errors.Is(err, ErrCorrupt) && outcome == "completed" {
+		// The target cannot be restored (a damaged object): go back to the pre-rewind state.
+		st, serr := s.loadTarget(j.Safety)
+		if serr != nil {
+			return &RecoveryError{Journal: *j, Err: fmt.Errorf("target: %v; safety checkpoint: %v", err, serr)}
+		}
+		outcome = "undone"
+		if res, err = s.restoreLocked(ctx, j, st, r, nil, true, outcome); err != nil && !errors.Is(err, ErrNotRecorded) {
+			err = fmt.Errorf("the target is damaged, and restoring the safety checkpoint failed too: %w", err)
+		}
+	}
+	if err != nil && !errors.Is(err, ErrNotRecorded) {
+		return &RecoveryError{Journal: *j, Err: err}
+	}
+	rec := &Recovery{Journal: *j, Outcome: outcome, Changes: len(res.Changes)}
+	if err != nil {
+		rec.NotRecorded = err.Error()
+	}
+	s.recovered.Store(rec)
+	return nil
+}

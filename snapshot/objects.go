@@ -1,0 +1,315 @@
+package snapshot
+
+import (
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"golang.org/x/sync/errgroup"
+)
+
+// objectStore is the content-addressed blob store: loose objects under StateDir/objects and
+// packed ones under StateDir/packs (FORMAT.md, "Objects" and "Packs").
+type objectStore struct {
+	dir     string
+	packDir string
+
+	mu    sync.Mutex
+	packs map[Hash]packLoc // packed objects; nil until loaded (see forget)
+}
+
+// forget drops the cached pack indexes: another process may have added or removed packs since.
+// Every operation starts with it.
+func (o *objectStore) forget() {
+	o.mu.Lock()
+	o.packs = nil
+	o.mu.Unlock()
+}
+
+// packed returns where h is packed, loading the pack indexes on first use.
+func (o *objectStore) packed(h Hash) (packLoc, bool, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.packs == nil {
+		m, err := o.loadPacks()
+		if err != nil {
+			return packLoc{}, false, err
+		}
+		o.packs = m
+	}
+	loc, ok := o.packs[h]
+	return loc, ok, nil
+}
+
+// addPacked records objects of a pack this process just finished.
+func (o *objectStore) addPacked(p *packWriter) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.packs == nil {
+		return // loaded fresh on next use
+	}
+	pack := filepath.Join(o.packDir, p.id+".pack")
+	for _, e := range p.entries {
+		if _, dup := o.packs[e.Hash]; !dup {
+			o.packs[e.Hash] = packLoc{pack: pack, packEntry: e}
+		}
+	}
+}
+
+// path returns the file name of object h: objects/ab/cdef….
+func (o *objectStore) path(h Hash) string {
+	s := h.String()
+	return filepath.Join(o.dir, s[:2], s[2:])
+}
+
+func (o *objectStore) tmpDir() string { return filepath.Join(o.dir, "tmp") }
+
+// has reports whether object h is stored, loose or packed.
+func (o *objectStore) has(h Hash) (bool, error) {
+	if _, err := os.Lstat(o.path(h)); err == nil {
+		return true, nil
+	}
+	_, ok, err := o.packed(h)
+	return ok, err
+}
+
+// open opens object h for reading, verifying its content as it is read (see verifyingReader).
+func (o *objectStore) open(h Hash) (io.ReadCloser, error) {
+	f, err := os.Open(o.path(h))
+	if err == nil {
+		return &verifyingReader{r: f, want: h, h: sha256.New(), name: o.path(h)}, nil
+	}
+	if !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	loc, ok, perr := o.packed(h)
+	if perr != nil {
+		return nil, perr
+	}
+	if !ok {
+		return nil, &CorruptError{Path: o.path(h), Reason: "object is missing, loose and packed (removed by hand, or by a gc that did not know a checkpoint still needed it)"}
+	}
+	pf, err := os.Open(loc.pack)
+	if err != nil {
+		return nil, &CorruptError{Path: loc.pack, Reason: err.Error()}
+	}
+	name := fmt.Sprintf("%s (object %s at offset %d)", loc.pack, h, loc.Off)
+	return &verifyingReader{r: sectionCloser{io.NewSectionReader(pf, loc.Off, loc.Size), pf}, want: h, h: sha256.New(), name: name}, nil
+}
+
+// verifyingReader hashes what it reads and fails at EOF when the content does not match its name,
+// so a damaged object is never restored silently.
+type verifyingReader struct {
+	r    io.ReadCloser
+	h    hash.Hash
+	want Hash
+	name string
+}
+
+func (v *verifyingReader) Read(p []byte) (int, error) {
+	n, err := v.r.Read(p)
+	v.h.Write(p[:n])
+	if err == io.EOF {
+		var got Hash
+		v.h.Sum(got[:0])
+		if got != v.want {
+			return n, &CorruptError{Path: v.name, Reason: fmt.Sprintf("content hashes to %s", got)}
+		}
+	}
+	return n, err
+}
+
+func (v *verifyingReader) Close() error { return v.r.Close() }
+
+// cleanTmp removes what an interrupted writer left in objects/tmp. Call it under the lock.
+// The directory itself stays: creating one costs more than listing it on some file systems.
+func (o *objectStore) cleanTmp() error {
+	names, err := readDirNames(o.tmpDir())
+	if err != nil {
+		return err
+	}
+	if names == nil {
+		if _, err := os.Lstat(o.tmpDir()); err != nil {
+			return os.MkdirAll(o.tmpDir(), 0o700)
+		}
+	}
+	for _, n := range names {
+		if err := os.RemoveAll(filepath.Join(o.tmpDir(), n)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// stager collects the new objects of one checkpoint, then makes them durable and visible together
+// (commit). Small objects of a large batch go into one new pack; the others are staged as files
+// in objects/tmp and renamed into place (FORMAT.md, "Objects" and "Packs").
+type stager struct {
+	o        *objectStore
+	usePack  bool
+	mu       sync.Mutex
+	pending  map[Hash]string // loose object -> its temporary file
+	pack     *packWriter     // created on the first small object when usePack
+	inPack   map[Hash]bool
+	newBytes int64
+}
+
+func newStager(o *objectStore, usePack bool) *stager {
+	return &stager{o: o, usePack: usePack, pending: make(map[Hash]string), inPack: make(map[Hash]bool)}
+}
+
+// count returns how many new objects are staged.
+func (s *stager) count() int { return len(s.pending) + len(s.inPack) }
+
+// knownLocked reports whether h is stored or already staged; s.mu is held.
+func (s *stager) knownLocked(h Hash) (bool, error) {
+	if _, ok := s.pending[h]; ok || s.inPack[h] {
+		return true, nil
+	}
+	return s.o.has(h)
+}
+
+// putBytes stages data as object h unless it is already stored or staged.
+func (s *stager) putBytes(h Hash, data []byte) error {
+	s.mu.Lock()
+	known, err := s.knownLocked(h)
+	if err != nil || known {
+		s.mu.Unlock()
+		return err
+	}
+	if s.usePack {
+		defer s.mu.Unlock()
+		if s.pack == nil {
+			if s.pack, err = s.o.newPack(); err != nil {
+				return err
+			}
+		}
+		if err := s.pack.add(h, data); err != nil {
+			return err
+		}
+		s.inPack[h] = true
+		s.newBytes += int64(len(data))
+		return nil
+	}
+	s.mu.Unlock()
+	f, err := os.CreateTemp(s.o.tmpDir(), "obj-*")
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return err
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(f.Name())
+		return err
+	}
+	return s.adopt(h, f.Name(), int64(len(data)))
+}
+
+// tempFile returns a new staging file for content whose hash is not known yet (large files are
+// hashed while they are copied); pass it to adopt or discard.
+func (s *stager) tempFile() (*os.File, error) {
+	return os.CreateTemp(s.o.tmpDir(), "obj-*")
+}
+
+// adopt registers the staged file tmp as object h; a duplicate is removed.
+func (s *stager) adopt(h Hash, tmp string, size int64) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	known, err := s.knownLocked(h)
+	if err != nil || known {
+		os.Remove(tmp)
+		return err
+	}
+	s.pending[h] = tmp
+	s.newBytes += size
+	return nil
+}
+
+// fewFiles is the batch size up to which files are flushed one by one (fsync each, then each
+// directory) rather than with syncfs(2), which also waits for every other process's unwritten
+// data on the file system: cheaper for the common small checkpoint or restore on a busy disk.
+const fewFiles = 64
+
+// commit makes every staged object durable, then visible under its name.
+func (s *stager) commit() error {
+	if s.pack != nil {
+		if err := s.o.finishPack(s.pack); err != nil {
+			s.pack.abort()
+			return fmt.Errorf("write pack: %w", err)
+		}
+		s.o.addPacked(s.pack)
+		s.pack = nil
+	}
+	if len(s.pending) == 0 {
+		return nil
+	}
+	var tmps []string
+	for _, tmp := range s.pending {
+		tmps = append(tmps, tmp)
+	}
+	if err := flush(s.o.dir, tmps, nil); err != nil {
+		return fmt.Errorf("flush new objects: %w", err)
+	}
+	made := make(map[string]bool)
+	var dirs []string
+	for h, tmp := range s.pending {
+		name := s.o.path(h)
+		dir := filepath.Dir(name)
+		if !made[dir] {
+			if err := os.MkdirAll(dir, 0o700); err != nil {
+				return err
+			}
+			made[dir] = true
+			dirs = append(dirs, dir)
+		}
+		if err := os.Rename(tmp, name); err != nil {
+			return fmt.Errorf("store object %s: %w", h, err)
+		}
+	}
+	// The fan-out directories may be new: their entries in objects/ need flushing too.
+	if err := flush(s.o.dir, nil, append(dirs, s.o.dir)); err != nil {
+		return fmt.Errorf("flush new objects: %w", err)
+	}
+	s.pending = make(map[Hash]string)
+	return nil
+}
+
+// flush makes files' contents and dirs' entries durable: fsync each when there are few, one
+// syncfs(2) of the file system holding fs otherwise.
+func flush(fs string, files, dirs []string) error {
+	if len(files)+len(dirs) > fewFiles {
+		return syncFS(fs)
+	}
+	return fsyncAll(append(files, dirs...), func(name string) (*os.File, error) { return os.Open(name) })
+}
+
+// fsyncAll opens and fsyncs every name, concurrently: the file system batches concurrent fsyncs
+// into few journal commits, where one after the other would each wait for its own.
+func fsyncAll(names []string, open func(string) (*os.File, error)) error {
+	var g errgroup.Group
+	g.SetLimit(16)
+	for _, name := range names {
+		g.Go(func() error {
+			f, err := open(name)
+			if err != nil {
+				if errors.Is(err, fs.ErrNotExist) {
+					return nil // removed since (a restore's deleted path): nothing to flush
+				}
+				return err
+			}
+			err = f.Sync()
+			f.Close()
+			return err
+		})
+	}
+	return g.Wait()
+}

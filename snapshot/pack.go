@@ -1,0 +1,211 @@
+package snapshot
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// Packs hold the small objects of a large batch (a first checkpoint, an npm install) in one file
+// instead of one file each: creating tens of thousands of files is what a first checkpoint would
+// otherwise spend most of its time on (FORMAT.md, "Packs").
+
+// packIdxMagic starts a pack index; the last byte is the version.
+const packIdxMagic = "RWPACKI\x01"
+
+// packEntry locates one object in a pack.
+type packEntry struct {
+	Hash Hash
+	Off  int64
+	Size int64
+}
+
+// packLoc is where a packed object is: the pack file and the entry.
+type packLoc struct {
+	pack string // path of the .pack file
+	packEntry
+}
+
+func encodePackIdx(entries []packEntry) []byte {
+	b := make([]byte, 0, len(packIdxMagic)+4+len(entries)*48+32)
+	b = append(b, packIdxMagic...)
+	b = binary.LittleEndian.AppendUint32(b, uint32(len(entries)))
+	for _, e := range entries {
+		b = append(b, e.Hash[:]...)
+		b = binary.LittleEndian.AppendUint64(b, uint64(e.Off))
+		b = binary.LittleEndian.AppendUint64(b, uint64(e.Size))
+	}
+	sum := sha256.Sum256(b)
+	return append(b, sum[:]...)
+}
+
+// decodePackIdx parses a pack index and checks it against the pack's size: entries sorted by
+// hash, strictly, each inside the pack.
+func decodePackIdx(b []byte, packSize int64) ([]packEntry, error) {
+	if len(b) < len(packIdxMagic)+4+32 || !bytes.Equal(b[:len(packIdxMagic)], []byte(packIdxMagic)) {
+		return nil, fmt.Errorf("not a version 1 pack index")
+	}
+	body, sum := b[:len(b)-32], b[len(b)-32:]
+	if s := sha256.Sum256(body); !bytes.Equal(s[:], sum) {
+		return nil, fmt.Errorf("checksum mismatch")
+	}
+	r := body[len(packIdxMagic):]
+	n := binary.LittleEndian.Uint32(r)
+	r = r[4:]
+	if uint64(len(r)) != uint64(n)*48 {
+		return nil, fmt.Errorf("%d entries do not fill %d bytes", n, len(r))
+	}
+	out := make([]packEntry, n)
+	for i := range out {
+		e := &out[i]
+		copy(e.Hash[:], r[:32])
+		e.Off = int64(binary.LittleEndian.Uint64(r[32:]))
+		e.Size = int64(binary.LittleEndian.Uint64(r[40:]))
+		r = r[48:]
+		if e.Off < 0 || e.Size < 0 || e.Off > packSize || e.Size > packSize-e.Off {
+			return nil, fmt.Errorf("entry %s lies outside the pack", e.Hash)
+		}
+		if i > 0 && bytes.Compare(out[i-1].Hash[:], e.Hash[:]) >= 0 {
+			return nil, fmt.Errorf("entries not sorted at %s", e.Hash)
+		}
+	}
+	return out, nil
+}
+
+// loadPacks reads every pack index; a pack without an index is not (yet) part of the store.
+func (o *objectStore) loadPacks() (map[Hash]packLoc, error) {
+	names, err := readDirNames(o.packDir)
+	if err != nil {
+		return nil, err
+	}
+	m := make(map[Hash]packLoc)
+	for _, n := range names {
+		id, ok := strings.CutSuffix(n, ".idx")
+		if !ok || strings.HasPrefix(n, ".") {
+			continue
+		}
+		pack := filepath.Join(o.packDir, id+".pack")
+		entries, err := o.readPackIdx(id)
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range entries {
+			if _, dup := m[e.Hash]; !dup {
+				m[e.Hash] = packLoc{pack: pack, packEntry: e}
+			}
+		}
+	}
+	return m, nil
+}
+
+func (o *objectStore) readPackIdx(id string) ([]packEntry, error) {
+	idx := filepath.Join(o.packDir, id+".idx")
+	pack := filepath.Join(o.packDir, id+".pack")
+	b, err := os.ReadFile(idx)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := os.Stat(pack)
+	if err != nil {
+		return nil, &CorruptError{Path: pack, Reason: "pack is missing but its index exists"}
+	}
+	entries, err := decodePackIdx(b, fi.Size())
+	if err != nil {
+		return nil, &CorruptError{Path: idx, Reason: err.Error()}
+	}
+	return entries, nil
+}
+
+// packWriter appends the objects of one batch to a new pack file.
+type packWriter struct {
+	id      string
+	f       *os.File
+	off     int64
+	flushed int64 // offset up to which writeback was started
+	entries []packEntry
+}
+
+// writebackChunk is how much a pack grows between two startWriteback calls.
+const writebackChunk = 32 << 20
+
+func (o *objectStore) newPack() (*packWriter, error) {
+	if err := os.MkdirAll(o.packDir, 0o700); err != nil {
+		return nil, err
+	}
+	id := randomHex(8)
+	f, err := os.OpenFile(filepath.Join(o.packDir, id+".pack"), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	return &packWriter{id: id, f: f}, nil
+}
+
+// add appends data as object h; the caller serialises calls.
+func (p *packWriter) add(h Hash, data []byte) error {
+	if _, err := p.f.Write(data); err != nil {
+		return err
+	}
+	p.entries = append(p.entries, packEntry{Hash: h, Off: p.off, Size: int64(len(data))})
+	p.off += int64(len(data))
+	if p.off-p.flushed >= writebackChunk {
+		startWriteback(p.f, p.flushed, p.off-p.flushed)
+		p.flushed = p.off
+	}
+	return nil
+}
+
+// finish makes the pack durable, then writes its index durably: the index is what makes the
+// pack's objects exist, so it is written last.
+func (o *objectStore) finishPack(p *packWriter) error {
+	if err := p.f.Sync(); err != nil {
+		p.f.Close()
+		return err
+	}
+	if err := p.f.Close(); err != nil {
+		return err
+	}
+	slices.SortFunc(p.entries, func(a, b packEntry) int { return bytes.Compare(a.Hash[:], b.Hash[:]) })
+	return writeFileDurable(filepath.Join(o.packDir, p.id+".idx"), encodePackIdx(p.entries), 0o600)
+}
+
+// abort removes an unfinished pack.
+func (p *packWriter) abort() {
+	p.f.Close()
+	os.Remove(p.f.Name())
+}
+
+// cleanPacks removes packs without an index (left by a crash) and temporary index files. Call it
+// under the lock.
+func (o *objectStore) cleanPacks() error {
+	names, err := readDirNames(o.packDir)
+	if err != nil {
+		return err
+	}
+	have := map[string]bool{}
+	for _, n := range names {
+		have[n] = true
+	}
+	for _, n := range names {
+		id, isPack := strings.CutSuffix(n, ".pack")
+		if (isPack && !have[id+".idx"]) || strings.HasPrefix(n, ".tmp-") {
+			if err := os.Remove(filepath.Join(o.packDir, n)); err != nil && !os.IsNotExist(err) {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// sectionCloser reads one object out of a pack file.
+type sectionCloser struct {
+	*io.SectionReader
+	f *os.File
+}
+
+func (s sectionCloser) Close() error { return s.f.Close() }

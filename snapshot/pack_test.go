@@ -1,0 +1,140 @@
+package snapshot
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func packFiles(t *testing.T, s *Store) (packs, idxs int) {
+	t.Helper()
+	names, _ := readDirNames(s.objects.packDir)
+	for _, n := range names {
+		switch {
+		case strings.HasSuffix(n, ".pack"):
+			packs++
+		case strings.HasSuffix(n, ".idx"):
+			idxs++
+		}
+	}
+	return packs, idxs
+}
+
+// A large batch of small files is stored as one pack; restores read from it; GC rewrites it.
+func TestPacks(t *testing.T) {
+	root := t.TempDir()
+	for i := 0; i < 200; i++ {
+		put(t, root, fmt.Sprintf("d%d/f%03d.txt", i%7, i), fmt.Sprintf("file %d\n", i), 0o644)
+	}
+	put(t, root, "big.bin", strings.Repeat("x", smallFile+1), 0o644) // large: stays loose
+	s := mustOpen(t, root, Options{})
+	a, err := s.Checkpoint(ctx, "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p, i := packFiles(t, s); p != 1 || i != 1 || countObjects(t, s) != 1 || a.NewObjects != 201 {
+		t.Fatalf("packs %d, indexes %d, loose objects %d, new %d", p, i, countObjects(t, s), a.NewObjects)
+	}
+	want := readState(t, root)
+	// Change half the files (a batch larger than fewFiles: a second pack) and rewind.
+	for i := 0; i < 200; i += 2 {
+		put(t, root, fmt.Sprintf("d%d/f%03d.txt", i%7, i), fmt.Sprintf("changed %d\n", i), 0o600)
+	}
+	if _, err := s.Rewind(ctx, a.ID, RestoreOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if d := diffStates(want, readState(t, root)); d != "" {
+		t.Fatalf("after rewind from packs:\n%s", d)
+	}
+	if p, _ := packFiles(t, s); p != 2 {
+		t.Fatalf("%d packs after the safety checkpoint, want 2", p)
+	}
+	// a is the current position and the rewind's target: protected.
+	tl, _ := s.List()
+	res, err := s.GC(ctx, GCOptions{KeepLast: 1})
+	if err != nil || len(res.Removed) != 0 {
+		t.Fatalf("gc removed %v: %v", res.Removed, err)
+	}
+	// Move forward again, checkpoint, and make that the last operation's safety too (a rewind to
+	// the unchanged position): then a and the first safety checkpoint are no longer protected,
+	// and the contents only a held (the 100 rewritten files' old versions) go from its pack.
+	if _, err := s.Replay(ctx, tl.Last.Safety, RestoreOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	put(t, root, "new.txt", "n", 0o644)
+	last, _ := s.Checkpoint(ctx, "last")
+	if _, err := s.Rewind(ctx, last.ID, RestoreOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	res, err = s.GC(ctx, GCOptions{KeepLast: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ObjectsRemoved != 100 {
+		t.Fatalf("gc removed %d objects, want the 100 only the first checkpoint held", res.ObjectsRemoved)
+	}
+	if p, i := packFiles(t, s); p != 2 || i != 2 {
+		t.Fatalf("after gc: %d packs, %d indexes", p, i)
+	}
+	for _, c := range []string{last.ID} {
+		entries, _ := s.Entries(c)
+		for _, e := range entries {
+			if ok, err := s.objects.has(e.Blob); e.Type == TypeFile && (!ok || err != nil) {
+				t.Fatalf("%s lost %s: %v", c, e.Path, err)
+			}
+		}
+	}
+	want = readState(t, root)
+	os.RemoveAll(filepath.Join(root, "d1"))
+	if _, err := s.Rewind(ctx, last.ID, RestoreOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if d := diffStates(want, readState(t, root)); d != "" {
+		t.Fatalf("after rewind from repacked packs:\n%s", d)
+	}
+}
+
+func TestDamagedPackNotRestored(t *testing.T) {
+	root := t.TempDir()
+	for i := 0; i < 100; i++ {
+		put(t, root, fmt.Sprintf("f%03d.txt", i), fmt.Sprintf("file %d\n", i), 0o644)
+	}
+	s := mustOpen(t, root, Options{})
+	a, _ := s.Checkpoint(ctx, "a")
+	names, _ := readDirNames(s.objects.packDir)
+	for _, n := range names {
+		if strings.HasSuffix(n, ".pack") {
+			p := filepath.Join(s.objects.packDir, n)
+			b, _ := os.ReadFile(p)
+			for i := range b {
+				b[i] ^= 1
+			}
+			os.WriteFile(p, b, 0o600)
+		}
+	}
+	os.Remove(filepath.Join(root, "f000.txt"))
+	before := readState(t, root)
+	_, err := s.Rewind(ctx, a.ID, RestoreOptions{})
+	if !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("rewind from a damaged pack: %v", err)
+	}
+	if d := diffStates(before, readState(t, root)); d != "" {
+		t.Fatalf("a damaged pack changed the workspace:\n%s", d)
+	}
+}
+
+func TestOrphanPackRemoved(t *testing.T) {
+	root := t.TempDir()
+	s := mustOpen(t, root, Options{})
+	orphan := filepath.Join(s.objects.packDir, "00000000deadbeef.pack")
+	os.WriteFile(orphan, []byte("half written"), 0o600)
+	if _, err := s.Checkpoint(ctx, "x"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(orphan); !os.IsNotExist(err) {
+		t.Fatalf("a pack without an index was left: %v", err)
+	}
+}

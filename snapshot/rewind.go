@@ -1,0 +1,245 @@
+package snapshot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"syscall"
+	"time"
+)
+
+// RestoreOptions modifies Rewind and Replay.
+type RestoreOptions struct {
+	// DryRun computes the changes without taking a checkpoint, the lock, or touching anything.
+	DryRun bool
+}
+
+// RestoreResult is what Rewind and Replay return.
+type RestoreResult struct {
+	Op     string `json:"op"`     // "rewind" or "replay"
+	OpID   string `json:"opId"`   // as in the chain record ("" in a dry run)
+	From   string `json:"from"`   // the position before ("" if there was none)
+	To     string `json:"to"`     // the checkpoint restored, now the position
+	Safety string `json:"safety"` // the checkpoint holding the state left ("" in a dry run)
+	// SafetyCreated tells whether a new safety checkpoint was written; false when the workspace
+	// still equalled the position From, which then is Safety.
+	SafetyCreated bool              `json:"safetyCreated"`
+	DryRun        bool              `json:"dryRun"`
+	Changes       []Change          `json:"changes"`        // From: the live entry, To: the restored one
+	Kept          []Kept            `json:"kept,omitempty"` // paths left alone, and why
+	ChainSeq      int64             `json:"chainSeq,omitempty"`
+	Elapsed       Duration          `json:"elapsedMs"`
+	SafetyResult  *CheckpointResult `json:"safetyCheckpoint,omitempty"`
+}
+
+// RestoreRecord is the data of a "rewind" or "replay" chain entry.
+type RestoreRecord struct {
+	OpID      string `json:"opId"`
+	From      string `json:"from"`
+	To        string `json:"to"` // where the workspace is now: the target, or Safety when undone
+	Safety    string `json:"safety"`
+	Recovered bool   `json:"recovered"` // finished by journal recovery after an interruption
+	Outcome   string `json:"outcome"`   // "completed" or "undone"
+}
+
+// Rewind makes the workspace equal to checkpoint id (an id or unique prefix), any checkpoint of
+// the timeline. It first takes a safety checkpoint of the current state (kind "safety", label
+// "before rewind to <id>"), so the rewind itself can be undone, then changes only the paths that
+// differ, under a journal, then moves the position and records a "rewind" entry.
+func (s *Store) Rewind(ctx context.Context, id string, opts RestoreOptions) (*RestoreResult, error) {
+	return s.move(ctx, "rewind", id, opts)
+}
+
+// Replay is Rewind restricted to moving forward: the target must have been recorded after the
+// current position (a later time in the timeline), such as the safety checkpoint taken by the
+// rewind that led here. Anything else is refused with ErrNotForward (use Rewind for it). It is
+// recorded as "replay".
+func (s *Store) Replay(ctx context.Context, id string, opts RestoreOptions) (*RestoreResult, error) {
+	return s.move(ctx, "replay", id, opts)
+}
+
+func (s *Store) move(ctx context.Context, op, ref string, opts RestoreOptions) (*RestoreResult, error) {
+	start := time.Now()
+	s.objects.forget()
+	if !opts.DryRun {
+		unlock, err := s.lockAndRecover(ctx)
+		if err != nil {
+			return nil, err
+		}
+		defer unlock()
+	}
+	id, err := s.Resolve(ref)
+	if err != nil {
+		return nil, err
+	}
+	t, err := s.loadTarget(id)
+	if err != nil {
+		return nil, err
+	}
+	pos, err := s.readPosition()
+	if err != nil {
+		return nil, err
+	}
+	if op == "replay" {
+		if err := s.checkForward(pos, t.meta); err != nil {
+			return nil, err
+		}
+	}
+	liveIgn, err := s.loadIgnore()
+	if err != nil {
+		return nil, err
+	}
+	r := rules{liveIgn, t.ignore}
+	if opts.DryRun {
+		c, err := s.captureLive(ctx, false)
+		if err != nil {
+			return nil, err
+		}
+		p := planRestore(c.manifest(), t.entries, r)
+		return &RestoreResult{Op: op, From: pos.Current, To: id, DryRun: true, Changes: nonNil(p.changes), Kept: p.kept, Elapsed: Duration(time.Since(start))}, nil
+	}
+	safety, c, err := s.checkpointLocked(ctx, fmt.Sprintf("before %s to %s", op, id), KindSafety, true)
+	if err != nil {
+		return nil, fmt.Errorf("safety checkpoint before %s (nothing was changed): %w", op, err)
+	}
+	j := &Journal{Op: op, OpID: randomHex(8), From: pos.Current, To: id, Safety: safety.ID, Time: time.Now().UTC()}
+	if err := s.writeJournal(j); err != nil {
+		return nil, fmt.Errorf("write journal (nothing was changed): %w", err)
+	}
+	res, err := s.restoreLocked(ctx, j, t, r, c, false, "completed")
+	if err != nil && errors.Is(err, ErrCorrupt) {
+		// A damaged object in the target: undo now rather than leave a half-restored workspace
+		// for the next command. recoverLocked restores the safety checkpoint.
+		if rerr := s.recoverLocked(ctx); rerr != nil {
+			return nil, fmt.Errorf("%w; undoing it failed too: %v", err, rerr)
+		}
+		return nil, fmt.Errorf("%w; the workspace was put back to the safety checkpoint %s", err, safety.ID)
+	}
+	if res != nil {
+		res.SafetyCreated = !safety.Reused
+		res.SafetyResult = safety
+		res.Elapsed = Duration(time.Since(start))
+	}
+	return res, err
+}
+
+// checkForward refuses a replay that does not move forward in time from the current position.
+func (s *Store) checkForward(pos *position, to *Checkpoint) error {
+	if pos.Current == "" {
+		return fmt.Errorf("%w: there is no current position yet; use rewind", ErrNotForward)
+	}
+	if pos.Current == to.ID {
+		return fmt.Errorf("%w: the workspace is already at %s; to discard changes since, use rewind %s", ErrNotForward, to.ID, to.ID)
+	}
+	cur, err := s.readCheckpoint(pos.Current)
+	if err != nil {
+		return err
+	}
+	if !to.Time.After(cur.Time) {
+		return fmt.Errorf("%w: %s (%s) was recorded before the current position %s (%s): replay only moves forward; use rewind %s",
+			ErrNotForward, to.ID, to.Time.Format(time.RFC3339), cur.ID, cur.Time.Format(time.RFC3339), to.ID)
+	}
+	return nil
+}
+
+// restoreLocked applies the journal's operation: plan against the live state (c, or a fresh
+// hash-only capture when nil), apply, flush, then move the position, record, and remove the
+// journal. Errors before the flush leave the journal in place for recovery.
+func (s *Store) restoreLocked(ctx context.Context, j *Journal, t *target, r rules, c *capture, recovered bool, outcome string) (*RestoreResult, error) {
+	if c == nil {
+		var err error
+		if c, err = s.captureWith(ctx, r); err != nil {
+			return nil, err
+		}
+	}
+	p := planRestore(c.manifest(), t.entries, r)
+	touched, kept, err := s.apply(ctx, &p, t.entries)
+	if err != nil {
+		return nil, fmt.Errorf("%s to %s stopped: %w (the journal is kept: the next agent-rewind command finishes it)", j.Op, j.To, err)
+	}
+	if err := s.flushRestored(touched); err != nil {
+		return nil, fmt.Errorf("flush restored files: %w", err)
+	}
+	res := &RestoreResult{Op: j.Op, OpID: j.OpID, From: j.From, To: t.meta.ID, Safety: j.Safety, Changes: nonNil(p.changes), Kept: append(p.kept, kept...)}
+	if err := s.refreshIndex(c.scan.entries, t.entries, touched); err != nil {
+		return nil, err
+	}
+	pos, err := s.readPosition()
+	if err != nil {
+		return nil, err
+	}
+	pos.Current = t.meta.ID
+	pos.Last = &Operation{Op: j.Op, From: j.From, To: j.To, Safety: j.Safety, Time: time.Now().UTC()}
+	if err := s.writePosition(pos); err != nil {
+		return nil, fmt.Errorf("write position: %w", err)
+	}
+	var recErr error
+	if s.opts.Recorder != nil {
+		seq, err := s.opts.Recorder.Record(j.Op, RestoreRecord{OpID: j.OpID, From: j.From, To: t.meta.ID, Safety: j.Safety, Recovered: recovered, Outcome: outcome})
+		if err != nil {
+			recErr = fmt.Errorf("%w: %s %s to %s: %v", ErrNotRecorded, j.Op, j.OpID, t.meta.ID, err)
+		}
+		res.ChainSeq = seq
+	}
+	// The journal goes even when recording failed: keeping it would make a later command restore
+	// the target again over whatever the agent did next.
+	if err := removeDurable(s.journalPath()); err != nil && !os.IsNotExist(err) {
+		return res, fmt.Errorf("remove journal: %w", err)
+	}
+	return res, recErr
+}
+
+// captureWith is captureLive (hash only) walking with the given rules instead of the live ones.
+func (s *Store) captureWith(ctx context.Context, r rules) (*capture, error) {
+	return s.captureLiveRules(ctx, false, r)
+}
+
+func nonNil(c []Change) []Change {
+	if c == nil {
+		return []Change{}
+	}
+	return c
+}
+
+// flushRestored makes a restore's changes durable before the journal goes: the files written and
+// the directories whose entries changed.
+func (s *Store) flushRestored(touched map[string]bool) error {
+	if len(touched) > fewFiles/2 {
+		return syncFS(s.root)
+	}
+	root, err := os.OpenRoot(s.root)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	var files, dirs []string
+	seen := map[string]bool{}
+	for p := range touched {
+		files = append(files, p)
+		if d := path.Dir(p); !seen[d] {
+			seen[d] = true
+			dirs = append(dirs, d)
+		}
+	}
+	// Files that are gone or are symlinks (O_NOFOLLOW fails) are covered by their directory.
+	err = fsyncAll(files, func(p string) (*os.File, error) {
+		f, err := root.OpenFile(p, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+		if err != nil {
+			return nil, fs.ErrNotExist
+		}
+		return f, nil
+	})
+	if err != nil {
+		return err
+	}
+	return fsyncAll(dirs, func(d string) (*os.File, error) {
+		f, err := root.OpenFile(d, os.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NOFOLLOW, 0)
+		if err != nil {
+			return nil, fs.ErrNotExist // removed itself: its parent is in the set
+		}
+		return f, nil
+	})
+}

@@ -1,0 +1,113 @@
+package snapshot
+
+import (
+	"os"
+	"syscall"
+	"unsafe"
+)
+
+// statInfo is what the stat cache compares: enough to tell that a file changed without reading it.
+type statInfo struct {
+	Mode  uint32 // st_mode: type and permission bits
+	Size  int64
+	Mtime int64 // ns since the epoch
+	Ctime int64 // ns since the epoch
+	Ino   uint64
+}
+
+func fromStat(st *syscall.Stat_t) statInfo {
+	return statInfo{
+		Mode:  st.Mode,
+		Size:  int64(st.Size),
+		Mtime: int64(st.Mtim.Sec)*1e9 + int64(st.Mtim.Nsec),
+		Ctime: int64(st.Ctim.Sec)*1e9 + int64(st.Ctim.Nsec),
+		Ino:   uint64(st.Ino),
+	}
+}
+
+// lstatAt stats name in the directory open as dirfd (whose path is dir) without following a
+// final symlink: one syscall and no path walk, which keeps a no-change checkpoint close to a bare
+// stat walk.
+func lstatAt(dirfd int, dir, name string) (statInfo, error) {
+	if sysFstatat == 0 {
+		return lstatPath(dir + "/" + name)
+	}
+	p, err := syscall.BytePtrFromString(name)
+	if err != nil {
+		return statInfo{}, err
+	}
+	var st syscall.Stat_t
+	for {
+		_, _, e := syscall.Syscall6(sysFstatat, uintptr(dirfd), uintptr(unsafe.Pointer(p)), uintptr(unsafe.Pointer(&st)), uintptr(atSymlinkNofollow), 0, 0)
+		if e == syscall.EINTR {
+			continue
+		}
+		if e != 0 {
+			return statInfo{}, e
+		}
+		return fromStat(&st), nil
+	}
+}
+
+const atSymlinkNofollow = 0x100
+
+// readlinkAt reads the target of the symlink name in the directory open as dirfd.
+func readlinkAt(dirfd int, _, name string) (string, error) {
+	p, err := syscall.BytePtrFromString(name)
+	if err != nil {
+		return "", err
+	}
+	for size := 256; ; size *= 2 {
+		buf := make([]byte, size)
+		n, _, e := syscall.Syscall6(syscall.SYS_READLINKAT, uintptr(dirfd), uintptr(unsafe.Pointer(p)), uintptr(unsafe.Pointer(&buf[0])), uintptr(size), 0, 0)
+		if e == syscall.EINTR {
+			continue
+		}
+		if e != 0 {
+			return "", e
+		}
+		if int(n) < size {
+			return string(buf[:n]), nil
+		}
+	}
+}
+
+func fstatFile(f *os.File) (statInfo, error) {
+	var st syscall.Stat_t
+	if err := syscall.Fstat(int(f.Fd()), &st); err != nil {
+		return statInfo{}, err
+	}
+	return fromStat(&st), nil
+}
+
+func lstatPath(name string) (statInfo, error) {
+	var st syscall.Stat_t
+	if err := syscall.Lstat(name, &st); err != nil {
+		return statInfo{}, err
+	}
+	return fromStat(&st), nil
+}
+
+// syncFS flushes the whole filesystem holding dir (syncfs(2)): one flush makes a batch of
+// unsynced writes durable, instead of one fsync per file.
+func syncFS(dir string) error {
+	f, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if sysSyncfs == 0 {
+		syscall.Sync() // no syncfs number known for this architecture: flush everything
+		return nil
+	}
+	for {
+		_, _, e := syscall.Syscall(sysSyncfs, f.Fd(), 0, 0)
+		if e == syscall.EINTR {
+			continue
+		}
+		if e != 0 {
+			return e
+		}
+		return nil
+	}
+}

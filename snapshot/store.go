@@ -1,0 +1,236 @@
+package snapshot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"time"
+)
+
+// Recorder appends an entry to the hash chain. data marshals with encoding/json to a JSON object;
+// seq is the entry's sequence number. The store calls Record while holding its own lock, only
+// after what it records is durable (see FORMAT.md, "Chain records").
+type Recorder interface {
+	Record(kind string, data any) (seq int64, err error)
+}
+
+// Progress is a snapshot of a long operation's progress, passed to Options.Progress.
+type Progress struct {
+	Phase string // "scan", "hash", "restore"
+	Done  int64  // entries seen ("scan"), files hashed ("hash"), changes applied ("restore")
+	Total int64  // the number expected, 0 when unknown ("scan")
+	Bytes int64  // bytes hashed so far ("hash")
+}
+
+// Options configures a Store. The zero value is usable.
+type Options struct {
+	// StateDir holds the store (FORMAT.md); default root/.rewind. It is always excluded from
+	// checkpoints and never touched by a restore.
+	StateDir string
+	// Recorder receives a chain entry for every checkpoint, rewind and replay; nil records nothing.
+	Recorder Recorder
+	// Parallelism bounds the goroutines that walk, hash and write restored files; default
+	// GOMAXPROCS.
+	Parallelism int
+	// Progress, when set, is called from one goroutine about every ProgressInterval during a long
+	// operation, and once at the end of each phase.
+	Progress func(Progress)
+	// ProgressInterval is the time between Progress calls; default 200ms.
+	ProgressInterval time.Duration
+	// Lock takes the writers' lock for the duration of Checkpoint, Rewind, Replay, GC and journal
+	// recovery; nil means an exclusive flock(2) on StateDir/lock. flock conflicts between two
+	// descriptors of one process too: a caller that already holds StateDir/lock through its own
+	// descriptor must pass a Lock that returns a no-op unlock, or it deadlocks.
+	Lock func() (unlock func() error, err error)
+}
+
+// Store is a workspace's snapshot store. Its methods may be called from several goroutines and
+// processes: writers serialise on the lock, readers rely on files being replaced atomically.
+type Store struct {
+	root      string   // absolute, symlinks resolved
+	state     string   // absolute state directory
+	stateRel  []string // the state directory relative to root, as given and resolved (none when outside)
+	opts      Options
+	objects   *objectStore
+	recovered atomic.Pointer[Recovery]
+}
+
+// Recovery describes an interrupted rewind or replay that Open (or a later writer) finished.
+type Recovery struct {
+	Journal Journal `json:"journal"`
+	Outcome string  `json:"outcome"` // "completed" (now at Journal.To) or "undone" (at Journal.Safety)
+	Changes int     `json:"changes"` // paths changed by the recovery
+	// NotRecorded is set when the recovery's chain entry could not be recorded: the workspace is
+	// recovered, the chain lacks the entry (an ErrNotRecorded message).
+	NotRecorded string `json:"notRecorded,omitempty"`
+}
+
+// Open opens the store of the workspace at root, creating the state directory on first use, and
+// recovers an interrupted rewind or replay (see Recovered). If that recovery fails, Open returns
+// a *RecoveryError and no store: nothing else may run until it is resolved.
+func Open(root string, opts Options) (*Store, error) {
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return nil, fmt.Errorf("workspace %q: %w", root, err)
+	}
+	abs, err = filepath.EvalSymlinks(abs)
+	if err != nil {
+		return nil, fmt.Errorf("workspace %q: %w (pass an existing folder)", root, err)
+	}
+	if st, err := os.Stat(abs); err != nil || !st.IsDir() {
+		return nil, fmt.Errorf("workspace %q is not a directory (pass an existing folder)", root)
+	}
+	s := &Store{root: abs, opts: opts}
+	if s.opts.Parallelism <= 0 {
+		s.opts.Parallelism = runtime.GOMAXPROCS(0)
+	}
+	if s.opts.ProgressInterval <= 0 {
+		s.opts.ProgressInterval = 200 * time.Millisecond
+	}
+	s.state = opts.StateDir
+	if s.state == "" {
+		s.state = filepath.Join(abs, ".rewind")
+	}
+	if s.state, err = filepath.Abs(s.state); err != nil {
+		return nil, err
+	}
+	lexical := s.state
+	for _, d := range []string{"", "objects", "packs", "manifests", "checkpoints"} {
+		if err := os.MkdirAll(filepath.Join(s.state, d), 0o700); err != nil {
+			return nil, fmt.Errorf("create state directory: %w", err)
+		}
+	}
+	// Resolve symlinks in the state directory too, so "inside the root" is decided on real paths.
+	if real, err := filepath.EvalSymlinks(s.state); err == nil {
+		s.state = real
+	}
+	// A state directory reached through a symlink (root/.rewind -> elsewhere) excludes the link too.
+	for _, st := range []string{lexical, s.state} {
+		rel, err := filepath.Rel(abs, st)
+		if err != nil || rel == ".." || strings.HasPrefix(rel, "../") || filepath.IsAbs(rel) {
+			continue
+		}
+		if rel == "." {
+			return nil, fmt.Errorf("state directory %s is the workspace root itself: choose a folder inside or outside it", st)
+		}
+		if rel = filepath.ToSlash(rel); !slices.Contains(s.stateRel, rel) {
+			s.stateRel = append(s.stateRel, rel)
+		}
+	}
+	s.objects = &objectStore{dir: filepath.Join(s.state, "objects"), packDir: filepath.Join(s.state, "packs")}
+	if _, err := os.Lstat(filepath.Join(s.state, "journal")); err == nil {
+		unlock, err := s.lock()
+		if err != nil {
+			return nil, err
+		}
+		err = s.recoverLocked(context.Background())
+		unlock()
+		if err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// Root returns the workspace root (absolute, symlinks resolved).
+func (s *Store) Root() string { return s.root }
+
+// StateDir returns the state directory (absolute).
+func (s *Store) StateDir() string { return s.state }
+
+// Recovered returns what the last journal recovery done by this Store finished, or nil.
+func (s *Store) Recovered() *Recovery { return s.recovered.Load() }
+
+// lock takes the writers' lock.
+func (s *Store) lock() (func() error, error) {
+	if s.opts.Lock != nil {
+		return s.opts.Lock()
+	}
+	return flockFile(filepath.Join(s.state, "lock"))
+}
+
+// lockAndRecover takes the writers' lock, finishes an interrupted restore if a journal is there
+// (another process may have crashed after this Store was opened), and empties objects/tmp.
+func (s *Store) lockAndRecover(ctx context.Context) (func() error, error) {
+	unlock, err := s.lock()
+	if err != nil {
+		return nil, err
+	}
+	s.objects.forget()
+	if err := s.recoverLocked(ctx); err != nil {
+		unlock()
+		return nil, err
+	}
+	if err := s.objects.cleanTmp(); err != nil {
+		unlock()
+		return nil, fmt.Errorf("clean %s: %w", s.objects.tmpDir(), err)
+	}
+	if err := s.objects.cleanPacks(); err != nil {
+		unlock()
+		return nil, fmt.Errorf("clean %s: %w", s.objects.packDir, err)
+	}
+	return unlock, nil
+}
+
+// loadIgnore reads the live .rewindignore (absent means no rules).
+func (s *Store) loadIgnore() (*Ignore, error) {
+	name := filepath.Join(s.root, IgnoreFile)
+	st, err := os.Lstat(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, nil // a directory or symlink named .rewindignore is captured, not obeyed
+	}
+	b, err := os.ReadFile(name)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", name, err)
+	}
+	return ParseIgnore(b), nil
+}
+
+// progress runs a reporter that calls Options.Progress every interval with what get returns; the
+// returned stop function reports once more and stops it.
+func (s *Store) progress(phase string, get func() Progress) (stop func()) {
+	if s.opts.Progress == nil {
+		return func() {}
+	}
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(s.opts.ProgressInterval)
+		defer t.Stop()
+		for {
+			select {
+			case <-t.C:
+				p := get()
+				p.Phase = phase
+				s.opts.Progress(p)
+			case <-done:
+				return
+			}
+		}
+	}()
+	var once atomic.Bool
+	return func() {
+		if once.Swap(true) {
+			return
+		}
+		close(done)
+		<-finished
+		p := get()
+		p.Phase = phase
+		s.opts.Progress(p)
+	}
+}

@@ -1,0 +1,117 @@
+package snapshot
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// Timeline is every checkpoint, oldest first, and where the workspace is. Parent links make it a
+// tree: a checkpoint taken after a rewind has the rewound-to checkpoint as its parent.
+type Timeline struct {
+	Checkpoints []Checkpoint `json:"checkpoints"`
+	Current     string       `json:"current"`        // "" before the first checkpoint
+	Last        *Operation   `json:"last,omitempty"` // the last rewind or replay
+}
+
+// List returns the timeline. It takes no lock.
+func (s *Store) List() (*Timeline, error) {
+	cps, err := s.listCheckpoints()
+	if err != nil {
+		return nil, err
+	}
+	pos, err := s.readPosition()
+	if err != nil {
+		return nil, err
+	}
+	t := &Timeline{Checkpoints: make([]Checkpoint, len(cps)), Current: pos.Current, Last: pos.Last}
+	for i, c := range cps {
+		t.Checkpoints[i] = *c
+	}
+	return t, nil
+}
+
+// Get returns a checkpoint's metadata; ref may be an id prefix.
+func (s *Store) Get(ref string) (*Checkpoint, error) {
+	id, err := s.Resolve(ref)
+	if err != nil {
+		return nil, err
+	}
+	return s.readCheckpoint(id)
+}
+
+// Entries returns the manifest of a checkpoint (ref may be an id prefix), verified and parsed.
+func (s *Store) Entries(ref string) ([]Entry, error) {
+	id, err := s.Resolve(ref)
+	if err != nil {
+		return nil, err
+	}
+	return s.checkpointEntries(id)
+}
+
+// minPrefix is the shortest id prefix Resolve accepts.
+const minPrefix = 4
+
+// Resolve turns an id or a unique id prefix (at least 4 hex digits, any case) into a full id. An
+// unknown prefix is ErrNotFound; one that matches several is an *AmbiguousError listing them.
+func (s *Store) Resolve(ref string) (string, error) {
+	p := strings.ToLower(strings.TrimSpace(ref))
+	if len(p) < minPrefix || len(p) > IDLen || !isLowerHex(p) {
+		return "", fmt.Errorf("%w: %q is not a checkpoint id: give %d to %d hex digits (see agent-rewind list)", ErrNotFound, ref, minPrefix, IDLen)
+	}
+	if len(p) == IDLen {
+		if _, err := os.Lstat(filepath.Join(s.state, "checkpoints", p)); err == nil {
+			return p, nil
+		}
+		return "", fmt.Errorf("%w: %s (see agent-rewind list)", ErrNotFound, p)
+	}
+	names, err := readDirNames(filepath.Join(s.state, "checkpoints"))
+	if err != nil {
+		return "", err
+	}
+	var hits []string
+	for _, n := range names {
+		if validID(n) && strings.HasPrefix(n, p) {
+			hits = append(hits, n)
+		}
+	}
+	switch len(hits) {
+	case 0:
+		return "", fmt.Errorf("%w: no checkpoint id starts with %q (see agent-rewind list)", ErrNotFound, p)
+	case 1:
+		return hits[0], nil
+	}
+	slices.Sort(hits)
+	return "", &AmbiguousError{Prefix: p, Candidates: hits}
+}
+
+// checkpointEntries reads, verifies and parses checkpoint id's manifest.
+func (s *Store) checkpointEntries(id string) ([]Entry, error) {
+	c, err := s.readCheckpoint(id)
+	if err != nil {
+		return nil, err
+	}
+	return s.readManifest(c.Manifest)
+}
+
+// readManifest reads manifest h, checks that its bytes hash to h, and parses it.
+func (s *Store) readManifest(h Hash) ([]Entry, error) {
+	name := filepath.Join(s.state, "manifests", h.String())
+	b, err := os.ReadFile(name)
+	if err != nil {
+		if os.IsNotExist(err) {
+			return nil, &CorruptError{Path: name, Reason: "manifest is missing"}
+		}
+		return nil, err
+	}
+	if got := Hash(sha256Sum(b)); got != h {
+		return nil, &CorruptError{Path: name, Reason: fmt.Sprintf("content hashes to %s", got)}
+	}
+	entries, err := ParseManifest(b)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return entries, nil
+}

@@ -1,0 +1,212 @@
+package snapshot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+
+	"golang.org/x/sync/errgroup"
+)
+
+// liveEntry is a path of the live workspace: its manifest entry (Blob filled in once known) and
+// the lstat it was seen with.
+type liveEntry struct {
+	Entry
+	St statInfo
+}
+
+// scan is the result of walking the live workspace.
+type scan struct {
+	entries       []liveEntry // sorted by path
+	excluded      []string    // excluded paths (an excluded directory counts once), sorted, capped
+	excludedCount int
+}
+
+// maxReported caps the excluded paths listed in a result; the count is always exact.
+const maxReported = 100
+
+// walker walks the workspace in parallel: each directory is read by whichever worker picks it up,
+// and a worker that finds no free slot reads the subdirectory itself, so the walk is bounded by
+// Parallelism and never waits on itself.
+type walker struct {
+	root     string
+	stateRel []string // the state directory relative to root (see Store.stateRel)
+	ignore   matcher  // exclusion rules
+	g        *errgroup.Group
+	ctx      context.Context
+	seen     *atomic.Int64
+
+	mu       sync.Mutex
+	dirs     map[string][]liveEntry // directory (relative, "" for the root) -> its entries
+	excluded []string
+	nExcl    int
+}
+
+// matcher decides exclusion; *Ignore implements it, and unions of rules are built for restores.
+type matcher interface {
+	Match(path string, isDir bool) bool
+}
+
+// walk lists every path under root that is neither the state directory nor excluded.
+func walk(ctx context.Context, root string, stateRel []string, ign matcher, par int, seen *atomic.Int64) (*scan, error) {
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(par)
+	w := &walker{root: root, stateRel: stateRel, ignore: ign, g: g, ctx: gctx, seen: seen, dirs: map[string][]liveEntry{}}
+	g.Go(func() error { return w.dir("") })
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	entries := w.emit("", make([]liveEntry, 0, seen.Load()))
+	slices.Sort(w.excluded)
+	if len(w.excluded) > maxReported {
+		w.excluded = w.excluded[:maxReported]
+	}
+	return &scan{entries: entries, excluded: w.excluded, excludedCount: w.nExcl}, nil
+}
+
+// emit appends the entries under directory rel to out in byte order of their full paths, without
+// sorting the whole list: within a directory, an entry sorts by its name and everything under a
+// subdirectory by the name followed by "/" (every path below starts with exactly that, and no
+// sibling's key is a prefix of it other than the name itself), so sorting each directory's keys
+// and recursing yields the global order. Small sorts per directory instead of one over all paths.
+func (w *walker) emit(rel string, out []liveEntry) []liveEntry {
+	ents := w.dirs[rel]
+	type item struct {
+		key string
+		i   int
+		sub bool
+	}
+	items := make([]item, 0, len(ents)+len(ents)/4)
+	skip := len(rel) + 1
+	if rel == "" {
+		skip = 0
+	}
+	for i := range ents {
+		name := ents[i].Path[skip:]
+		items = append(items, item{key: name, i: i})
+		if ents[i].Type == TypeDir {
+			if _, ok := w.dirs[ents[i].Path]; ok {
+				items = append(items, item{key: name + "/", i: i, sub: true})
+			}
+		}
+	}
+	slices.SortFunc(items, func(a, b item) int { return strings.Compare(a.key, b.key) })
+	for _, it := range items {
+		if it.sub {
+			out = w.emit(ents[it.i].Path, out)
+		} else {
+			out = append(out, ents[it.i])
+		}
+	}
+	return out
+}
+
+func (w *walker) dir(rel string) error {
+	if err := w.ctx.Err(); err != nil {
+		return err
+	}
+	full := w.root
+	if rel != "" {
+		full = filepath.Join(w.root, rel)
+	}
+	f, err := os.OpenFile(full, os.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NOFOLLOW, 0)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ELOOP) || errors.Is(err, syscall.ENOTDIR) {
+			return nil // removed or replaced while we walked: it is simply not there now
+		}
+		return fmt.Errorf("read directory %s: %w (make it readable, or list it in %s)", full, err, IgnoreFile)
+	}
+	defer f.Close()
+	names, err := f.Readdirnames(-1)
+	if err != nil {
+		return fmt.Errorf("read directory %s: %w (make it readable, or list it in %s)", full, err, IgnoreFile)
+	}
+	fd := int(f.Fd())
+	var local []liveEntry
+	var subdirs []string
+	var excl []string
+	for _, name := range names {
+		p := name
+		if rel != "" {
+			p = rel + "/" + name
+		}
+		if len(w.stateRel) > 0 && slices.Contains(w.stateRel, p) {
+			continue
+		}
+		st, err := lstatAt(fd, full, name)
+		if err != nil {
+			if errors.Is(err, syscall.ENOENT) {
+				continue
+			}
+			return fmt.Errorf("stat %s: %w", filepath.Join(full, name), err)
+		}
+		typ := st.Mode & syscall.S_IFMT
+		if w.ignore.Match(p, typ == syscall.S_IFDIR) {
+			excl = append(excl, p)
+			continue
+		}
+		e := liveEntry{Entry: Entry{Path: p, Mode: st.Mode & 0o7777}, St: st}
+		switch typ {
+		case syscall.S_IFREG:
+			e.Type = TypeFile
+			e.Size = st.Size
+		case syscall.S_IFDIR:
+			e.Type = TypeDir
+			subdirs = append(subdirs, p)
+		case syscall.S_IFLNK:
+			t, err := readlinkAt(fd, full, name)
+			if err != nil {
+				if errors.Is(err, syscall.ENOENT) {
+					continue
+				}
+				return fmt.Errorf("read symlink %s: %w", filepath.Join(full, name), err)
+			}
+			if t == "" || len(t) > maxPathLen {
+				e.Type, e.Mode, e.Reason = TypeSkipped, 0, "symlink target empty or too long"
+				break
+			}
+			e.Type = TypeSymlink
+			e.Target = t
+			e.Size = int64(len(t))
+		default:
+			e.Type, e.Mode, e.Reason = TypeSkipped, 0, specialKind(typ)
+		}
+		if strings.IndexByte(p, 0) >= 0 || len(p) > maxPathLen {
+			return fmt.Errorf("path %q cannot be captured (longer than %d bytes); list it in %s", p, maxPathLen, IgnoreFile)
+		}
+		local = append(local, e)
+	}
+	w.seen.Add(int64(len(local)))
+	w.mu.Lock()
+	w.dirs[rel] = local
+	w.excluded = append(w.excluded, excl...)
+	w.nExcl += len(excl)
+	w.mu.Unlock()
+	for _, sub := range subdirs {
+		if !w.g.TryGo(func() error { return w.dir(sub) }) {
+			if err := w.dir(sub); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func specialKind(typ uint32) string {
+	switch typ {
+	case syscall.S_IFSOCK:
+		return "socket"
+	case syscall.S_IFIFO:
+		return "fifo"
+	case syscall.S_IFCHR, syscall.S_IFBLK:
+		return "device"
+	}
+	return "unknown file type"
+}
