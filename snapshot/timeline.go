@@ -115,3 +115,14 @@ func (s *Store) readManifest(h Hash) ([]Entry, error) {
 	}
 	return entries, nil
 }
+
+// Current returns the id of the checkpoint the workspace was last made equal to or captured as
+// ("" before the first checkpoint). It reads one small file, so callers on a hot path (the
+// effect guard records the current checkpoint with each admission) can afford it.
+func (s *Store) Current() (string, error) {
+	p, err := s.readPosition()
+	if err != nil {
+		return "", err
+	}
+	return p.Current, nil
+}

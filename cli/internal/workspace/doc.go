@@ -4,8 +4,10 @@
 // Layout of .rewind/ (each module documents its own part):
 //
 //	format        the layout version, a decimal integer and a newline; a newer one is refused
-//	lock          advisory lock (flock) that serialises writers across processes
-//	chain.jsonl   the hash chain (hashchain/FORMAT.md)
+//	chain.jsonl   the hash chain, with chain.tree and chain.lock beside it (hashchain/FORMAT.md)
+//	lock          the checkpoint store's writer lock (flock), and beside it objects/, packs/,
+//	              manifests/, checkpoints/, index, position and journal (snapshot/FORMAT.md)
+//	effects/      the effect ledger (barrier/doc.go); effects.json, the optional effect rules
 //
 // Nothing under .rewind/ is ever captured by a checkpoint or touched by a rewind.
 package workspace

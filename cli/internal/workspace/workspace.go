@@ -8,6 +8,9 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
+
+	"github.com/agent-rewind/rewind/hashchain"
 )
 
 // MetaDir is the name of the state directory at the workspace root.
@@ -23,6 +26,9 @@ var ErrNotInitialized = errors.New("no agent-rewind state here")
 type Workspace struct {
 	Root string // absolute path of the workspace root, symlinks resolved
 	Meta string // Root/.rewind
+
+	mu    sync.Mutex
+	chain *hashchain.Chain // opened by the first Record, closed by Close
 }
 
 // Open opens the workspace at root, which must already hold a .rewind/ directory.

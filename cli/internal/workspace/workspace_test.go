@@ -5,9 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 )
 
 func TestOpenBeforeInit(t *testing.T) {
@@ -58,39 +56,5 @@ func TestMetaIsAFile(t *testing.T) {
 	os.WriteFile(filepath.Join(root, MetaDir), nil, 0o600)
 	if _, err := Init(root); err == nil || !strings.Contains(err.Error(), "not a directory") {
 		t.Fatalf("a file named .rewind: %v", err)
-	}
-}
-
-func TestLockExcludes(t *testing.T) {
-	w, err := Init(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	unlock, err := w.Lock()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var mu sync.Mutex
-	order := []string{}
-	done := make(chan struct{})
-	go func() {
-		u, err := w.Lock() // a second descriptor: flock excludes it like another process
-		if err != nil {
-			t.Error(err)
-		}
-		mu.Lock()
-		order = append(order, "second")
-		mu.Unlock()
-		u()
-		close(done)
-	}()
-	time.Sleep(50 * time.Millisecond)
-	mu.Lock()
-	order = append(order, "first releases")
-	mu.Unlock()
-	unlock()
-	<-done
-	if strings.Join(order, ",") != "first releases,second" {
-		t.Fatalf("lock order: %v", order)
 	}
 }
