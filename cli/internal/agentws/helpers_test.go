@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/agent-rewind/rewind/cli/internal/agentws"
+	"github.com/agent-rewind/rewind/cli/internal/workspace"
 )
 
 func TestMain(m *testing.M) {
@@ -109,4 +110,15 @@ func kinds(t *testing.T, root string) map[string]int {
 		n[e.Kind]++
 	}
 	return n
+}
+
+// workspaceOf opens the workspace at root, closed at the end of the test.
+func workspaceOf(tb testing.TB, root string) *workspace.Workspace {
+	tb.Helper()
+	ws, err := workspace.Open(root)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { ws.Close() })
+	return ws
 }
