@@ -86,18 +86,14 @@ func (w *Workspace) open(create bool) (*workspace.Workspace, error) {
 	if w.ws != nil {
 		return w.ws, nil
 	}
-	var (
-		ws  *workspace.Workspace
-		err error
-	)
-	if create {
-		ws, err = workspace.Init(w.root)
-	} else {
-		if _, serr := os.Lstat(filepath.Join(w.root, workspace.MetaDir)); errors.Is(serr, fs.ErrNotExist) {
+	if !create {
+		if _, err := os.Lstat(filepath.Join(w.root, workspace.MetaDir)); errors.Is(err, fs.ErrNotExist) {
 			return nil, nil
 		}
-		ws, err = workspace.Open(w.root)
 	}
+	// Init, not Open, for an existing .rewind/ too: another process may have made the
+	// directory and not yet its format file.
+	ws, err := workspace.Init(w.root)
 	if err != nil {
 		return nil, err
 	}

@@ -324,3 +324,15 @@ func TestConcurrentCalls(t *testing.T) {
 		t.Errorf("chain kinds = %v", got)
 	}
 }
+
+// TestStateDirWithoutFormatYet: a .rewind/ whose format file another process has not written
+// yet is not an error for a read.
+func TestStateDirWithoutFormatYet(t *testing.T) {
+	w, root := newWorkspace(t, nil)
+	if err := os.Mkdir(filepath.Join(root, ".rewind"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if l, err := w.List(t.Context()); err != nil || len(l.Entries) != 0 {
+		t.Fatalf("List: %+v, %v", l, err)
+	}
+}
