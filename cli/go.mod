@@ -7,17 +7,29 @@ require (
 	github.com/agent-rewind/rewind/barrier v0.0.0
 	github.com/agent-rewind/rewind/cacheplan v0.0.0
 	github.com/agent-rewind/rewind/hashchain v0.0.0
+	github.com/agent-rewind/rewind/mcpserver v0.0.0
 	github.com/agent-rewind/rewind/snapshot v0.0.0
 	github.com/alecthomas/kong v1.17.0
+	github.com/modelcontextprotocol/go-sdk v1.8.0
 	golang.org/x/mod v0.43.0
 )
 
-require golang.org/x/sync v0.19.0 // indirect
+require (
+	github.com/google/jsonschema-go v0.4.3 // indirect
+	github.com/segmentio/asm v1.1.3 // indirect
+	github.com/segmentio/encoding v0.5.4 // indirect
+	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect
+	golang.org/x/oauth2 v0.35.0 // indirect
+	golang.org/x/sync v0.20.0 // indirect
+	golang.org/x/sys v0.41.0 // indirect
+	golang.org/x/time v0.15.0 // indirect
+)
 
 replace (
 	github.com/agent-rewind/rewind/analyze => ../analyze
 	github.com/agent-rewind/rewind/barrier => ../barrier
 	github.com/agent-rewind/rewind/cacheplan => ../cacheplan
 	github.com/agent-rewind/rewind/hashchain => ../hashchain
+	github.com/agent-rewind/rewind/mcpserver => ../mcpserver
 	github.com/agent-rewind/rewind/snapshot => ../snapshot
 )

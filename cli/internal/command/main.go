@@ -21,6 +21,8 @@ type CLI struct {
 	Prune        PruneCmd        `cmd:"" name:"prune" help:"Replace repeated identical tool results in a request body with references to the first one; the body goes to stdout, a summary to stderr."`
 	CacheCompare CacheCompareCmd `cmd:"" name:"cache-compare" help:"Compare two consecutive request bodies' cacheable prefixes: unchanged, appended, or where they diverge."`
 	Analyze      AnalyzeCmd      `cmd:"" name:"analyze" help:"Count the exact-repeat opportunities in a capture of provider traffic (an attested report; no model call, no workspace)."`
+
+	MCP MCPCmd `cmd:"" name:"mcp" help:"Serve the MCP tools (checkpoint, rewind, guard_effect, ...) over stdio to a coding agent, until stdin closes."`
 }
 
 // exitPanic carries kong's requested exit code out of Parse (for --help and usage errors) so
@@ -52,6 +54,9 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	}()
 	ctx, err := parser.Parse(args)
 	if err != nil {
+		if mcpUsageError(err, stderr) {
+			return 1
+		}
 		parser.FatalIfErrorf(err) // prints usage and the error, exits 80 through exitPanic
 		return 1
 	}

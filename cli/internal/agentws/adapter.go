@@ -1,0 +1,247 @@
+package agentws
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+
+	"github.com/agent-rewind/rewind/cli/internal/workspace"
+	"github.com/agent-rewind/rewind/mcpserver"
+	"github.com/agent-rewind/rewind/snapshot"
+)
+
+const checkpointIDLen = snapshot.IDLen
+
+// Options configure New.
+type Options struct {
+	// Log receives one line per event the agent's answer cannot carry (an interrupted rewind
+	// finished on open, a torn memory line moved aside). nil discards them. The MCP server
+	// passes stderr: stdout carries only protocol.
+	Log io.Writer
+}
+
+// Workspace implements mcpserver.Workspace over a real workspace: the snapshot store, the
+// effect ledger, failure memory and the hash chain under root/.rewind/. It is safe for
+// concurrent use. Nothing is created under root until a call needs to write (Checkpoint,
+// GuardEffect, or BacktrackCommit and Rewind/Replay of an existing checkpoint).
+type Workspace struct {
+	root string // absolute, symlinks resolved
+	log  io.Writer
+
+	mu sync.Mutex
+	ws *workspace.Workspace // nil until .rewind/ exists; then held, with the chain it opens
+}
+
+var _ mcpserver.Workspace = (*Workspace)(nil)
+
+// New returns the Workspace rooted at root, which must be an existing directory. It reads and
+// creates nothing else.
+func New(root string, opts Options) (*Workspace, error) {
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return nil, fmt.Errorf("workspace %q: %w", root, err)
+	}
+	abs, err = filepath.EvalSymlinks(abs)
+	if err != nil {
+		return nil, fmt.Errorf("workspace %q: %w (pass an existing folder with --workspace)", root, err)
+	}
+	st, err := os.Stat(abs)
+	if err != nil {
+		return nil, fmt.Errorf("workspace %q: %w", root, err)
+	}
+	if !st.IsDir() {
+		return nil, fmt.Errorf("workspace %q is not a directory (pass a folder with --workspace)", root)
+	}
+	log := opts.Log
+	if log == nil {
+		log = io.Discard
+	}
+	return &Workspace{root: abs, log: log}, nil
+}
+
+// Root returns the workspace root (absolute, symlinks resolved).
+func (w *Workspace) Root() string { return w.root }
+
+// Close releases the hash chain, if a call opened it.
+func (w *Workspace) Close() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.ws == nil {
+		return nil
+	}
+	return w.ws.Close()
+}
+
+// open returns the opened workspace. With create, .rewind/ is made on first use; without, a
+// workspace that has no .rewind/ yet returns nil and no error (nothing to read).
+func (w *Workspace) open(create bool) (*workspace.Workspace, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.ws != nil {
+		return w.ws, nil
+	}
+	if !create {
+		if _, err := os.Lstat(filepath.Join(w.root, workspace.MetaDir)); errors.Is(err, fs.ErrNotExist) {
+			return nil, nil
+		}
+	}
+	// Init, not Open, for an existing .rewind/ too: another process may have made the
+	// directory and not yet its format file.
+	ws, err := workspace.Init(w.root)
+	if err != nil {
+		return nil, err
+	}
+	w.ws = ws
+	return ws, nil
+}
+
+// snapshots opens the checkpoint store. It is opened per call: opening is cheap, finishes a
+// rewind another process left interrupted, and every read goes to the files, so checkpoints made
+// by other processes (the CLI, another server) are seen at once. A nil store and no error means
+// the workspace has no .rewind/ yet (only without create).
+func (w *Workspace) snapshots(create bool) (*workspace.Workspace, *snapshot.Store, error) {
+	ws, err := w.open(create)
+	if err != nil || ws == nil {
+		return nil, nil, err
+	}
+	s, err := ws.Snapshots(nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	if r := s.Recovered(); r != nil {
+		fmt.Fprintf(w.log, "agent-rewind: finished an interrupted %s to %s (%s, %d paths changed)\n", r.Journal.Op, r.Journal.To, r.Outcome, r.Changes)
+	}
+	return ws, s, nil
+}
+
+// Checkpoint implements mcpserver.Workspace.
+func (w *Workspace) Checkpoint(ctx context.Context, label string) (mcpserver.CheckpointResult, error) {
+	_, s, err := w.snapshots(true)
+	if err != nil {
+		return mcpserver.CheckpointResult{}, err
+	}
+	res, err := s.Checkpoint(ctx, label)
+	if err != nil {
+		if res != nil && errors.Is(err, snapshot.ErrNotRecorded) {
+			return mcpserver.CheckpointResult{}, fmt.Errorf("checkpoint %s was taken and is durable (you may rewind to it), but it is missing from the hash chain: %w", res.ID, err)
+		}
+		return mcpserver.CheckpointResult{}, err
+	}
+	return mcpserver.CheckpointResult{
+		ID: res.ID, Label: res.Label, Time: res.Time,
+		Files: int64(res.Counts.Files), Bytes: res.Counts.Bytes, NewBytes: res.NewBytes, Skipped: int64(res.Counts.Skipped),
+	}, nil
+}
+
+// List implements mcpserver.Workspace.
+func (w *Workspace) List(context.Context) (mcpserver.ListResult, error) {
+	_, s, err := w.snapshots(false)
+	if err != nil || s == nil {
+		return mcpserver.ListResult{Entries: []mcpserver.TimelineEntry{}}, err
+	}
+	t, err := s.List()
+	if err != nil {
+		return mcpserver.ListResult{}, err
+	}
+	r := mcpserver.ListResult{Current: t.Current, Entries: make([]mcpserver.TimelineEntry, 0, len(t.Checkpoints))}
+	for _, c := range slices.Backward(t.Checkpoints) {
+		r.Entries = append(r.Entries, mcpserver.TimelineEntry{
+			ID: c.ID, Time: c.Time, Label: c.Label, Parent: c.Parent, Kind: timelineKind(c.Kind), Current: c.ID == t.Current,
+		})
+	}
+	return r, nil
+}
+
+func timelineKind(k snapshot.Kind) string {
+	if k == snapshot.KindSafety {
+		return mcpserver.KindSafety
+	}
+	return mcpserver.KindCheckpoint
+}
+
+// Rewind implements mcpserver.Workspace.
+func (w *Workspace) Rewind(ctx context.Context, id string) (mcpserver.RestoreResult, error) {
+	return w.restore(ctx, "rewind", id)
+}
+
+// Replay implements mcpserver.Workspace.
+func (w *Workspace) Replay(ctx context.Context, id string) (mcpserver.RestoreResult, error) {
+	return w.restore(ctx, "replay", id)
+}
+
+func (w *Workspace) restore(ctx context.Context, op, id string) (mcpserver.RestoreResult, error) {
+	_, s, err := w.snapshots(false)
+	if err != nil {
+		return mcpserver.RestoreResult{}, err
+	}
+	if s == nil {
+		return mcpserver.RestoreResult{}, noCheckpointsYet(id)
+	}
+	return w.restoreIn(ctx, s, op, id)
+}
+
+// restoreIn rewinds or replays s to id and maps the result.
+func (w *Workspace) restoreIn(ctx context.Context, s *snapshot.Store, op, id string) (mcpserver.RestoreResult, error) {
+	move := s.Rewind
+	if op == "replay" {
+		move = s.Replay
+	}
+	res, err := move(ctx, id, snapshot.RestoreOptions{})
+	if err != nil {
+		if res != nil && errors.Is(err, snapshot.ErrNotRecorded) {
+			return mcpserver.RestoreResult{}, fmt.Errorf("the %s to %s was done (the workspace is now that checkpoint; the state before is checkpoint %s), but it is missing from the hash chain: %w", op, res.To, res.Safety, err)
+		}
+		return mcpserver.RestoreResult{}, checkpointError(err)
+	}
+	return restoreResult(res), nil
+}
+
+// restoreResult maps a snapshot restore to the tool's result: a path that a restore creates is
+// added, one it removes is deleted, and any other change (content, mode, type) is modified.
+func restoreResult(res *snapshot.RestoreResult) mcpserver.RestoreResult {
+	r := mcpserver.RestoreResult{ID: res.To, SafetyID: res.Safety, Paths: make([]string, 0, min(len(res.Changes), mcpserver.MaxPaths))}
+	for _, c := range res.Changes {
+		switch c.Kind {
+		case snapshot.ChangeAdded:
+			r.Added++
+		case snapshot.ChangeDeleted:
+			r.Deleted++
+		default:
+			r.Modified++
+		}
+		if len(r.Paths) < mcpserver.MaxPaths {
+			r.Paths = append(r.Paths, c.Path)
+		} else {
+			r.Truncated = true
+		}
+	}
+	return r
+}
+
+// unknownCheckpointError keeps the snapshot store's message and matches both its sentinel and
+// mcpserver.ErrUnknownCheckpoint, so the agent is told where ids come from.
+type unknownCheckpointError struct{ err error }
+
+func (e *unknownCheckpointError) Error() string { return e.err.Error() }
+func (e *unknownCheckpointError) Unwrap() []error {
+	return []error{mcpserver.ErrUnknownCheckpoint, e.err}
+}
+
+// checkpointError wraps the store's "no such checkpoint" and "ambiguous id" errors.
+func checkpointError(err error) error {
+	if errors.Is(err, snapshot.ErrNotFound) || errors.Is(err, snapshot.ErrAmbiguous) {
+		return &unknownCheckpointError{err}
+	}
+	return err
+}
+
+// noCheckpointsYet is the error for an id in a workspace that has no .rewind/ yet.
+func noCheckpointsYet(id string) error {
+	return &unknownCheckpointError{fmt.Errorf("%w: %q: this workspace has no checkpoints yet (call checkpoint first)", snapshot.ErrNotFound, id)}
+}
