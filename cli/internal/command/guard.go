@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/agent-rewind/rewind/barrier"
 	"github.com/agent-rewind/rewind/cli/internal/workspace"
@@ -198,33 +199,54 @@ func guardFastPath(args []string, stdin io.Reader, stdout, stderr io.Writer) (co
 	if !fastGuard {
 		return 0, false
 	}
-	env := &Env{Workspace: ".", Stdin: stdin, Stdout: stdout, Stderr: stderr}
-	var cmd GuardCmd
+	g, ok := parseGuardArgs(args)
+	if !ok {
+		return 0, false
+	}
+	env := &Env{Workspace: g.workspace, JSON: g.json, Stdin: stdin, Stdout: stdout, Stderr: stderr}
+	if err := g.cmd.Run(env); err != nil {
+		return env.fail(err), true
+	}
+	return 0, true
+}
+
+// guardArgs is what parseGuardArgs found: the global flags and the guard command.
+type guardArgs struct {
+	workspace string // absolute, as kong's "path" type makes it
+	json      bool
+	cmd       GuardCmd
+}
+
+// parseGuardArgs recognises the plain forms of the guard command line. Whatever it accepts,
+// kong parses to the same values (FuzzGuardArgs checks this).
+func parseGuardArgs(args []string) (g guardArgs, ok bool) {
+	g.workspace = "."
 	seenGuard, seenArg := false, false
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		switch {
 		case a == "--json":
-			env.JSON = true
-		case a == "--workspace" && i+1 < len(args) && args[i+1] != "" && !strings.HasPrefix(args[i+1], "-"):
-			env.Workspace = args[i+1]
+			g.json = true
+		case a == "--workspace" && i+1 < len(args) && plainValue(args[i+1]):
+			g.workspace = args[i+1]
 			i++
-		case strings.HasPrefix(a, "--workspace=") && len(a) > len("--workspace="):
-			env.Workspace = a[len("--workspace="):]
+		case strings.HasPrefix(a, "--workspace=") && plainValue(a[len("--workspace="):]):
+			g.workspace = a[len("--workspace="):]
 		case a == "guard" && !seenGuard:
 			seenGuard = true
-		case seenGuard && !seenArg && !strings.HasPrefix(a, "-"):
-			cmd.Input, seenArg = a, true
+		case seenGuard && !seenArg && plainValue(a):
+			g.cmd.Input, seenArg = a, true
 		default:
-			return 0, false
+			return guardArgs{}, false
 		}
 	}
 	if !seenGuard {
-		return 0, false
+		return guardArgs{}, false
 	}
-	env.Workspace = kong.ExpandPath(env.Workspace) // as kong's "path" type does
-	if err := cmd.Run(env); err != nil {
-		return env.fail(err), true
-	}
-	return 0, true
+	g.workspace = kong.ExpandPath(g.workspace) // as kong's "path" type does
+	return g, true
 }
+
+// plainValue reports whether a is a value kong takes as it is: not empty, not a flag, and valid
+// UTF-8 (kong replaces invalid bytes with U+FFFD).
+func plainValue(a string) bool { return a != "" && !strings.HasPrefix(a, "-") && utf8.ValidString(a) }

@@ -2,6 +2,7 @@ package command
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -147,4 +148,56 @@ func BenchmarkKongModel(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// FuzzGuardArgs checks the guard's fast path against kong: every command line that
+// parseGuardArgs accepts, kong parses to the guard command with the same workspace, --json and
+// input. (Lines it declines go to kong anyway.) The fuzz input is the arguments joined by NUL.
+func FuzzGuardArgs(f *testing.F) {
+	for _, seed := range []string{
+		"guard",
+		"--workspace\x00/tmp/w\x00guard",
+		"guard\x00--workspace\x00/tmp/w",
+		"--workspace=rel/dir\x00--json\x00guard\x00{\"key\":\"k\"}",
+		"guard\x00{}\x00--json",
+		"--workspace\x00guard\x00guard",
+		"guard\x00guard",
+		"guard\x00release",
+		"--workspace=~/x\x00guard",
+		"guard\x00--help",
+		"guard\x00-",
+		"guard\x00--workspace=",
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, joined string) {
+		args := strings.Split(joined, "\x00")
+		g, ok := parseGuardArgs(args)
+		if !ok {
+			return
+		}
+		var cli CLI
+		parser, err := kong.New(&cli, kong.Name("agent-rewind"), kong.Writers(io.Discard, io.Discard),
+			kong.Exit(func(int) { panic("kong exited") }))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, err := func() (ctx *kong.Context, err error) {
+			defer func() {
+				if r := recover(); r != nil {
+					err = errors.New("kong exited")
+				}
+			}()
+			return parser.Parse(args)
+		}()
+		if err != nil {
+			t.Fatalf("the fast path took %q, which kong rejects: %v", args, err)
+		}
+		if cmd := ctx.Command(); cmd != "guard" && cmd != "guard <json>" {
+			t.Fatalf("the fast path took %q as guard; kong runs %q", args, cmd)
+		}
+		if cli.Workspace != g.workspace || cli.JSON != g.json || cli.Guard.Input != g.cmd.Input {
+			t.Fatalf("%q: fast path workspace %q json %v input %q; kong %q %v %q", args, g.workspace, g.json, g.cmd.Input, cli.Workspace, cli.JSON, cli.Guard.Input)
+		}
+	})
 }
