@@ -15,10 +15,14 @@ import (
 // The guard suite (issue 4): "agent-rewind guard" as an agent hook runs it, one process per
 // call, alternated with true(1), the process-start floor:
 //
-//	non-effect PreToolUse (a Read call): exit 0, nothing printed   goal p50 and p99 <= 5 ms
-//	admission of a new explicit key: exit 0                      (reported)
+//	non-effect PreToolUse (Bash "go test ./... | tail"): exit 0, nothing printed   goal p50 and p99 <= 5 ms
+//	non-effect PostToolUse (the same call, after it ran): exit 0, nothing printed (reported)
+//	admission of a new explicit key: exit 0                                      (reported)
 //
-// Hook input goes on stdin, as agents pass it.
+// The non-effect calls are Bash calls because the hooks are (integrations/claude-code matches
+// Bash and MCP tools only); they go through the shell splitter and every built-in rule. They
+// run in a workspace of their own, which must still have no .rewind/ at the end: the hot path
+// creates nothing. Hook input goes on stdin, as agents pass it.
 func init() {
 	register(Suite{
 		Name:        "guard",
@@ -40,52 +44,69 @@ func runGuard(ctx context.Context, b *Bench) error {
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(ws, "main.go"), []byte("package main\n"), 0o644); err != nil {
-		return err
-	}
-	nonEffect, err := json.Marshal(map[string]any{
-		"session_id": "bench-session", "transcript_path": filepath.Join(ws, "transcript.jsonl"), "cwd": ws,
-		"permission_mode": "default", "hook_event_name": "PreToolUse", "tool_name": "Read",
-		"tool_input": map[string]any{"file_path": filepath.Join(ws, "main.go")}, "tool_use_id": "toolu_bench_read",
-	})
+	hotWS, err := b.TempDir("hot-workspace")
 	if err != nil {
 		return err
 	}
-	guard := func(ctx context.Context, stdin []byte, wantOut bool) (measure.Sample, error) {
-		cmd := agent.Command(ctx, ws, "guard")
+	hook := func(event string) ([]byte, error) {
+		return json.Marshal(map[string]any{
+			"session_id": "bench-session", "transcript_path": filepath.Join(hotWS, "transcript.jsonl"), "cwd": hotWS,
+			"permission_mode": "default", "hook_event_name": event, "tool_name": "Bash",
+			"tool_input":  map[string]any{"command": "go test ./... 2>&1 | tail -20", "description": "Run the tests"},
+			"tool_use_id": "toolu_bench_test",
+		})
+	}
+	pre, err := hook("PreToolUse")
+	if err != nil {
+		return err
+	}
+	post, err := hook("PostToolUse")
+	if err != nil {
+		return err
+	}
+	guard := func(ctx context.Context, dir string, stdin []byte, silent bool) (measure.Sample, error) {
+		cmd := agent.Command(ctx, dir, "guard")
 		cmd.Stdin = strings.NewReader(string(stdin))
 		r, err := measure.Run(cmd)
 		if err != nil {
 			return r.Sample, err
 		}
-		if !wantOut && len(r.Stdout) > 0 {
-			return r.Sample, fmt.Errorf("guard printed %.100q on stdout for an allowed call: a hook must print nothing", r.Stdout)
+		if silent && len(r.Stdout)+len(r.Stderr) > 0 {
+			return r.Sample, fmt.Errorf("guard printed %.100q / %.100q for a call that is not an effect: a hook must print nothing", r.Stdout, r.Stderr)
 		}
 		return r.Sample, nil
 	}
 	key := 0
 	arms := []measure.Arm{
 		{Name: "true(1)", Run: baseline.True},
-		{Name: "agent-rewind guard, non-effect PreToolUse (Read)", Run: func(ctx context.Context) (measure.Sample, error) {
-			return guard(ctx, nonEffect, false)
+		{Name: "agent-rewind guard, non-effect PreToolUse (Bash)", Run: func(ctx context.Context) (measure.Sample, error) {
+			return guard(ctx, hotWS, pre, true)
+		}},
+		{Name: "agent-rewind guard, non-effect PostToolUse (Bash)", Run: func(ctx context.Context) (measure.Sample, error) {
+			return guard(ctx, hotWS, post, true)
 		}},
 		{Name: "agent-rewind guard, admission of a new key", Run: func(ctx context.Context) (measure.Sample, error) {
 			key++
 			in := fmt.Sprintf(`{"key":"bench-admission-%d","payload":{"amount":%d,"currency":"usd"},"description":"bench: admit a new effect"}`, key, key)
-			return guard(ctx, []byte(in), true)
+			return guard(ctx, ws, []byte(in), false)
 		}},
 	}
 	n := b.Reps(300, 60)
-	b.Logf("%d rounds of true / non-effect guard / admission", n)
+	b.Logf("%d rounds of true / non-effect PreToolUse / non-effect PostToolUse / admission", n)
 	ss, err := measure.Alternate(ctx, n, arms...)
 	if err != nil {
 		return err
 	}
-	floor, hot, admit := ss[0], ss[1], ss[2]
+	if _, err := os.Lstat(filepath.Join(hotWS, ".rewind")); err == nil {
+		return fmt.Errorf("the non-effect calls created %s/.rewind: the hot path must create nothing", hotWS)
+	}
+	floor, hot, after, admit := ss[0], ss[1], ss[2], ss[3]
 	p := func(s measure.Series, q float64) float64 { return ms(measure.Percentile(s.Walls(), q)) }
 	b.Value("guard_non_effect_p50", p(hot, 50), "ms", "wall per process, process start included", arm(hot), AtMost(5), "")
 	b.Value("guard_non_effect_p99", p(hot, 99), "ms", "wall per process, process start included", arm(hot), AtMost(5), "")
 	b.Ratio("guard_non_effect_vs_true", hot, floor, NoGoal, "median wall of the hot path over the process-start floor")
+	b.Value("guard_post_non_effect_p50", p(after, 50), "ms", "wall per process", arm(after), NoGoal, "the hook after every Bash and MCP call: one failed open")
+	b.Value("guard_post_non_effect_p99", p(after, 99), "ms", "wall per process", arm(after), NoGoal, "")
 	b.Value("guard_admission_p50", p(admit, 50), "ms", "wall per process", arm(admit), NoGoal, "")
 	b.Value("guard_admission_p99", p(admit, 99), "ms", "wall per process", arm(admit), NoGoal, "")
 	b.Ratio("guard_admission_vs_true", admit, floor, NoGoal, "")

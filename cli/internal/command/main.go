@@ -17,6 +17,10 @@ type CLI struct {
 	Version VersionCmd `cmd:"" help:"Print the version of agent-rewind and of the Go toolchain that built it."`
 	Chain   ChainCmd   `cmd:"" help:"Verify, prove, sign and export the tamper-evident hash chain."`
 
+	Guard   GuardCmd   `cmd:"" help:"Decide whether a tool call or an explicit effect may run (agents' hooks call it): exit 0 allowed, 2 refused."`
+	Release ReleaseCmd `cmd:"" help:"Re-arm an effect key after reconciling what happened (a person's action, recorded on the chain)."`
+	Effects EffectsCmd `cmd:"" help:"List the effect ledger: each key's state, first use, checkpoint and tool call."`
+
 	CacheReport  CacheReportCmd  `cmd:"" name:"cache-report" help:"Show where a prompt-cache breakpoint would go in an Anthropic Messages request body, and why (no model call, no workspace)."`
 	Prune        PruneCmd        `cmd:"" name:"prune" help:"Replace repeated identical tool results in a request body with references to the first one; the body goes to stdout, a summary to stderr."`
 	CacheCompare CacheCompareCmd `cmd:"" name:"cache-compare" help:"Compare two consecutive request bodies' cacheable prefixes: unchanged, appended, or where they diverge."`
@@ -31,6 +35,11 @@ type exitPanic int
 
 // Main parses args, runs the chosen command and returns the process exit code.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
+	// Agents' hooks run "guard" before and after every tool call: it skips building the kong
+	// model (see guardFastPath).
+	if code, ok := guardFastPath(args, stdin, stdout, stderr); ok {
+		return code
+	}
 	var cli CLI
 	parser, err := kong.New(&cli,
 		kong.Name("agent-rewind"),

@@ -1,0 +1,748 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/agent-rewind/rewind/barrier"
+	"github.com/agent-rewind/rewind/cli/internal/workspace"
+	"github.com/agent-rewind/rewind/snapshot"
+)
+
+// End-to-end tests of "agent-rewind guard", "release" and "effects": every guard is its own
+// process of the real binary, as agents' hooks run it.
+
+// The race-enabled binary sleeps a second at exit by default (the race runtime's
+// atexit_sleep_ms), which would make every guard process of these tests take a second. A race
+// found in a child is still reported, and fails its test through the exit code (66).
+func init() {
+	if os.Getenv("GORACE") == "" {
+		os.Setenv("GORACE", "atexit_sleep_ms=0")
+	}
+}
+
+// guard runs "agent-rewind --workspace root guard [args]" with stdin, from another folder (hooks
+// do not promise the working directory; --workspace names the workspace).
+func guard(t *testing.T, root, stdin string, args ...string) result {
+	t.Helper()
+	return run(t, t.TempDir(), stdin, append([]string{"--workspace", root, "guard"}, args...)...)
+}
+
+// hookInput returns a Claude Code hook input (Codex when turnID is set) for a tool call.
+func hookInput(t *testing.T, event, tool string, toolInput any, toolUseID string, extra map[string]any) string {
+	t.Helper()
+	m := map[string]any{
+		"session_id": "e2e-session", "transcript_path": "/tmp/e2e/transcript.jsonl", "cwd": "/tmp/e2e",
+		"permission_mode": "default", "hook_event_name": event, "tool_name": tool, "tool_input": toolInput,
+		"tool_use_id": toolUseID,
+	}
+	for k, v := range extra {
+		m[k] = v
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// bash is hookInput for Claude Code's Bash tool.
+func bash(t *testing.T, event, command, toolUseID string) string {
+	return hookInput(t, event, "Bash", map[string]any{"command": command, "description": "e2e"}, toolUseID, nil)
+}
+
+// chainEntry is what these tests read back from .rewind/chain.jsonl.
+type chainEntry struct {
+	Seq  int64           `json:"seq"`
+	Kind string          `json:"kind"`
+	Data json.RawMessage `json:"data"`
+}
+
+func readChain(t *testing.T, root string) []chainEntry {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(root, ".rewind", "chain.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []chainEntry
+	for _, line := range strings.Split(strings.TrimSuffix(string(b), "\n"), "\n") {
+		var e chainEntry
+		if err := json.Unmarshal([]byte(line), &e); err != nil {
+			t.Fatalf("chain line %q: %v", line, err)
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+func kinds(es []chainEntry) map[string]int {
+	n := map[string]int{}
+	for _, e := range es {
+		n[e.Kind]++
+	}
+	return n
+}
+
+// verifyChain checks the workspace's chain with "agent-rewind chain verify".
+func verifyChain(t *testing.T, root string) {
+	t.Helper()
+	r := run(t, root, "", "--workspace", root, "chain", "verify")
+	if r.code != 0 || !strings.HasPrefix(r.stdout, "ok: ") {
+		t.Fatalf("chain verify: code %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// ledgerState returns key's state as "agent-rewind effects --json" lists it ("" when absent).
+func ledgerRecord(t *testing.T, root, key string) *barrier.Record {
+	t.Helper()
+	r := run(t, root, "", "--workspace", root, "--json", "effects")
+	if r.code != 0 {
+		t.Fatalf("effects: %d %s %s", r.code, r.stdout, r.stderr)
+	}
+	var res struct {
+		Ledger  string
+		Effects []*barrier.Record
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &res); err != nil {
+		t.Fatalf("effects --json: %v\n%s", err, r.stdout)
+	}
+	for _, rec := range res.Effects {
+		if rec.Key == key {
+			return rec
+		}
+	}
+	return nil
+}
+
+// onlyKey returns the one key in the ledger.
+func onlyKey(t *testing.T, root string) string {
+	t.Helper()
+	r := run(t, root, "", "--workspace", root, "--json", "effects")
+	var res struct{ Effects []*barrier.Record }
+	if err := json.Unmarshal([]byte(r.stdout), &res); err != nil || len(res.Effects) != 1 {
+		t.Fatalf("effects --json: want one key: %v\n%s", err, r.stdout)
+	}
+	return res.Effects[0].Key
+}
+
+func decision(t *testing.T, r result) barrier.Decision {
+	t.Helper()
+	var d barrier.Decision
+	if err := json.Unmarshal([]byte(r.stdout), &d); err != nil {
+		t.Fatalf("guard --json: %v\nstdout %q\nstderr %q", err, r.stdout, r.stderr)
+	}
+	return d
+}
+
+func noRewindDir(t *testing.T, root string) {
+	t.Helper()
+	if _, err := os.Lstat(filepath.Join(root, ".rewind")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("%s/.rewind exists (%v): this path must not create it", root, err)
+	}
+}
+
+// Sixteen guard processes race on one new key: exactly one is admitted, fifteen are refused,
+// and all sixteen decisions are on a chain that verifies.
+func TestGuardConcurrentOneKey(t *testing.T) {
+	const n = 16
+	cases := []struct {
+		name, refusal, effectState string
+		input                      func(i int) string
+	}{
+		{"explicit", "it already fired", "spent", func(int) string {
+			return `{"key": "charge-invoice-77", "payload": {"amount": 4900, "currency": "usd"}, "description": "charge invoice 77"}`
+		}},
+		{"claude-code-hook", "its outcome is unknown", "pending", func(i int) string {
+			return bash(t, "PreToolUse", "git push origin main", "toolu_race_"+string(rune('a'+i)))
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			root := t.TempDir()
+			cmds := make([]*exec.Cmd, n)
+			outs := make([]*bytes.Buffer, n)
+			errs := make([]*bytes.Buffer, n)
+			for i := range cmds {
+				cmds[i] = exec.Command(bin, "--workspace", root, "guard")
+				cmds[i].Stdin = strings.NewReader(c.input(i))
+				outs[i], errs[i] = &bytes.Buffer{}, &bytes.Buffer{}
+				cmds[i].Stdout, cmds[i].Stderr = outs[i], errs[i]
+			}
+			var wg sync.WaitGroup
+			codes := make([]int, n)
+			for i, cmd := range cmds {
+				if err := cmd.Start(); err != nil {
+					t.Fatal(err)
+				}
+				wg.Go(func() {
+					err := cmd.Wait()
+					var xe *exec.ExitError
+					if err != nil && !errors.As(err, &xe) {
+						t.Error(err)
+					}
+					codes[i] = cmd.ProcessState.ExitCode()
+				})
+			}
+			wg.Wait()
+			admitted, refused := 0, 0
+			for i, code := range codes {
+				switch code {
+				case 0:
+					admitted++
+				case 2:
+					refused++
+					if outs[i].Len() > 0 || !strings.Contains(errs[i].String(), c.refusal) {
+						t.Errorf("refused guard %d: stdout %q, stderr %q (want %q)", i, outs[i], errs[i], c.refusal)
+					}
+				default:
+					t.Errorf("guard %d exited %d: %s", i, code, errs[i])
+				}
+			}
+			if admitted != 1 || refused != n-1 {
+				t.Fatalf("%d admitted, %d refused; want 1 and %d", admitted, refused, n-1)
+			}
+			got := kinds(readChain(t, root))
+			if got["effect"] != 1 || got["refusal"] != n-1 || len(readChain(t, root)) != n {
+				t.Fatalf("chain entries by kind: %v; want 1 effect and %d refusals", got, n-1)
+			}
+			if rec := ledgerRecord(t, root, onlyKey(t, root)); rec == nil || string(rec.State) != c.effectState || rec.Seq != readChain(t, root)[0].Seq {
+				t.Fatalf("ledger record %+v", rec)
+			}
+			verifyChain(t, root)
+		})
+	}
+}
+
+// An effect admitted after a checkpoint stays spent when the workspace is rewound: the retry is
+// refused with a reason naming the checkpoint that was current when it fired.
+//
+// The checkpoint and rewind go through the snapshot store in this process (workspace.Snapshots),
+// between guard processes: the "checkpoint" and "rewind" commands are being written on another
+// branch.
+func TestGuardRefusedAfterRewind(t *testing.T) {
+	root := t.TempDir()
+	write := func(content string) {
+		if err := os.WriteFile(filepath.Join(root, "release.txt"), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	store := func(fn func(s *snapshot.Store) error) {
+		t.Helper()
+		ws, err := workspace.Init(root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ws.Close()
+		s, err := ws.Snapshots(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := fn(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var before, after string
+	write("v1\n")
+	store(func(s *snapshot.Store) error {
+		cp, err := s.Checkpoint(t.Context(), "before the release")
+		before = cp.ID
+		return err
+	})
+	write("v2\n")
+	store(func(s *snapshot.Store) error {
+		cp, err := s.Checkpoint(t.Context(), "release prepared")
+		after = cp.ID
+		return err
+	})
+
+	// The agent pushes (PreToolUse admits it pending, PostToolUse confirms it), and an explicit
+	// effect fires too.
+	push := "git push origin v2"
+	if r := guard(t, root, bash(t, "PreToolUse", push, "toolu_push_1")); r.code != 0 || r.stdout != "" || r.stderr != "" {
+		t.Fatalf("first push: %+v", r)
+	}
+	if r := guard(t, root, bash(t, "PostToolUse", push, "toolu_push_1")); r.code != 0 || r.stdout != "" || r.stderr != "" {
+		t.Fatalf("PostToolUse: %+v", r)
+	}
+	explicit := `{"key": "announce-v2", "payload": {"channel": "#releases"}, "description": "announce v2"}`
+	d := decision(t, guard(t, root, explicit, "--json"))
+	if !d.Admitted || d.Record == nil || d.Record.Checkpoint != after {
+		t.Fatalf("explicit admission: %+v (want checkpoint %s)", d, after)
+	}
+
+	// Rewind to before the release: the workspace goes back, the ledger does not.
+	store(func(s *snapshot.Store) error {
+		_, err := s.Rewind(t.Context(), before, snapshot.RestoreOptions{})
+		return err
+	})
+	if b, _ := os.ReadFile(filepath.Join(root, "release.txt")); string(b) != "v1\n" {
+		t.Fatalf("rewind left release.txt = %q", b)
+	}
+
+	r := guard(t, root, bash(t, "PreToolUse", push, "toolu_push_2"))
+	if r.code != 2 || r.stdout != "" || !strings.Contains(r.stderr, "it already fired") ||
+		!strings.Contains(r.stderr, after) || !strings.Contains(r.stderr, "Rewinding the workspace does not undo external effects") {
+		t.Fatalf("push retried after the rewind: code %d\nstdout %q\nstderr %q", r.code, r.stdout, r.stderr)
+	}
+	r = guard(t, root, explicit)
+	if r.code != 2 || !strings.Contains(r.stderr, "announce-v2") || !strings.Contains(r.stderr, "it already fired") {
+		t.Fatalf("explicit effect retried after the rewind: %+v", r)
+	}
+
+	es := readChain(t, root)
+	got := kinds(es)
+	if got["checkpoint"] < 2 || got["rewind"] != 1 || got["effect"] != 2 || got["confirm"] != 1 || got["refusal"] != 2 {
+		t.Fatalf("chain entries by kind: %v", got)
+	}
+	// The refusals come after the rewind on the chain, and cite the checkpoint current now.
+	var last chainEntry
+	for _, e := range es {
+		if e.Kind == "refusal" {
+			last = e
+		}
+	}
+	var ref barrier.RefusalEntry
+	if err := json.Unmarshal(last.Data, &ref); err != nil || ref.Code != barrier.CodeSpent || ref.Checkpoint != before {
+		t.Fatalf("refusal entry %s: %v", last.Data, err)
+	}
+	verifyChain(t, root)
+}
+
+// The same key with another payload is refused as a mismatch; the same payload written another
+// way is the same effect.
+func TestGuardPayloadMismatch(t *testing.T) {
+	root := t.TempDir()
+	if d := decision(t, guard(t, root, `{"key": "refund-ch_1", "payload": {"charge": "ch_1", "amount": 1500}}`, "--json")); !d.Admitted || d.Code != barrier.CodeAdmitted || d.State != barrier.Spent {
+		t.Fatalf("admission: %+v", d)
+	}
+	r := guard(t, root, `{"key": "refund-ch_1", "payload": {"charge": "ch_1", "amount": 2500}}`, "--json")
+	if d := decision(t, r); r.code != 2 || d.Admitted || d.Code != barrier.CodePayloadMismatch || !strings.Contains(d.Reason, "different payload") {
+		t.Fatalf("other payload: code %d, %+v", r.code, d)
+	}
+	r = guard(t, root, `{"payload": {"amount":1500,   "charge":"ch_1"}, "key": "refund-ch_1"}`)
+	if r.code != 2 || r.stdout != "" || !strings.Contains(r.stderr, "it already fired") {
+		t.Fatalf("same payload, other spelling: %+v", r)
+	}
+	if got := kinds(readChain(t, root)); got["effect"] != 1 || got["refusal"] != 2 {
+		t.Fatalf("chain: %v", got)
+	}
+	verifyChain(t, root)
+}
+
+// A PreToolUse that is never followed by its PostToolUse (the agent crashed, the user denied it
+// at the prompt) leaves the key pending: the next attempt is refused as outcome unknown until a
+// person releases it.
+func TestGuardPendingOutcomeUnknown(t *testing.T) {
+	root := t.TempDir()
+	cmd := "npm publish --access public"
+	if r := guard(t, root, bash(t, "PreToolUse", cmd, "toolu_pub_1")); r.code != 0 || r.stdout != "" || r.stderr != "" {
+		t.Fatalf("admission: %+v", r)
+	}
+	// The same tool call asked twice (two hooks on one call) is a duplicate, not a refusal.
+	if r := guard(t, root, bash(t, "PreToolUse", cmd, "toolu_pub_1")); r.code != 0 {
+		t.Fatalf("duplicate PreToolUse: %+v", r)
+	}
+	r := guard(t, root, bash(t, "PreToolUse", cmd, "toolu_pub_2"))
+	if r.code != 2 || r.stdout != "" || !strings.Contains(r.stderr, "outcome is unknown") || !strings.Contains(r.stderr, "agent-rewind release") {
+		t.Fatalf("retry while pending: %+v", r)
+	}
+	key := onlyKey(t, root)
+	if rec := ledgerRecord(t, root, key); rec.State != barrier.Pending || rec.ToolUseID != "toolu_pub_1" {
+		t.Fatalf("record: %+v", rec)
+	}
+	// A person reconciles and releases; the next attempt is a new generation.
+	r = run(t, root, "", "release", key, "--reason", "denied at the prompt, never ran")
+	if r.code != 0 || !strings.Contains(r.stdout, "released") || !strings.Contains(r.stdout, "pending -> released") {
+		t.Fatalf("release: %+v", r)
+	}
+	if r := guard(t, root, bash(t, "PreToolUse", cmd, "toolu_pub_3")); r.code != 0 {
+		t.Fatalf("after release: %+v", r)
+	}
+	if rec := ledgerRecord(t, root, key); rec.State != barrier.Pending || rec.Generation != 2 || rec.ToolUseID != "toolu_pub_3" {
+		t.Fatalf("record after release: %+v", rec)
+	}
+	if got := kinds(readChain(t, root)); got["effect"] != 2 || got["refusal"] != 1 || got["release"] != 1 || len(readChain(t, root)) != 4 {
+		t.Fatalf("chain: %v", got)
+	}
+	verifyChain(t, root)
+}
+
+// A guard killed (SIGKILL) after its admission is durable in the ledger but before it answered
+// leaves the key pending: the next guard refuses it as outcome unknown. The test holds the
+// chain's lock, so the guard stops right after linking its record, where it records on the
+// chain; then it is killed.
+func TestGuardKilledAfterPending(t *testing.T) {
+	root := t.TempDir()
+	ws, err := workspace.Init(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws.Close()
+	lock, err := os.OpenFile(filepath.Join(root, ".rewind", "chain.lock"), os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Close()
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+		t.Fatal(err)
+	}
+
+	cmd := exec.Command(bin, "--workspace", root, "guard")
+	cmd.Stdin = strings.NewReader(bash(t, "PreToolUse", "kubectl -n prod apply -f deploy.yaml", "toolu_kill_1"))
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	keys := filepath.Join(root, ".rewind", "effects", "keys")
+	for linked := false; !linked; {
+		select {
+		case err := <-exited:
+			t.Fatalf("the guard exited (%v) before its admission was linked: %s", err, out.String())
+		case <-time.After(5 * time.Millisecond):
+		}
+		names, _ := filepath.Glob(filepath.Join(keys, "*.json"))
+		linked = len(names) == 1
+	}
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	<-exited
+	if cmd.ProcessState.Success() {
+		t.Fatalf("the guard finished before it was killed: %s", out.String())
+	}
+	lock.Close() // the next guard records its refusal
+
+	key := onlyKey(t, root)
+	if rec := ledgerRecord(t, root, key); rec.State != barrier.Pending || rec.Seq != 0 || rec.ToolUseID != "toolu_kill_1" {
+		t.Fatalf("record left by the killed guard: %+v", rec)
+	}
+	r := guard(t, root, bash(t, "PreToolUse", "kubectl -n prod apply -f deploy.yaml", "toolu_kill_2"))
+	if r.code != 2 || !strings.Contains(r.stderr, "outcome is unknown") {
+		t.Fatalf("after the kill: %+v", r)
+	}
+	// The admission never reached the chain; the refusal did.
+	if got := kinds(readChain(t, root)); got["effect"] != 0 || got["refusal"] != 1 {
+		t.Fatalf("chain: %v", got)
+	}
+	verifyChain(t, root)
+}
+
+// PostToolUse confirms, PostToolUseFailure fails and PermissionDenied releases the effect that
+// PreToolUse admitted for the same tool_use_id.
+func TestGuardReportsByToolUseID(t *testing.T) {
+	root := t.TempDir()
+	step := func(input string, code int) {
+		t.Helper()
+		if r := guard(t, root, input); r.code != code || r.stdout != "" || (code == 0) != (r.stderr == "") {
+			t.Fatalf("%s: code %d (want %d), stdout %q, stderr %q", input, r.code, code, r.stdout, r.stderr)
+		}
+	}
+	state := func(command, toolUseID string) barrier.State {
+		t.Helper()
+		d := decision(t, run(t, root, "", "--workspace", root, "--json", "guard", bash(t, "PreToolUse", command, toolUseID)))
+		return d.State
+	}
+
+	step(bash(t, "PreToolUse", "git push origin main", "toolu_a"), 0)
+	step(bash(t, "PostToolUse", "git push origin main", "toolu_a"), 0)
+	if s := state("git push origin main", "toolu_a2"); s != barrier.Spent {
+		t.Fatalf("after PostToolUse: %s", s)
+	}
+
+	step(bash(t, "PreToolUse", "cargo publish", "toolu_b"), 0)
+	step(hookInput(t, "PostToolUseFailure", "Bash", map[string]any{"command": "cargo publish"}, "toolu_b",
+		map[string]any{"error": "error: 403 Forbidden", "is_interrupt": false}), 0)
+	r := guard(t, root, bash(t, "PreToolUse", "cargo publish", "toolu_b2"))
+	if r.code != 2 || !strings.Contains(r.stderr, "failed") || !strings.Contains(r.stderr, "403 Forbidden") {
+		t.Fatalf("retry after a failure: %+v", r)
+	}
+
+	step(bash(t, "PreToolUse", "gh release create v1.0.0", "toolu_c"), 0)
+	step(hookInput(t, "PermissionDenied", "Bash", map[string]any{"command": "gh release create v1.0.0"}, "toolu_c",
+		map[string]any{"reason": "auto mode: releases need approval", "permission_mode": "auto"}), 0)
+	step(bash(t, "PreToolUse", "gh release create v1.0.0", "toolu_c2"), 0) // released: admitted again
+
+	// A report about a call that was never an effect changes nothing.
+	before := len(readChain(t, root))
+	step(bash(t, "PostToolUse", "ls", "toolu_never"), 0)
+	if len(readChain(t, root)) != before {
+		t.Fatal("a PostToolUse for an untracked call was recorded")
+	}
+
+	got := kinds(readChain(t, root))
+	want := map[string]int{"effect": 4, "confirm": 1, "failure": 1, "release": 1, "refusal": 2}
+	for k, n := range want {
+		if got[k] != n {
+			t.Fatalf("chain entries by kind: %v; want %v", got, want)
+		}
+	}
+	verifyChain(t, root)
+}
+
+// fixtureCase is what one hook fixture of barrier/testdata/hooks does through the real binary.
+type fixtureCase struct {
+	file   string // under barrier/testdata/hooks
+	before string // a fixture run first in the same workspace ("": none)
+	want   expectation
+	state  barrier.State // the ledger state of the one key afterwards ("": no .rewind/ at all)
+	repeat *expectation  // the same input again, with a new tool_use_id where it has one
+}
+
+type expectation struct {
+	code   int
+	stdout string // a regular expression the whole stdout matches
+	stderr string // a substring of stderr; "" means stderr is empty
+}
+
+var fixtureCases = []fixtureCase{
+	{file: "claude-code/pretooluse-bash-ls.json", want: expectation{0, "", ""}},
+	{file: "claude-code/pretooluse-bash-git-push.json", want: expectation{0, "", ""}, state: barrier.Pending,
+		repeat: &expectation{2, "", "outcome is unknown"}},
+	{file: "claude-code/pretooluse-mcp-slack.json", want: expectation{0, "", ""}, state: barrier.Pending,
+		repeat: &expectation{2, "", "outcome is unknown"}},
+	{file: "claude-code/posttooluse-bash.json", want: expectation{0, "", ""}},
+	{file: "claude-code/posttooluse-bash.json", before: "claude-code/pretooluse-bash-git-push.json", want: expectation{0, "", ""}, state: barrier.Spent},
+	{file: "claude-code/posttoolusefailure-bash.json", want: expectation{0, "", ""}},
+	{file: "claude-code/posttoolusefailure-bash.json", before: "claude-code/pretooluse-bash-git-push.json", want: expectation{0, "", ""}, state: barrier.Failed},
+	{file: "claude-code/permissiondenied-bash.json", want: expectation{0, "", ""}},
+	{file: "claude-code/permissiondenied-bash.json", before: "claude-code/pretooluse-bash-git-push.json", want: expectation{0, "", ""}, state: barrier.Released},
+	{file: "claude-code/sessionstart.json", want: expectation{0, "", ""}},
+	{file: "codex/pretooluse-bash-npm-publish.json", want: expectation{0, "", ""}, state: barrier.Pending,
+		repeat: &expectation{2, "", "outcome is unknown"}},
+	{file: "codex/pretooluse-mcp.json", want: expectation{0, "", ""}, state: barrier.Pending,
+		repeat: &expectation{2, "", "outcome is unknown"}},
+	{file: "codex/pretooluse-apply-patch.json", want: expectation{0, "", ""}},
+	{file: "codex/posttooluse-bash.json", want: expectation{0, "", ""}},
+	{file: "codex/posttooluse-bash.json", before: "codex/pretooluse-bash-npm-publish.json", want: expectation{0, "", ""}, state: barrier.Spent},
+	{file: "cursor/beforeshellexecution-ls.json", want: expectation{0, `\{"permission":"allow"\}\n`, ""}},
+	{file: "cursor/beforeshellexecution-git-push.json", want: expectation{0, `\{"permission":"allow"\}\n`, ""}, state: barrier.Spent,
+		repeat: &expectation{0, `\{"permission":"deny","user_message":"agent-rewind refused effect shell:[0-9a-f]{32} \(spent\)","agent_message":"agent-rewind refused effect .*it already fired.*"\}\n`, ""}},
+	{file: "cursor/beforemcpexecution-string-input.json", want: expectation{0, `\{"permission":"allow"\}\n`, ""}, state: barrier.Spent,
+		repeat: &expectation{0, `\{"permission":"deny",.*"agent_message":"agent-rewind refused effect slack_post_message:.*"\}\n`, ""}},
+	{file: "cursor/beforemcpexecution-object-input.json", want: expectation{0, `\{"permission":"allow"\}\n`, ""}},
+	{file: "cursor/afterfileedit.json", want: expectation{0, `\{\}\n`, ""}},
+	{file: "explicit/charge.json", want: expectation{0, `admitted "invoice-2026-0042-charge": spent \(chain entry 0\)\n`, ""}, state: barrier.Spent,
+		repeat: &expectation{2, "", "it already fired"}},
+}
+
+// Every hook fixture in barrier/testdata/hooks, through the real binary, in a fresh workspace.
+func TestGuardHookFixtures(t *testing.T) {
+	dir := filepath.Join("..", "..", "..", "barrier", "testdata", "hooks")
+	var files []string
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".json") {
+			rel, _ := filepath.Rel(dir, p)
+			files = append(files, filepath.ToSlash(rel))
+		}
+		return err
+	})
+	if err != nil || len(files) == 0 {
+		t.Fatalf("fixtures in %s: %v", dir, err)
+	}
+	for _, f := range files {
+		if !slices.ContainsFunc(fixtureCases, func(c fixtureCase) bool { return c.file == f }) {
+			t.Errorf("fixture %s has no case in fixtureCases: add what the guard must do with it", f)
+		}
+	}
+	read := func(name string) string {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	check := func(t *testing.T, what string, r result, want expectation) {
+		t.Helper()
+		if r.code != want.code || !regexp.MustCompile(`^(?s:`+want.stdout+`)$`).MatchString(r.stdout) ||
+			(want.stderr == "") != (r.stderr == "") || !strings.Contains(r.stderr, want.stderr) {
+			t.Fatalf("%s: code %d, stdout %q, stderr %q; want code %d, stdout =~ %q, stderr ⊇ %q", what, r.code, r.stdout, r.stderr, want.code, want.stdout, want.stderr)
+		}
+	}
+	for _, c := range fixtureCases {
+		name := c.file
+		if c.before != "" {
+			name += " after " + c.before
+		}
+		t.Run(name, func(t *testing.T) {
+			root := t.TempDir()
+			if c.before != "" {
+				if r := guard(t, root, read(c.before)); r.code != 0 {
+					t.Fatalf("%s: %+v", c.before, r)
+				}
+			}
+			input := read(c.file)
+			check(t, c.file, guard(t, root, input), c.want)
+			if c.state == "" {
+				noRewindDir(t, root)
+				return
+			}
+			if rec := ledgerRecord(t, root, onlyKey(t, root)); rec.State != c.state {
+				t.Fatalf("state %s, want %s", rec.State, c.state)
+			}
+			if c.repeat != nil {
+				again := regexp.MustCompile(`"tool_use_id":\s*"([^"]*)"`).ReplaceAllString(input, `"tool_use_id": "${1}_again"`)
+				check(t, c.file+" again", guard(t, root, again), *c.repeat)
+			}
+			verifyChain(t, root)
+		})
+	}
+}
+
+// The path taken before every tool call that is not an effect touches nothing: no .rewind/ is
+// created, also by the reports that follow such calls, and input the guard cannot read is a
+// non-blocking error (exit 1).
+func TestGuardHotPathAndBadInput(t *testing.T) {
+	root := t.TempDir()
+	for _, in := range []string{
+		bash(t, "PreToolUse", "go test ./... 2>&1 | tail -20", "toolu_1"),
+		hookInput(t, "PreToolUse", "Read", map[string]any{"file_path": "/x"}, "toolu_2", nil),
+		bash(t, "PostToolUse", "go test ./...", "toolu_1"),
+		hookInput(t, "PreToolUse", "mcp__github__get_pull_request", map[string]any{"number": 1}, "toolu_3", nil),
+		hookInput(t, "PreToolUse", "mcp__plugin_agent-rewind_agent-rewind__guard_effect", map[string]any{"key": "x"}, "toolu_4", nil),
+	} {
+		if r := guard(t, root, in); r.code != 0 || r.stdout != "" || r.stderr != "" {
+			t.Fatalf("%s: %+v", in, r)
+		}
+	}
+	noRewindDir(t, root)
+
+	for _, c := range []struct{ in, want string }{
+		{"", "it is empty"},
+		{"not json", "does not start with '{'"},
+		{`{"tool_name": "Bash"}`, `neither "key"`},
+		{`{"key": "k"`, "not valid JSON"},
+	} {
+		r := guard(t, root, c.in)
+		if r.code != 1 || r.stdout != "" || !strings.Contains(r.stderr, c.want) {
+			t.Fatalf("input %q: %+v", c.in, r)
+		}
+		r = guard(t, root, c.in, "--json")
+		var e struct {
+			Error    string
+			ExitCode int
+		}
+		if r.code != 1 || json.Unmarshal([]byte(r.stdout), &e) != nil || e.ExitCode != 1 || !strings.Contains(e.Error, c.want) {
+			t.Fatalf("input %q with --json: %+v", c.in, r)
+		}
+	}
+	noRewindDir(t, root)
+}
+
+// The rules file adds effects; a rules file that cannot be used refuses every decision (fail
+// closed) but still lets reports through.
+func TestGuardRulesFile(t *testing.T) {
+	root := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, ".rewind"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	rules := filepath.Join(root, filepath.FromSlash(barrier.RulesFile))
+	if err := os.WriteFile(rules, []byte(`{"version": 1, "rules": [{"name": "deploy-script", "command": "^deploy\\.sh( |$)"}]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if r := guard(t, root, bash(t, "PreToolUse", "./scripts/deploy.sh --prod", "toolu_d1")); r.code != 0 {
+		t.Fatalf("deploy: %+v", r)
+	}
+	if rec := ledgerRecord(t, root, onlyKey(t, root)); rec.Rule != "deploy-script" || rec.State != barrier.Pending {
+		t.Fatalf("record: %+v", rec)
+	}
+	if r := guard(t, root, bash(t, "PreToolUse", "./scripts/deploy.sh --prod", "toolu_d2")); r.code != 2 {
+		t.Fatalf("deploy again: %+v", r)
+	}
+
+	if err := os.WriteFile(rules, []byte(`{"version": 1, "rules": [{"name": "x", "comand": "^make"}]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := guard(t, root, bash(t, "PreToolUse", "ls", "toolu_e1"))
+	if r.code != 2 || !strings.Contains(r.stderr, "comand") {
+		t.Fatalf("bad rules file, PreToolUse: %+v", r)
+	}
+	if r := guard(t, root, bash(t, "PostToolUse", "./scripts/deploy.sh --prod", "toolu_d1")); r.code != 0 {
+		t.Fatalf("bad rules file, PostToolUse: %+v", r)
+	}
+	if rec := ledgerRecord(t, root, onlyKey(t, root)); rec.State != barrier.Spent {
+		t.Fatalf("PostToolUse under a bad rules file: %+v", rec)
+	}
+	verifyChain(t, root)
+}
+
+func TestReleaseAndEffects(t *testing.T) {
+	root := t.TempDir()
+	if r := run(t, root, "", "effects"); r.code != 1 || !strings.Contains(r.stderr, "no agent-rewind state here") {
+		t.Fatalf("effects before anything: %+v", r)
+	}
+	guard(t, root, `{"key": "email-customer-42", "payload": {"to": "c42@example.com"}, "description": "send the invoice mail"}`)
+	guard(t, root, bash(t, "PreToolUse", "terraform apply -auto-approve", "toolu_tf"))
+	if ledgerRecord(t, root, "email-customer-42") == nil {
+		t.Fatal("no record for email-customer-42")
+	}
+
+	r := run(t, root, "", "effects")
+	if r.code != 0 || !strings.Contains(r.stdout, "KEY") || !strings.Contains(r.stdout, "email-customer-42") ||
+		!strings.Contains(r.stdout, "toolu_tf") || !strings.Contains(r.stdout, "1 pending or failed") {
+		t.Fatalf("effects: %+v", r)
+	}
+	var list struct {
+		Ledger  string            `json:"ledger"`
+		Effects []*barrier.Record `json:"effects"`
+	}
+	r = run(t, root, "", "--json", "effects", "--state", "pending")
+	if err := json.Unmarshal([]byte(r.stdout), &list); err != nil || len(list.Effects) != 1 || list.Effects[0].ToolUseID != "toolu_tf" ||
+		list.Ledger != filepath.Join(mustEval(t, root), ".rewind", "effects") {
+		t.Fatalf("effects --json --state pending: %v\n%s", err, r.stdout)
+	}
+	tf := list.Effects[0].Key
+	if r := run(t, root, "", "effects", "--state", "bogus"); r.code != 80 {
+		t.Fatalf("effects --state bogus: %+v", r)
+	}
+	if r := run(t, root, "", "effects", tf); r.code != 0 || !strings.Contains(r.stdout, "new -> pending") || !strings.Contains(r.stdout, "terraform apply") {
+		t.Fatalf("effects KEY: %+v", r)
+	}
+
+	if r := run(t, root, "", "release", tf); r.code != 80 || !strings.Contains(r.stderr, "--reason") {
+		t.Fatalf("release without --reason: %+v", r)
+	}
+	if r := run(t, root, "", "release", tf, "--reason", "  "); r.code != 1 || !strings.Contains(r.stderr, "a reason is required") {
+		t.Fatalf("release with a blank reason: %+v", r)
+	}
+	if r := run(t, root, "", "release", "no-such-key", "--reason", "x"); r.code != 1 || !strings.Contains(r.stderr, "no such effect key") {
+		t.Fatalf("release of an unknown key: %+v", r)
+	}
+	r = run(t, root, "", "--json", "release", tf, "--reason", "checked: the plan was never applied")
+	d := decision(t, r)
+	if r.code != 0 || d.Code != barrier.CodeReleased || d.State != barrier.Released || d.Seq == 0 || len(d.Record.History) != 2 ||
+		d.Record.History[1].By != "cli" || d.Record.History[1].Reason != "checked: the plan was never applied" {
+		t.Fatalf("release --json: %+v", r)
+	}
+	if r := run(t, root, "", "release", tf, "--reason", "again"); r.code != 0 || !strings.Contains(r.stdout, "already released") {
+		t.Fatalf("second release: %+v", r)
+	}
+	es := readChain(t, root)
+	var rel barrier.ReleaseEntry
+	if last := es[len(es)-1]; last.Kind != "release" || json.Unmarshal(last.Data, &rel) != nil || rel.Key != tf || rel.From != barrier.Pending || rel.By != "cli" {
+		t.Fatalf("last chain entry: %+v", es[len(es)-1])
+	}
+	verifyChain(t, root)
+}
+
+func mustEval(t *testing.T, p string) string {
+	t.Helper()
+	r, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}

@@ -1,0 +1,174 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/agent-rewind/rewind/barrier"
+)
+
+// pluginDir is the Claude Code plugin folder of the repository.
+var pluginDir = filepath.Join("..", "..", "..", "integrations", "claude-code")
+
+// decodeStrict decodes one JSON file into v, rejecting unknown members (a misspelled key in a
+// plugin file is silently ignored by Claude Code, so the test must catch it).
+func decodeStrict(t *testing.T, rel string, v any) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(pluginDir, rel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		t.Fatalf("%s: %v", rel, err)
+	}
+	if dec.More() {
+		t.Fatalf("%s: more than one JSON value", rel)
+	}
+}
+
+// The guard command the plugin's hooks run.
+const pluginGuardCommand = `agent-rewind --workspace "$CLAUDE_PROJECT_DIR" guard`
+
+func TestClaudeCodePluginFiles(t *testing.T) {
+	var manifest struct {
+		Name        string `json:"name"`
+		Version     string `json:"version"`
+		Description string `json:"description"`
+		Author      struct {
+			Name string `json:"name"`
+		} `json:"author"`
+		Homepage   string   `json:"homepage"`
+		Repository string   `json:"repository"`
+		Keywords   []string `json:"keywords"`
+	}
+	decodeStrict(t, ".claude-plugin/plugin.json", &manifest)
+	if manifest.Name != "agent-rewind" || !regexp.MustCompile(`^\d+\.\d+\.\d+$`).MatchString(manifest.Version) || manifest.Description == "" {
+		t.Fatalf("plugin.json: %+v", manifest)
+	}
+
+	var mcp struct {
+		MCPServers map[string]struct {
+			Command string   `json:"command"`
+			Args    []string `json:"args"`
+		} `json:"mcpServers"`
+	}
+	decodeStrict(t, ".mcp.json", &mcp)
+	if s, ok := mcp.MCPServers["agent-rewind"]; len(mcp.MCPServers) != 1 || !ok || s.Command != "agent-rewind" || !slices.Equal(s.Args, []string{"mcp"}) {
+		t.Fatalf(".mcp.json: %+v", mcp)
+	}
+
+	type hook struct {
+		Type    string `json:"type"`
+		Command string `json:"command"`
+		Timeout *int   `json:"timeout"`
+	}
+	type group struct {
+		Matcher string `json:"matcher"`
+		Hooks   []hook `json:"hooks"`
+	}
+	var hooks struct {
+		Description string             `json:"description"`
+		Hooks       map[string][]group `json:"hooks"`
+	}
+	decodeStrict(t, "hooks/hooks.json", &hooks)
+	var events []string
+	for e := range hooks.Hooks {
+		events = append(events, e)
+	}
+	slices.Sort(events)
+	if want := []string{"PermissionDenied", "PostToolUse", "PostToolUseFailure", "PreToolUse"}; !slices.Equal(events, want) {
+		t.Fatalf("hook events %v, want %v", events, want)
+	}
+	for event, groups := range hooks.Hooks {
+		if len(groups) != 1 || len(groups[0].Hooks) != 1 {
+			t.Fatalf("%s: want one matcher with one hook: %+v", event, groups)
+		}
+		g := groups[0]
+		re, err := regexp.Compile(g.Matcher)
+		if err != nil {
+			t.Fatalf("%s: matcher %q: %v", event, g.Matcher, err)
+		}
+		anchored := regexp.MustCompile(`^(?:` + g.Matcher + `)$`)
+		for _, tool := range []string{"Bash", "mcp__slack__slack_post_message", "mcp__stripe__create_refund", "mcp__plugin_agent-rewind_agent-rewind__guard_effect"} {
+			if !anchored.MatchString(tool) {
+				t.Errorf("%s: matcher %q does not match %s", event, g.Matcher, tool)
+			}
+		}
+		for _, tool := range []string{"Read", "Edit", "Write", "Glob", "Grep", "WebFetch"} {
+			if re.MatchString(tool) {
+				t.Errorf("%s: matcher %q matches %s: the guard would run for nothing", event, g.Matcher, tool)
+			}
+		}
+		h := g.Hooks[0]
+		if h.Type != "command" || h.Command != pluginGuardCommand {
+			t.Errorf("%s: hook %+v, want command %q", event, h, pluginGuardCommand)
+		}
+		// Claude Code's timeout is in seconds; without one it waits 10 minutes.
+		if h.Timeout == nil || *h.Timeout < 5 || *h.Timeout > 120 {
+			t.Errorf("%s: timeout %v: give an explicit timeout in seconds (5 to 120)", event, h.Timeout)
+		}
+	}
+
+	readme, err := os.ReadFile(filepath.Join(pluginDir, "README.md"))
+	if err != nil || !strings.Contains(string(readme), "--plugin-dir") || !strings.Contains(string(readme), "Only exit code 2 blocks") {
+		t.Fatalf("README.md: %v", err)
+	}
+}
+
+// The hooks' command line works as Claude Code runs it: through a shell, from any working
+// directory, with CLAUDE_PROJECT_DIR naming the project (here with a space in its path).
+func TestClaudeCodePluginHookCommand(t *testing.T) {
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		if os.Getenv("REWIND_CI") == "1" {
+			t.Fatal("sh is not on PATH")
+		}
+		t.Skip("sh is not on PATH")
+	}
+	project := filepath.Join(t.TempDir(), "my project")
+	if err := os.Mkdir(project, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	hook := func(input string) result {
+		t.Helper()
+		cmd := exec.Command(sh, "-c", pluginGuardCommand)
+		cmd.Dir = t.TempDir()
+		cmd.Env = append(os.Environ(), "CLAUDE_PROJECT_DIR="+project, "PATH="+filepath.Dir(bin)+string(os.PathListSeparator)+os.Getenv("PATH"))
+		cmd.Stdin = strings.NewReader(input)
+		var out, errb bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		err := cmd.Run()
+		var xe *exec.ExitError
+		if err != nil && !errors.As(err, &xe) {
+			t.Fatal(err)
+		}
+		return result{out.String(), errb.String(), cmd.ProcessState.ExitCode()}
+	}
+	if r := hook(bash(t, "PreToolUse", "ls -la", "toolu_p0")); r.code != 0 || r.stdout != "" || r.stderr != "" {
+		t.Fatalf("non-effect: %+v", r)
+	}
+	noRewindDir(t, project)
+	if r := hook(bash(t, "PreToolUse", "docker push registry.example.com/app:1.2", "toolu_p1")); r.code != 0 || r.stdout != "" || r.stderr != "" {
+		t.Fatalf("PreToolUse: %+v", r)
+	}
+	if r := hook(bash(t, "PostToolUse", "docker push registry.example.com/app:1.2", "toolu_p1")); r.code != 0 || r.stdout != "" {
+		t.Fatalf("PostToolUse: %+v", r)
+	}
+	if rec := ledgerRecord(t, project, onlyKey(t, project)); rec.State != barrier.Spent || rec.Rule != "image-push" {
+		t.Fatalf("record in $CLAUDE_PROJECT_DIR: %+v", rec)
+	}
+	if r := hook(bash(t, "PreToolUse", "docker push registry.example.com/app:1.2", "toolu_p2")); r.code != 2 || r.stdout != "" || !strings.Contains(r.stderr, "it already fired") {
+		t.Fatalf("repeat: %+v", r)
+	}
+	verifyChain(t, project)
+}

@@ -1,0 +1,252 @@
+package command
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/agent-rewind/rewind/barrier"
+	"github.com/agent-rewind/rewind/cli/internal/workspace"
+	"github.com/alecthomas/kong"
+)
+
+// GuardCmd decides whether one tool call or explicit effect may run (barrier/doc.go, HOOKS.md).
+// Agents run it as a hook before and after every tool call, so the path for a call that is
+// not an effect reads at most the rules file and opens nothing else: no ledger, no chain, and
+// it never creates .rewind/.
+type GuardCmd struct {
+	Input string `arg:"" name:"json" optional:"" help:"The guard input, one JSON object: {\"key\": ..., \"payload\": ..., \"description\": ...}, or an agent's hook input. Default: standard input." placeholder:"JSON"`
+}
+
+// Run decides and answers in the caller's protocol: for hooks, exactly what barrier.Respond
+// says (only exit 2 blocks Claude Code and Codex; Cursor reads JSON on stdout); for the
+// explicit form, a one-line summary on stdout when admitted. With --json it prints the
+// barrier.Decision instead and exits 2 on a refusal, whoever sent the input.
+func (c *GuardCmd) Run(env *Env) error {
+	raw, err := c.read(env)
+	if err != nil {
+		return err
+	}
+	g := newGuard(env.Workspace)
+	defer g.close()
+	o := g.guard.Handle(raw)
+	if env.JSON {
+		return guardJSON(env, o)
+	}
+	io.WriteString(env.Stdout, o.Answer.Stdout)
+	io.WriteString(env.Stderr, o.Answer.Stderr)
+	if o.Input.Agent == barrier.AgentExplicit && o.Err == nil && !o.Decision.Refused() {
+		fmt.Fprintln(env.Stdout, explicitSummary(o.Decision))
+	}
+	if o.Answer.ExitCode != 0 {
+		return &ExitError{Code: o.Answer.ExitCode, Err: errors.New(o.Answer.Stderr), Silent: true}
+	}
+	return nil
+}
+
+// read returns the guard input: the argument, or standard input up to barrier.MaxInputSize+1
+// bytes (ParseHookInput rejects more with a clear message).
+func (c *GuardCmd) read(env *Env) ([]byte, error) {
+	if c.Input != "" {
+		return []byte(c.Input), nil
+	}
+	if f, ok := env.Stdin.(*os.File); ok {
+		if st, err := f.Stat(); err == nil && st.Mode()&fs.ModeCharDevice != 0 {
+			return nil, errors.New(`guard: no input: pass one JSON object as the argument (agent-rewind guard '{"key": "...", "payload": {...}}') or on standard input, as agents' hooks do`)
+		}
+	}
+	data, err := io.ReadAll(io.LimitReader(env.Stdin, barrier.MaxInputSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("guard: read standard input: %w", err)
+	}
+	return data, nil
+}
+
+// guardJSON prints the decision for a person or a script (--json): the barrier.Decision, or
+// the usual {"error", "exitCode"} when nothing could be decided.
+func guardJSON(env *Env, o barrier.Outcome) error {
+	if o.Err != nil {
+		code := 1
+		if deciding(o.Input) {
+			code = 2 // an error while deciding an effect refuses it (fail closed)
+		}
+		return &ExitError{Code: code, Err: o.Err}
+	}
+	if err := env.Emit(o.Decision, nil); err != nil {
+		return err
+	}
+	if o.Decision.Refused() {
+		return &ExitError{Code: 2, Err: errors.New(o.Decision.Reason), Silent: true}
+	}
+	return nil
+}
+
+// deciding reports whether the input asked whether a call may run (as opposed to reporting on
+// one, or not parsing at all).
+func deciding(in barrier.Input) bool {
+	switch in.Event {
+	case barrier.EventPreToolUse, barrier.EventBeforeShellExecution, barrier.EventBeforeMCPExecution, barrier.EventExplicit:
+		return in.Agent != ""
+	}
+	return false
+}
+
+// explicitSummary is the line printed when an explicit effect is admitted.
+func explicitSummary(d barrier.Decision) string {
+	s := fmt.Sprintf("%s %q: %s", d.Code, d.Key, d.State)
+	if d.Code == barrier.CodeAdmitted { // recorded (seq 0 is the chain's first entry)
+		s += fmt.Sprintf(" (chain entry %d)", d.Seq)
+	}
+	return s
+}
+
+// guardRun holds what one guard process opened, lazily: the hot path opens nothing.
+type guardRun struct {
+	root  string
+	guard barrier.Guard
+	ws    *workspace.Workspace // opened by the first chain record or checkpoint lookup
+}
+
+// newGuard prepares a guard for the workspace at root. It reads the rules file (one small
+// file, when it exists) and nothing else.
+func newGuard(root string) *guardRun {
+	g := &guardRun{root: root}
+	rules, err := barrier.LoadRules(root)
+	g.guard = barrier.Guard{
+		Rules:      rules,
+		RulesErr:   err,
+		OpenLedger: g.ledger,
+		Checkpoint: g.checkpoint,
+	}
+	return g
+}
+
+// ledger opens the workspace's effect ledger, recording through g. Opening does no I/O, and
+// neither does recording until something is recorded: a PostToolUse for a call that was never
+// an effect costs one failed open and leaves a workspace without .rewind/ as it was.
+func (g *guardRun) ledger() (*barrier.Ledger, error) {
+	return barrier.Open(filepath.Join(g.root, workspace.MetaDir, workspace.EffectsDir), g)
+}
+
+// Record records on the workspace's chain, creating .rewind/ (and the chain) on the first
+// record; it makes guardRun the ledger's barrier.Recorder.
+func (g *guardRun) Record(kind string, data any) (int64, error) {
+	ws, err := g.workspace(true)
+	if err != nil {
+		return 0, err
+	}
+	return ws.Record(kind, data)
+}
+
+// checkpoint returns the id of the current checkpoint for an admission record: "" in a
+// workspace that has no .rewind/ yet (and so no checkpoint), without creating it.
+func (g *guardRun) checkpoint() (string, error) {
+	ws, err := g.workspace(false)
+	if ws == nil || err != nil {
+		return "", err
+	}
+	s, err := ws.Snapshots(nil)
+	if err != nil {
+		return "", err
+	}
+	return s.Current()
+}
+
+// workspace opens the workspace once. With create, it is created (workspace.Init: .rewind/
+// and its format file, which the ledger's first admission may have left without the format
+// file); without, a workspace with no .rewind/ or no format file yet is (nil, nil).
+func (g *guardRun) workspace(create bool) (*workspace.Workspace, error) {
+	if g.ws != nil {
+		return g.ws, nil
+	}
+	var ws *workspace.Workspace
+	var err error
+	if create {
+		ws, err = workspace.Init(g.root)
+	} else {
+		ws, err = workspace.Open(g.root)
+		if errors.Is(err, workspace.ErrNotInitialized) || errors.Is(err, fs.ErrNotExist) {
+			return nil, nil
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	g.ws = ws
+	return ws, nil
+}
+
+func (g *guardRun) close() {
+	if g.ws != nil {
+		g.ws.Close()
+	}
+}
+
+// fastGuard enables guardFastPath; tests turn it off to compare with kong's parse.
+var fastGuard = true
+
+// guardFastPath runs "agent-rewind [--workspace DIR] [--json] guard [JSON]" without building
+// the kong command model, which costs more than the guard's whole decision: agents' hooks run
+// this command before and after every tool call, one process each. ok is false for any other
+// form of arguments (help, other flags, "--", a second argument...), which Main then parses
+// with kong as usual, so usage errors and --help stay kong's.
+func guardFastPath(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int, ok bool) {
+	if !fastGuard {
+		return 0, false
+	}
+	g, ok := parseGuardArgs(args)
+	if !ok {
+		return 0, false
+	}
+	env := &Env{Workspace: g.workspace, JSON: g.json, Stdin: stdin, Stdout: stdout, Stderr: stderr}
+	if err := g.cmd.Run(env); err != nil {
+		return env.fail(err), true
+	}
+	return 0, true
+}
+
+// guardArgs is what parseGuardArgs found: the global flags and the guard command.
+type guardArgs struct {
+	workspace string // absolute, as kong's "path" type makes it
+	json      bool
+	cmd       GuardCmd
+}
+
+// parseGuardArgs recognises the plain forms of the guard command line. Whatever it accepts,
+// kong parses to the same values (FuzzGuardArgs checks this).
+func parseGuardArgs(args []string) (g guardArgs, ok bool) {
+	g.workspace = "."
+	seenGuard, seenArg := false, false
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--json":
+			g.json = true
+		case a == "--workspace" && i+1 < len(args) && plainValue(args[i+1]):
+			g.workspace = args[i+1]
+			i++
+		case strings.HasPrefix(a, "--workspace=") && plainValue(a[len("--workspace="):]):
+			g.workspace = a[len("--workspace="):]
+		case a == "guard" && !seenGuard:
+			seenGuard = true
+		case seenGuard && !seenArg && plainValue(a):
+			g.cmd.Input, seenArg = a, true
+		default:
+			return guardArgs{}, false
+		}
+	}
+	if !seenGuard {
+		return guardArgs{}, false
+	}
+	g.workspace = kong.ExpandPath(g.workspace) // as kong's "path" type does
+	return g, true
+}
+
+// plainValue reports whether a is a value kong takes as it is: not empty, not a flag, and valid
+// UTF-8 (kong replaces invalid bytes with U+FFFD).
+func plainValue(a string) bool { return a != "" && !strings.HasPrefix(a, "-") && utf8.ValidString(a) }
