@@ -60,11 +60,11 @@ func (l *Ledger) Admit(req Request) (Decision, error) {
 	if err != nil {
 		return Decision{}, err
 	}
-	if r != nil && r.State != Released && r.Seq == 0 {
+	if r != nil && r.State != Released && r.Seq == Unrecorded {
 		// An admission may be in flight: its owner holds the exclusive lock until the admission
 		// is on the chain. Wait for it briefly so that the chain shows the admission before this
-		// refusal, and the refusal can cite it, then read again. (After a crash the seq stays 0
-		// and nobody holds the lock: no wait.)
+		// refusal, and the refusal can cite it, then read again. (After a crash the seq stays
+		// Unrecorded and nobody holds the lock: no wait.)
 		unlock, err := l.lock(syscall.LOCK_SH)
 		if err != nil {
 			return Decision{}, err
@@ -121,6 +121,7 @@ func (l *Ledger) admitLocked(req Request, fp string) (Decision, *Record, error) 
 		Source:      req.Source,
 		Rule:        req.Rule,
 		Generation:  1,
+		Seq:         Unrecorded, // until the admission is on the chain
 	}
 	var from State
 	if old != nil {
@@ -128,7 +129,7 @@ func (l *Ledger) admitLocked(req Request, fp string) (Decision, *Record, error) 
 		r.History = old.History
 		from = old.State
 	}
-	r.History = append(r.History, Transition{At: now, From: from, To: state, By: req.Source, ToolUseID: req.ToolUseID})
+	r.History = append(r.History, Transition{At: now, From: from, To: state, Seq: Unrecorded, By: req.Source, ToolUseID: req.ToolUseID})
 
 	if state == Pending {
 		// The index goes first: a dangling index entry is harmless (Confirm checks the record),
@@ -191,7 +192,7 @@ func (l *Ledger) admitLocked(req Request, fp string) (Decision, *Record, error) 
 		// Refuse anyway (the caller fails closed): the disk is in trouble.
 		return Decision{}, nil, fmt.Errorf("barrier: note chain seq %d in the ledger record for %q: %w", seq, req.Key, err)
 	}
-	return Decision{Admitted: true, Code: CodeAdmitted, State: state, Key: r.Key, Record: r, Seq: seq,
+	return Decision{Admitted: true, Code: CodeAdmitted, State: state, Key: r.Key, Record: r, Seq: &seq,
 		Reason: fmt.Sprintf("admitted as %s", state)}, nil, nil
 }
 
@@ -215,6 +216,6 @@ func (l *Ledger) decideExisting(req Request, fp string, r *Record) (Decision, er
 	if err != nil {
 		return d, fmt.Errorf("barrier: %w: refusal of effect %q: %v (the effect is still refused)", ErrNotRecorded, r.Key, err)
 	}
-	d.Seq = seq
+	d.Seq = &seq
 	return d, nil
 }

@@ -41,8 +41,9 @@ type Decision struct {
 	Reason string `json:"reason,omitempty"`
 	// Record is the key's ledger record after the operation, when there is one.
 	Record *Record `json:"record,omitempty"`
-	// Seq is the chain seq of the entry this operation recorded (0 if it recorded none).
-	Seq int64 `json:"seq,omitempty"`
+	// Seq is the chain seq of the entry this operation recorded; nil when it recorded none.
+	// (The chain's first entry is seq 0, so 0 cannot mean "none".)
+	Seq *int64 `json:"seq,omitempty"`
 }
 
 // Refused reports whether the decision refuses the call.

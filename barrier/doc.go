@@ -93,7 +93,7 @@
 //
 // A record is a JSON object (Record): format (1), key, fingerprint ("sha256:<hex>"), state
 // (pending, spent, failed, released), first_seen (RFC 3339, UTC), tool_use_id, checkpoint (the
-// one current at admission, as the caller names it), seq (the chain seq of the admission; 0 if
+// one current at admission, as the caller names it), seq (the chain seq of the admission; -1 (Unrecorded) if
 // it never reached the chain), description, source, rule, generation (1, +1 per re-admission
 // after a release), and history: every Transition of every generation (at, from, to, seq,
 // reason, by, tool_use_id). The payload itself is not kept, only its fingerprint: payloads may
@@ -108,7 +108,7 @@
 //     and its seq written into the record (temporary file, fsync, rename, fsync). Only then is
 //     the lock released and does the guard answer.
 //   - A record that exists and is not released is refused without the exclusive lock: an
-//     unlocked read sees whole files only. A record with seq 0 may be an admission in flight, so
+//     unlocked read sees whole files only. A record with seq -1 may be an admission in flight, so
 //     the reader first takes the lock shared, which waits for it; the chain then always shows an
 //     admission before the refusals that cite it.
 //   - Transitions (confirm, fail, release) take the exclusive lock, record the chain entry, then

@@ -78,18 +78,18 @@ func TestOpenDoesNoIO(t *testing.T) {
 func TestAdmitNewKeySpentAtOnce(t *testing.T) {
 	l, rec := newLedger(t)
 	d := mustAdmit(t, l, charge(100))
-	if d.State != Spent || d.Seq != 1 || d.Record.Seq != 1 || d.Record.Generation != 1 {
-		t.Fatalf("decision %+v record %+v: want spent, seq 1, generation 1", d, d.Record)
+	if d.State != Spent || seqOf(d) != 0 || d.Record.Seq != 0 || d.Record.Generation != 1 {
+		t.Fatalf("decision %+v record %+v: want spent, seq 0 (the first chain entry), generation 1", d, d.Record)
 	}
 	r, err := l.Get("invoice-42-charge")
 	if err != nil {
 		t.Fatal(err)
 	}
 	want, _ := Fingerprint([]byte(`{"amount":100,"customer":"cus_1"}`))
-	if r.Fingerprint != want || r.Checkpoint != "cp-7" || r.Source != "mcp" || r.State != Spent || r.Seq != 1 {
+	if r.Fingerprint != want || r.Checkpoint != "cp-7" || r.Source != "mcp" || r.State != Spent || r.Seq != 0 {
 		t.Errorf("stored record %+v", r)
 	}
-	if len(r.History) != 1 || r.History[0].To != Spent || r.History[0].Seq != 1 || r.History[0].From != "" {
+	if len(r.History) != 1 || r.History[0].To != Spent || r.History[0].Seq != 0 || r.History[0].From != "" {
 		t.Errorf("history %+v", r.History)
 	}
 	if got := rec.kinds(); strings.Join(got, ",") != "effect" {
@@ -111,13 +111,13 @@ func TestSpentSamePayloadRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d.Admitted || !d.Refused() || d.Code != CodeSpent || d.State != Spent || d.Seq != 2 {
-		t.Fatalf("retry = %+v, want refused spent at seq 2", d)
+	if d.Admitted || !d.Refused() || d.Code != CodeSpent || d.State != Spent || seqOf(d) != 1 {
+		t.Fatalf("retry = %+v, want refused spent at seq 1", d)
 	}
 	for _, want := range []string{
 		"invoice-42-charge",              // names the key
 		"2026-05-02T10:14:04Z",           // when it fired
-		"chain entry 1",                  // where it is on the chain
+		"(chain entry 0)",                // where it is on the chain
 		"checkpoint cp-7 was current",    // the checkpoint current at admission
 		"does not undo external effects", // why a rewind does not help
 		"new key",                        // what to do
@@ -129,7 +129,7 @@ func TestSpentSamePayloadRefused(t *testing.T) {
 	}
 	var re RefusalEntry
 	json.Unmarshal(rec.entries[1].Data, &re)
-	if rec.entries[1].Kind != KindRefusal || re.Code != CodeSpent || re.AdmissionSeq != 1 || re.Checkpoint != "cp-9" || re.Reason != d.Reason {
+	if rec.entries[1].Kind != KindRefusal || re.Code != CodeSpent || re.AdmissionSeq != 0 || re.Checkpoint != "cp-9" || re.Reason != d.Reason {
 		t.Errorf("refusal entry %s %+v", rec.entries[1].Kind, re)
 	}
 }
@@ -191,7 +191,7 @@ func TestPendingConfirmFailRelease(t *testing.T) {
 		}
 		var ce ConfirmEntry
 		json.Unmarshal(rec.entries[2].Data, &ce)
-		if ce.AdmissionSeq != 1 || ce.ToolUseID != "toolu_1" || ce.By != "hook:claude-code PostToolUse" {
+		if ce.AdmissionSeq != 0 || ce.ToolUseID != "toolu_1" || ce.By != "hook:claude-code PostToolUse" {
 			t.Errorf("confirm entry %+v", ce)
 		}
 	})
@@ -264,14 +264,14 @@ func TestReleaseRearms(t *testing.T) {
 		t.Errorf("release of unknown key: %v", err)
 	}
 	r, err := l.Release("invoice-42-charge", "refunded by support, charge again", "cli")
-	if err != nil || r.Code != CodeReleased || r.Seq != 2 {
+	if err != nil || r.Code != CodeReleased || seqOf(r) != 1 {
 		t.Fatalf("Release = %+v, %v", r, err)
 	}
 	if again, err := l.Release("invoice-42-charge", "again", "cli"); err != nil || again.Code != CodeUnchanged {
 		t.Errorf("second release = %+v, %v", again, err)
 	}
 	d := mustAdmit(t, l, charge(250)) // a released key takes any payload: it is a new generation
-	if d.Record.Generation != 2 || d.Seq != 3 {
+	if d.Record.Generation != 2 || seqOf(d) != 2 {
 		t.Errorf("re-admission %+v", d.Record)
 	}
 	hist := d.Record.History
@@ -434,4 +434,12 @@ func TestGoroutinesRaceOnOneKey(t *testing.T) {
 	if k := rec.kinds(); k[0] != KindEffect || len(k) != n {
 		t.Errorf("recorded %v", k)
 	}
+}
+
+// seqOf is the chain seq a decision recorded, or -1 when it recorded none.
+func seqOf(d Decision) int64 {
+	if d.Seq == nil {
+		return -1
+	}
+	return *d.Seq
 }

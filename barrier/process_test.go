@@ -196,8 +196,8 @@ func TestProcessesRaceOnOneKey(t *testing.T) {
 			for _, e := range es[1:] {
 				var re RefusalEntry
 				json.Unmarshal(e.Data, &re)
-				if re.Code != c.code || re.AdmissionSeq != 1 {
-					t.Errorf("refusal entry %+v, want code %s citing admission seq 1", re, c.code)
+				if re.Code != c.code || re.AdmissionSeq != 0 {
+					t.Errorf("refusal entry %+v, want code %s citing admission seq 0 (the first entry)", re, c.code)
 				}
 			}
 		})

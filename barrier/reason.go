@@ -54,7 +54,7 @@ func refusalReason(code Code, req Request, fp string, r *Record) string {
 }
 
 func chainRef(seq int64) string {
-	if seq <= 0 {
+	if seq < 0 {
 		return ""
 	}
 	return fmt.Sprintf(" (chain entry %d)", seq)

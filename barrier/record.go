@@ -28,6 +28,10 @@ const (
 	Released State = "released"
 )
 
+// Unrecorded is the Seq of a record or transition that is not (yet) on the chain: an admission
+// in flight, or one whose process died before recording it. Seq 0 is the chain's first entry.
+const Unrecorded int64 = -1
+
 // Record is one effect key's entry in the ledger: the current generation of the key, plus the
 // history of every transition of every generation. It is stored as JSON (see the package doc).
 type Record struct {
@@ -38,7 +42,7 @@ type Record struct {
 	FirstSeen   time.Time    `json:"first_seen"`            // when this generation was admitted (UTC)
 	ToolUseID   string       `json:"tool_use_id,omitempty"` // the agent's tool call id, where known
 	Checkpoint  string       `json:"checkpoint,omitempty"`  // the checkpoint current at admission
-	Seq         int64        `json:"seq"`                   // chain seq of the admission entry; 0: not recorded
+	Seq         int64        `json:"seq"`                   // chain seq of the admission entry; Unrecorded (-1): not (yet) on the chain
 	Description string       `json:"description,omitempty"` // what the effect is, for people
 	Source      string       `json:"source,omitempty"`      // who asked: "hook:claude-code", "mcp", "cli", ...
 	Rule        string       `json:"rule,omitempty"`        // the effect rule that matched, for hook admissions
@@ -51,7 +55,7 @@ type Transition struct {
 	At        time.Time `json:"at"`                    // when (UTC)
 	From      State     `json:"from,omitempty"`        // "" for an admission of a new key
 	To        State     `json:"to"`                    // the new state
-	Seq       int64     `json:"seq"`                   // chain seq of the entry; 0: not recorded
+	Seq       int64     `json:"seq"`                   // chain seq of the entry; Unrecorded (-1): not on the chain
 	Reason    string    `json:"reason,omitempty"`      // why (releases, failures)
 	By        string    `json:"by,omitempty"`          // who: "hook:claude-code PostToolUse", "cli", ...
 	ToolUseID string    `json:"tool_use_id,omitempty"` // the tool call that caused it, where known

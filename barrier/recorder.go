@@ -57,7 +57,7 @@ type RefusalEntry struct {
 	Code         Code   `json:"code"`                  // why: spent, payload_mismatch, pending, failed
 	State        State  `json:"state"`                 // the key's state
 	Fingerprint  string `json:"fingerprint"`           // the refused attempt's payload fingerprint
-	AdmissionSeq int64  `json:"admission_seq"`         // the chain seq of the key's admission (0 if unrecorded)
+	AdmissionSeq int64  `json:"admission_seq"`         // the chain seq of the key's admission (Unrecorded, -1, if it never reached the chain)
 	ToolUseID    string `json:"tool_use_id,omitempty"` // the refused tool call
 	Checkpoint   string `json:"checkpoint,omitempty"`  // the checkpoint current at the refusal
 	Source       string `json:"source"`

@@ -38,7 +38,7 @@ func (m *memRecorder) Record(kind string, data any) (int64, error) {
 	if !bytes.HasPrefix(b, []byte("{")) {
 		return 0, errors.New("data is not a JSON object")
 	}
-	seq := int64(len(m.entries) + 1)
+	seq := int64(len(m.entries)) // 0-based, as on the chain: the first entry is seq 0
 	m.entries = append(m.entries, entry{seq, kind, b})
 	return seq, nil
 }
@@ -54,7 +54,7 @@ func (m *memRecorder) kinds() []string {
 }
 
 // fileRecorder is the Recorder of the real-process tests: a JSON-lines file shared by every
-// process, appended under flock, whose seq is the line number. It stands in for the chain.
+// process, appended under flock, whose seq is the 0-based line number, as on the chain. It stands in for the chain.
 type fileRecorder struct{ path string }
 
 func (r fileRecorder) Record(kind string, data any) (int64, error) {
@@ -79,14 +79,14 @@ func (r fileRecorder) Record(kind string, data any) (int64, error) {
 	if err := sc.Err(); err != nil {
 		return 0, err
 	}
-	line, _ := json.Marshal(entry{Seq: n + 1, Kind: kind, Data: b})
+	line, _ := json.Marshal(entry{Seq: n, Kind: kind, Data: b})
 	if _, err := f.Write(append(line, '\n')); err != nil {
 		return 0, err
 	}
 	if err := f.Sync(); err != nil {
 		return 0, err
 	}
-	return n + 1, nil
+	return n, nil
 }
 
 func readEntries(t *testing.T, path string) []entry {
@@ -110,7 +110,7 @@ func readEntries(t *testing.T, path string) []entry {
 		out = append(out, e)
 	}
 	for i, e := range out {
-		if e.Seq != int64(i+1) {
+		if e.Seq != int64(i) {
 			t.Fatalf("entry %d has seq %d: the file recorder lost its order", i+1, e.Seq)
 		}
 	}

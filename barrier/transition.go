@@ -135,5 +135,5 @@ func (l *Ledger) applyLocked(r *Record, to State, code Code, reason, by, toolUse
 		// here is harmless (Confirm checks the record), so it is not reported.
 		_ = removeDurable(l.toolUsePath(r.ToolUseID))
 	}
-	return Decision{Admitted: true, Code: code, State: to, Key: r.Key, Record: r, Seq: seq, Reason: reason}, nil
+	return Decision{Admitted: true, Code: code, State: to, Key: r.Key, Record: r, Seq: &seq, Reason: reason}, nil
 }

@@ -427,7 +427,7 @@ func TestGuardKilledAfterPending(t *testing.T) {
 	lock.Close() // the next guard records its refusal
 
 	key := onlyKey(t, root)
-	if rec := ledgerRecord(t, root, key); rec.State != barrier.Pending || rec.Seq != 0 || rec.ToolUseID != "toolu_kill_1" {
+	if rec := ledgerRecord(t, root, key); rec.State != barrier.Pending || rec.Seq != barrier.Unrecorded || rec.ToolUseID != "toolu_kill_1" {
 		t.Fatalf("record left by the killed guard: %+v", rec)
 	}
 	r := guard(t, root, bash(t, "PreToolUse", "kubectl -n prod apply -f deploy.yaml", "toolu_kill_2"))
@@ -723,7 +723,7 @@ func TestReleaseAndEffects(t *testing.T) {
 	}
 	r = run(t, root, "", "--json", "release", tf, "--reason", "checked: the plan was never applied")
 	d := decision(t, r)
-	if r.code != 0 || d.Code != barrier.CodeReleased || d.State != barrier.Released || d.Seq == 0 || len(d.Record.History) != 2 ||
+	if r.code != 0 || d.Code != barrier.CodeReleased || d.State != barrier.Released || d.Seq == nil || len(d.Record.History) != 2 ||
 		d.Record.History[1].By != "cli" || d.Record.History[1].Reason != "checked: the plan was never applied" {
 		t.Fatalf("release --json: %+v", r)
 	}

@@ -99,8 +99,8 @@ func deciding(in barrier.Input) bool {
 // explicitSummary is the line printed when an explicit effect is admitted.
 func explicitSummary(d barrier.Decision) string {
 	s := fmt.Sprintf("%s %q: %s", d.Code, d.Key, d.State)
-	if d.Code == barrier.CodeAdmitted { // recorded (seq 0 is the chain's first entry)
-		s += fmt.Sprintf(" (chain entry %d)", d.Seq)
+	if d.Seq != nil {
+		s += fmt.Sprintf(" (chain entry %d)", *d.Seq)
 	}
 	return s
 }

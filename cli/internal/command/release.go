@@ -42,7 +42,7 @@ func (c *ReleaseCmd) Run(env *Env) error {
 			if n := len(d.Record.History); n > 0 {
 				from = string(d.Record.History[n-1].From)
 			}
-			fmt.Fprintf(w, "released %q (it was %s), chain entry %d: its next admission is generation %d\n", d.Key, from, d.Seq, d.Record.Generation+1)
+			fmt.Fprintf(w, "released %q (it was %s), chain entry %d: its next admission is generation %d\n", d.Key, from, *d.Seq, d.Record.Generation+1)
 		}
 		return writeRecord(w, d.Record)
 	})
