@@ -612,6 +612,7 @@ func TestSnapshotErrors(t *testing.T) {
 	if r.code != 1 || amb.ExitCode != 1 || len(amb.Candidates) != 2 || !strings.HasPrefix(amb.Candidates[0].ID, prefix) || !strings.HasPrefix(amb.Candidates[1].Label, "twin ") {
 		t.Fatalf("ambiguous prefix --json: %d %s", r.code, r.stdout)
 	}
+	chainKinds(t, dir)
 }
 
 // TestNotRecordedOnTheChain: a checkpoint made while the chain cannot be appended to (a torn
