@@ -42,7 +42,7 @@ func fakeAgent(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			words = append(words, a)
 		}
 	}
-	known := [][]string{{"checkpoint"}, {"rewind"}, {"guard"}, {"chain", "verify"}, {"analyze"}, {"cache-compare"}, {"mcp"}, {"gateway"}}
+	known := [][]string{{"version"}, {"checkpoint"}, {"rewind"}, {"guard"}, {"chain", "verify"}, {"analyze"}, {"cache-compare"}, {"mcp"}, {"gateway"}}
 	var cmd []string
 	for _, k := range known {
 		if len(words) >= len(k) && slices.Equal(words[:len(k)], k) {
@@ -67,6 +67,8 @@ func fakeAgent(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	var err error
 	switch strings.Join(cmd, " ") {
+	case "version":
+		fmt.Fprintln(stdout, "agent-rewind fake")
 	case "checkpoint":
 		var id string
 		if id, err = fakeCheckpoint(ws); err == nil {

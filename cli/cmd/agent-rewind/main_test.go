@@ -24,6 +24,11 @@ func TestMain(m *testing.M) {
 	bin = filepath.Join(dir, "agent-rewind")
 	// Chain anchors go to a throwaway state directory, never to the user's real one.
 	os.Setenv("REWIND_STATE_DIR", filepath.Join(dir, "state"))
+	// A -race binary sleeps 1s at exit by default (to let other goroutines report); every
+	// command of these tests is a process of its own, so that second would dominate the suite.
+	if os.Getenv("GORACE") == "" {
+		os.Setenv("GORACE", "atexit_sleep_ms=0")
+	}
 	build := exec.Command("go", "build", "-race", "-o", bin, ".")
 	build.Stderr = os.Stderr
 	if err := build.Run(); err != nil {

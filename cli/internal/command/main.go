@@ -17,6 +17,13 @@ type CLI struct {
 	Version VersionCmd `cmd:"" help:"Print the version of agent-rewind and of the Go toolchain that built it."`
 	Chain   ChainCmd   `cmd:"" help:"Verify, prove, sign and export the tamper-evident hash chain."`
 
+	Checkpoint CheckpointCmd `cmd:"" help:"Capture the whole workspace (every file, directory, symlink and mode) as a checkpoint; prints its id."`
+	Rewind     RewindCmd     `cmd:"" help:"Restore any checkpoint exactly, after checkpointing the state you leave (so the rewind can be undone)."`
+	Replay     ReplayCmd     `cmd:"" help:"Move forward to a checkpoint recorded after the current position, such as a rewind's safety checkpoint."`
+	List       ListCmd       `cmd:"" help:"Show the timeline of checkpoints, marking the current position (a graph in a terminal)."`
+	Diff       DiffCmd       `cmd:"" help:"Show the paths added, modified, deleted or changed in mode or type between a checkpoint and the workspace, or two checkpoints."`
+	GC         GCCmd         `cmd:"" name:"gc" help:"Remove old checkpoints (--keep-last, --keep-within) and contents no kept checkpoint needs."`
+
 	Guard   GuardCmd   `cmd:"" help:"Decide whether a tool call or an explicit effect may run (agents' hooks call it): exit 0 allowed, 2 refused."`
 	Release ReleaseCmd `cmd:"" help:"Re-arm an effect key after reconciling what happened (a person's action, recorded on the chain)."`
 	Effects EffectsCmd `cmd:"" help:"List the effect ledger: each key's state, first use, checkpoint and tool call."`

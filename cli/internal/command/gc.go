@@ -1,0 +1,120 @@
+package command
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/agent-rewind/rewind/snapshot"
+)
+
+// GCCmd removes old checkpoints and the contents no kept checkpoint needs.
+type GCCmd struct {
+	KeepLast   int     `help:"Keep the newest N checkpoints." placeholder:"N"`
+	KeepWithin ageFlag `help:"Keep checkpoints younger than this: a Go duration (90m, 36h) or days and weeks (7d, 2w)." placeholder:"DURATION"`
+	DryRun     bool    `help:"Print what would be removed, and remove nothing."`
+}
+
+// ageFlag is a duration that also accepts whole days and weeks ("7d", "2w").
+type ageFlag time.Duration
+
+// UnmarshalText parses a Go duration, or N followed by d (days) or w (weeks).
+func (a *ageFlag) UnmarshalText(b []byte) error {
+	s := strings.TrimSpace(string(b))
+	for suffix, unit := range map[string]time.Duration{"d": 24 * time.Hour, "w": 7 * 24 * time.Hour} {
+		if n, ok := strings.CutSuffix(s, suffix); ok {
+			v, err := strconv.ParseUint(n, 10, 32)
+			if err != nil {
+				return fmt.Errorf("%q is not a duration: give a whole number of days or weeks (7d, 2w) or a Go duration (36h)", s)
+			}
+			*a = ageFlag(time.Duration(v) * unit)
+			return nil
+		}
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 {
+		return fmt.Errorf("%q is not a duration: give a Go duration (90m, 36h) or days or weeks (7d, 2w)", s)
+	}
+	*a = ageFlag(d)
+	return nil
+}
+
+// GCOutput is the --json shape of "gc": the module's result (snapshot.GCResult: dryRun,
+// removed, kept, protected, manifestsRemoved, objectsRemoved, bytesFreed) and why each
+// protected checkpoint was kept whatever the flags say.
+type GCOutput struct {
+	*snapshot.GCResult
+	ProtectedReasons []ProtectedReason `json:"protectedReasons"`
+}
+
+// ProtectedReason says why gc kept a checkpoint whatever the retention flags said.
+type ProtectedReason struct {
+	ID     string `json:"id"`
+	Reason string `json:"reason"` // "current position", or "safety checkpoint of the last rewind: undoing it restores it"
+}
+
+// Run collects garbage.
+func (c *GCCmd) Run(env *Env) error {
+	if c.KeepLast < 0 {
+		return fmt.Errorf("--keep-last %d: give a number of checkpoints, 1 or more", c.KeepLast)
+	}
+	s, err := openSnapshots(env, false)
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	before, err := s.store.List() // for the removed checkpoints' times and labels, and the position
+	if err != nil {
+		return err
+	}
+	res, err := s.store.GC(context.Background(), snapshot.GCOptions{KeepLast: c.KeepLast, KeepWithin: time.Duration(c.KeepWithin), DryRun: c.DryRun})
+	s.done()
+	if err != nil {
+		return err
+	}
+	out := &GCOutput{GCResult: res, ProtectedReasons: []ProtectedReason{}}
+	for _, id := range res.Protected {
+		var why []string
+		if id == before.Current {
+			why = append(why, "current position")
+		}
+		if before.Last != nil && id == before.Last.Safety {
+			why = append(why, fmt.Sprintf("safety checkpoint of the last %s: undoing it restores this", before.Last.Op))
+		}
+		out.ProtectedReasons = append(out.ProtectedReasons, ProtectedReason{ID: id, Reason: strings.Join(why, "; ")})
+	}
+	byID := map[string]*snapshot.Checkpoint{}
+	for i := range before.Checkpoints {
+		byID[before.Checkpoints[i].ID] = &before.Checkpoints[i]
+	}
+	return env.Emit(out, func(w io.Writer) error {
+		head, freed := "removed %s, kept %s\n", "freed"
+		if res.DryRun {
+			head, freed = "dry run: would remove %s and keep %s\n", "would free"
+		}
+		fmt.Fprintf(w, head, plural(len(res.Removed), "checkpoint", "checkpoints"), plural(res.Kept, "checkpoint", "checkpoints"))
+		for i, id := range res.Removed {
+			if i == shownChanges {
+				fmt.Fprintf(w, "  … and %s more (--json lists them)\n", count(len(res.Removed)-i))
+				break
+			}
+			desc := id
+			if cp := byID[id]; cp != nil {
+				desc = fmt.Sprintf("%s  %s  %-6s  %s", id, localTime(cp.Time), cp.Kind, printable(cp.Label))
+			}
+			fmt.Fprintf(w, "  - %s\n", desc)
+		}
+		for _, p := range out.ProtectedReasons {
+			fmt.Fprintf(w, "  kept %s whatever the flags say: %s\n", p.ID, p.Reason)
+		}
+		fmt.Fprintf(w, "%s %s (%s) and %s no kept checkpoint needs\n", freed,
+			plural(res.ObjectsRemoved, "stored content", "stored contents"), byteSize(res.BytesFreed), plural(res.ManifestsRemoved, "manifest", "manifests"))
+		if c.KeepLast == 0 && c.KeepWithin == 0 {
+			fmt.Fprintln(w, "(no --keep-last or --keep-within: every checkpoint is kept; only unreferenced contents go)")
+		}
+		return nil
+	})
+}

@@ -1,0 +1,128 @@
+package command
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/agent-rewind/rewind/snapshot"
+)
+
+// RewindCmd restores any checkpoint of the timeline, after checkpointing the state it leaves.
+type RewindCmd struct {
+	ID     string `arg:"" help:"The checkpoint to restore: its id, or a unique prefix of at least 4 hex digits (see list)."`
+	DryRun bool   `help:"Print what the rewind would change, and change nothing (no safety checkpoint, no lock)."`
+}
+
+// Run rewinds.
+func (c *RewindCmd) Run(env *Env) error { return restore(env, "rewind", c.ID, c.DryRun) }
+
+// ReplayCmd moves forward to a checkpoint recorded after the current position.
+type ReplayCmd struct {
+	ID     string `arg:"" help:"The checkpoint to move forward to, recorded after the current position, such as the safety checkpoint a rewind printed."`
+	DryRun bool   `help:"Print what the replay would change, and change nothing."`
+}
+
+// Run replays.
+func (c *ReplayCmd) Run(env *Env) error { return restore(env, "replay", c.ID, c.DryRun) }
+
+// RestoreOutput is the --json shape of rewind and replay: the module's result
+// (snapshot.RestoreResult: op, opId, from, to, safety, safetyCreated, dryRun, changes, kept,
+// chainSeq, elapsedMs, safetyCheckpoint), the changes counted by kind, the command that undoes
+// this one, and error/exitCode when the restore was done but something after it failed.
+type RestoreOutput struct {
+	*snapshot.RestoreResult
+	Counts ChangeCounts `json:"counts"`
+	Undo   string       `json:"undo,omitempty"` // e.g. "agent-rewind replay 9abc0123def4"; absent in a dry run or when nothing changed
+	failure
+}
+
+// shownChanges is how many changed paths rewind and replay print in text; --json has them all.
+const shownChanges = 20
+
+// restore runs a rewind or replay (op) to ref and prints what it changed.
+func restore(env *Env, op, ref string, dryRun bool) error {
+	s, err := openSnapshots(env, false)
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	move := s.store.Rewind
+	if op == "replay" {
+		move = s.store.Replay
+	}
+	res, err := move(context.Background(), ref, snapshot.RestoreOptions{DryRun: dryRun})
+	s.done()
+	if res == nil {
+		return s.resolveError(err)
+	}
+	out := &RestoreOutput{RestoreResult: res, Counts: countChanges(res.Changes)}
+	target, _ := s.store.Get(res.To) // for the label and time shown; the restore itself succeeded
+	if !res.DryRun {
+		out.Undo = undoCommand(res, target)
+	}
+	return emitResult(env, out, &out.failure, err, func(w io.Writer) error {
+		writeRestore(w, out, target)
+		return nil
+	})
+}
+
+// undoCommand returns the command that puts back the state a restore left: a replay of the
+// safety checkpoint when it is later than the target (the usual rewind to the past), else a
+// rewind to it. "" when the restore changed nothing.
+func undoCommand(res *snapshot.RestoreResult, target *snapshot.Checkpoint) string {
+	if res.Safety == "" || res.Safety == res.To {
+		return ""
+	}
+	if res.SafetyResult != nil && target != nil && res.SafetyResult.Time.After(target.Time) {
+		return "agent-rewind replay " + res.Safety
+	}
+	return "agent-rewind rewind " + res.Safety
+}
+
+// writeRestore prints a restore result.
+func writeRestore(w io.Writer, out *RestoreOutput, target *snapshot.Checkpoint) {
+	res := out.RestoreResult
+	name := res.To
+	if target != nil {
+		name = fmt.Sprintf("%s (%s", res.To, localTime(target.Time))
+		if target.Label != "" {
+			name += fmt.Sprintf(", %q", target.Label)
+		}
+		name += ")"
+	}
+	past := map[string]string{"rewind": "rewound", "replay": "replayed"}[res.Op]
+	switch {
+	case res.DryRun && len(res.Changes) == 0:
+		fmt.Fprintf(w, "%s to %s would change nothing: the workspace equals it\n", res.Op, name)
+	case res.DryRun:
+		fmt.Fprintf(w, "%s to %s would change %s: %s\n", res.Op, name, plural(len(res.Changes), "path", "paths"), out.Counts)
+	case len(res.Changes) == 0:
+		fmt.Fprintf(w, "%s to %s: the workspace already equalled it, nothing changed\n", past, name)
+	default:
+		fmt.Fprintf(w, "%s to %s: %s\n", past, name, out.Counts)
+	}
+	writeChanges(w, res.Changes, shownChanges)
+	if len(res.Kept) > 0 {
+		fmt.Fprintf(w, "left alone (%s):\n", plural(len(res.Kept), "path", "paths"))
+		for i, k := range res.Kept {
+			if i == shownChanges {
+				fmt.Fprintf(w, "  … and %s more (--json lists them)\n", count(len(res.Kept)-i))
+				break
+			}
+			fmt.Fprintf(w, "  %s: %s\n", printable(k.Path), k.Reason)
+		}
+	}
+	if res.DryRun {
+		fmt.Fprintln(w, "dry run: nothing was changed")
+		return
+	}
+	if res.SafetyCreated {
+		fmt.Fprintf(w, "safety checkpoint %s holds the state you left\n", res.Safety)
+	} else if out.Undo != "" {
+		fmt.Fprintf(w, "the state you left is checkpoint %s (nothing had changed since it)\n", res.Safety)
+	}
+	if out.Undo != "" {
+		fmt.Fprintf(w, "undo: %s\n", out.Undo)
+	}
+}
