@@ -17,20 +17,10 @@ import (
 
 	"github.com/agent-rewind/rewind/barrier"
 	"github.com/agent-rewind/rewind/cli/internal/workspace"
-	"github.com/agent-rewind/rewind/snapshot"
 )
 
 // End-to-end tests of "agent-rewind guard", "release" and "effects": every guard is its own
 // process of the real binary, as agents' hooks run it.
-
-// The race-enabled binary sleeps a second at exit by default (the race runtime's
-// atexit_sleep_ms), which would make every guard process of these tests take a second. A race
-// found in a child is still reported, and fails its test through the exit code (66).
-func init() {
-	if os.Getenv("GORACE") == "" {
-		os.Setenv("GORACE", "atexit_sleep_ms=0")
-	}
-}
 
 // guard runs "agent-rewind --workspace root guard [args]" with stdin, from another folder (hooks
 // do not promise the working directory; --workspace names the workspace).
@@ -57,41 +47,9 @@ func hookInput(t *testing.T, event, tool string, toolInput any, toolUseID string
 	return string(b)
 }
 
-// bash is hookInput for Claude Code's Bash tool.
-func bash(t *testing.T, event, command, toolUseID string) string {
+// bashHook is hookInput for Claude Code's Bash tool.
+func bashHook(t *testing.T, event, command, toolUseID string) string {
 	return hookInput(t, event, "Bash", map[string]any{"command": command, "description": "e2e"}, toolUseID, nil)
-}
-
-// chainEntry is what these tests read back from .rewind/chain.jsonl.
-type chainEntry struct {
-	Seq  int64           `json:"seq"`
-	Kind string          `json:"kind"`
-	Data json.RawMessage `json:"data"`
-}
-
-func readChain(t *testing.T, root string) []chainEntry {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(root, ".rewind", "chain.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []chainEntry
-	for _, line := range strings.Split(strings.TrimSuffix(string(b), "\n"), "\n") {
-		var e chainEntry
-		if err := json.Unmarshal([]byte(line), &e); err != nil {
-			t.Fatalf("chain line %q: %v", line, err)
-		}
-		out = append(out, e)
-	}
-	return out
-}
-
-func kinds(es []chainEntry) map[string]int {
-	n := map[string]int{}
-	for _, e := range es {
-		n[e.Kind]++
-	}
-	return n
 }
 
 // verifyChain checks the workspace's chain with "agent-rewind chain verify".
@@ -164,7 +122,7 @@ func TestGuardConcurrentOneKey(t *testing.T) {
 			return `{"key": "charge-invoice-77", "payload": {"amount": 4900, "currency": "usd"}, "description": "charge invoice 77"}`
 		}},
 		{"claude-code-hook", "its outcome is unknown", "pending", func(i int) string {
-			return bash(t, "PreToolUse", "git push origin main", "toolu_race_"+string(rune('a'+i)))
+			return bashHook(t, "PreToolUse", "git push origin main", "toolu_race_"+string(rune('a'+i)))
 		}},
 	}
 	for _, c := range cases {
@@ -225,11 +183,8 @@ func TestGuardConcurrentOneKey(t *testing.T) {
 }
 
 // An effect admitted after a checkpoint stays spent when the workspace is rewound: the retry is
-// refused with a reason naming the checkpoint that was current when it fired.
-//
-// The checkpoint and rewind go through the snapshot store in this process (workspace.Snapshots),
-// between guard processes: the "checkpoint" and "rewind" commands are being written on another
-// branch.
+// refused with a reason naming the checkpoint that was current when it fired. Every step is a
+// process of the real binary: checkpoint, guard, rewind, guard.
 func TestGuardRefusedAfterRewind(t *testing.T) {
 	root := t.TempDir()
 	write := func(content string) {
@@ -237,42 +192,27 @@ func TestGuardRefusedAfterRewind(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	store := func(fn func(s *snapshot.Store) error) {
+	checkpoint := func(label string) string { // the real command, as a person or agent runs it
 		t.Helper()
-		ws, err := workspace.Init(root)
-		if err != nil {
-			t.Fatal(err)
+		var cp struct{ ID string }
+		if err := json.Unmarshal([]byte(ok(t, root, "--json", "checkpoint", label).stdout), &cp); err != nil || cp.ID == "" {
+			t.Fatalf("checkpoint --json: %v", err)
 		}
-		defer ws.Close()
-		s, err := ws.Snapshots(nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := fn(s); err != nil {
-			t.Fatal(err)
-		}
+		return cp.ID
 	}
 	var before, after string
 	write("v1\n")
-	store(func(s *snapshot.Store) error {
-		cp, err := s.Checkpoint(t.Context(), "before the release")
-		before = cp.ID
-		return err
-	})
+	before = checkpoint("before the release")
 	write("v2\n")
-	store(func(s *snapshot.Store) error {
-		cp, err := s.Checkpoint(t.Context(), "release prepared")
-		after = cp.ID
-		return err
-	})
+	after = checkpoint("release prepared")
 
 	// The agent pushes (PreToolUse admits it pending, PostToolUse confirms it), and an explicit
 	// effect fires too.
 	push := "git push origin v2"
-	if r := guard(t, root, bash(t, "PreToolUse", push, "toolu_push_1")); r.code != 0 || r.stdout != "" || r.stderr != "" {
+	if r := guard(t, root, bashHook(t, "PreToolUse", push, "toolu_push_1")); r.code != 0 || r.stdout != "" || r.stderr != "" {
 		t.Fatalf("first push: %+v", r)
 	}
-	if r := guard(t, root, bash(t, "PostToolUse", push, "toolu_push_1")); r.code != 0 || r.stdout != "" || r.stderr != "" {
+	if r := guard(t, root, bashHook(t, "PostToolUse", push, "toolu_push_1")); r.code != 0 || r.stdout != "" || r.stderr != "" {
 		t.Fatalf("PostToolUse: %+v", r)
 	}
 	explicit := `{"key": "announce-v2", "payload": {"channel": "#releases"}, "description": "announce v2"}`
@@ -282,15 +222,12 @@ func TestGuardRefusedAfterRewind(t *testing.T) {
 	}
 
 	// Rewind to before the release: the workspace goes back, the ledger does not.
-	store(func(s *snapshot.Store) error {
-		_, err := s.Rewind(t.Context(), before, snapshot.RestoreOptions{})
-		return err
-	})
+	ok(t, root, "rewind", before)
 	if b, _ := os.ReadFile(filepath.Join(root, "release.txt")); string(b) != "v1\n" {
 		t.Fatalf("rewind left release.txt = %q", b)
 	}
 
-	r := guard(t, root, bash(t, "PreToolUse", push, "toolu_push_2"))
+	r := guard(t, root, bashHook(t, "PreToolUse", push, "toolu_push_2"))
 	if r.code != 2 || r.stdout != "" || !strings.Contains(r.stderr, "it already fired") ||
 		!strings.Contains(r.stderr, after) || !strings.Contains(r.stderr, "Rewinding the workspace does not undo external effects") {
 		t.Fatalf("push retried after the rewind: code %d\nstdout %q\nstderr %q", r.code, r.stdout, r.stderr)
@@ -346,14 +283,14 @@ func TestGuardPayloadMismatch(t *testing.T) {
 func TestGuardPendingOutcomeUnknown(t *testing.T) {
 	root := t.TempDir()
 	cmd := "npm publish --access public"
-	if r := guard(t, root, bash(t, "PreToolUse", cmd, "toolu_pub_1")); r.code != 0 || r.stdout != "" || r.stderr != "" {
+	if r := guard(t, root, bashHook(t, "PreToolUse", cmd, "toolu_pub_1")); r.code != 0 || r.stdout != "" || r.stderr != "" {
 		t.Fatalf("admission: %+v", r)
 	}
 	// The same tool call asked twice (two hooks on one call) is a duplicate, not a refusal.
-	if r := guard(t, root, bash(t, "PreToolUse", cmd, "toolu_pub_1")); r.code != 0 {
+	if r := guard(t, root, bashHook(t, "PreToolUse", cmd, "toolu_pub_1")); r.code != 0 {
 		t.Fatalf("duplicate PreToolUse: %+v", r)
 	}
-	r := guard(t, root, bash(t, "PreToolUse", cmd, "toolu_pub_2"))
+	r := guard(t, root, bashHook(t, "PreToolUse", cmd, "toolu_pub_2"))
 	if r.code != 2 || r.stdout != "" || !strings.Contains(r.stderr, "outcome is unknown") || !strings.Contains(r.stderr, "agent-rewind release") {
 		t.Fatalf("retry while pending: %+v", r)
 	}
@@ -366,7 +303,7 @@ func TestGuardPendingOutcomeUnknown(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stdout, "released") || !strings.Contains(r.stdout, "pending -> released") {
 		t.Fatalf("release: %+v", r)
 	}
-	if r := guard(t, root, bash(t, "PreToolUse", cmd, "toolu_pub_3")); r.code != 0 {
+	if r := guard(t, root, bashHook(t, "PreToolUse", cmd, "toolu_pub_3")); r.code != 0 {
 		t.Fatalf("after release: %+v", r)
 	}
 	if rec := ledgerRecord(t, root, key); rec.State != barrier.Pending || rec.Generation != 2 || rec.ToolUseID != "toolu_pub_3" {
@@ -399,7 +336,7 @@ func TestGuardKilledAfterPending(t *testing.T) {
 	}
 
 	cmd := exec.Command(bin, "--workspace", root, "guard")
-	cmd.Stdin = strings.NewReader(bash(t, "PreToolUse", "kubectl -n prod apply -f deploy.yaml", "toolu_kill_1"))
+	cmd.Stdin = strings.NewReader(bashHook(t, "PreToolUse", "kubectl -n prod apply -f deploy.yaml", "toolu_kill_1"))
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
@@ -430,7 +367,7 @@ func TestGuardKilledAfterPending(t *testing.T) {
 	if rec := ledgerRecord(t, root, key); rec.State != barrier.Pending || rec.Seq != barrier.Unrecorded || rec.ToolUseID != "toolu_kill_1" {
 		t.Fatalf("record left by the killed guard: %+v", rec)
 	}
-	r := guard(t, root, bash(t, "PreToolUse", "kubectl -n prod apply -f deploy.yaml", "toolu_kill_2"))
+	r := guard(t, root, bashHook(t, "PreToolUse", "kubectl -n prod apply -f deploy.yaml", "toolu_kill_2"))
 	if r.code != 2 || !strings.Contains(r.stderr, "outcome is unknown") {
 		t.Fatalf("after the kill: %+v", r)
 	}
@@ -453,32 +390,32 @@ func TestGuardReportsByToolUseID(t *testing.T) {
 	}
 	state := func(command, toolUseID string) barrier.State {
 		t.Helper()
-		d := decision(t, run(t, root, "", "--workspace", root, "--json", "guard", bash(t, "PreToolUse", command, toolUseID)))
+		d := decision(t, run(t, root, "", "--workspace", root, "--json", "guard", bashHook(t, "PreToolUse", command, toolUseID)))
 		return d.State
 	}
 
-	step(bash(t, "PreToolUse", "git push origin main", "toolu_a"), 0)
-	step(bash(t, "PostToolUse", "git push origin main", "toolu_a"), 0)
+	step(bashHook(t, "PreToolUse", "git push origin main", "toolu_a"), 0)
+	step(bashHook(t, "PostToolUse", "git push origin main", "toolu_a"), 0)
 	if s := state("git push origin main", "toolu_a2"); s != barrier.Spent {
 		t.Fatalf("after PostToolUse: %s", s)
 	}
 
-	step(bash(t, "PreToolUse", "cargo publish", "toolu_b"), 0)
+	step(bashHook(t, "PreToolUse", "cargo publish", "toolu_b"), 0)
 	step(hookInput(t, "PostToolUseFailure", "Bash", map[string]any{"command": "cargo publish"}, "toolu_b",
 		map[string]any{"error": "error: 403 Forbidden", "is_interrupt": false}), 0)
-	r := guard(t, root, bash(t, "PreToolUse", "cargo publish", "toolu_b2"))
+	r := guard(t, root, bashHook(t, "PreToolUse", "cargo publish", "toolu_b2"))
 	if r.code != 2 || !strings.Contains(r.stderr, "failed") || !strings.Contains(r.stderr, "403 Forbidden") {
 		t.Fatalf("retry after a failure: %+v", r)
 	}
 
-	step(bash(t, "PreToolUse", "gh release create v1.0.0", "toolu_c"), 0)
+	step(bashHook(t, "PreToolUse", "gh release create v1.0.0", "toolu_c"), 0)
 	step(hookInput(t, "PermissionDenied", "Bash", map[string]any{"command": "gh release create v1.0.0"}, "toolu_c",
 		map[string]any{"reason": "auto mode: releases need approval", "permission_mode": "auto"}), 0)
-	step(bash(t, "PreToolUse", "gh release create v1.0.0", "toolu_c2"), 0) // released: admitted again
+	step(bashHook(t, "PreToolUse", "gh release create v1.0.0", "toolu_c2"), 0) // released: admitted again
 
 	// A report about a call that was never an effect changes nothing.
 	before := len(readChain(t, root))
-	step(bash(t, "PostToolUse", "ls", "toolu_never"), 0)
+	step(bashHook(t, "PostToolUse", "ls", "toolu_never"), 0)
 	if len(readChain(t, root)) != before {
 		t.Fatal("a PostToolUse for an untracked call was recorded")
 	}
@@ -608,9 +545,9 @@ func TestGuardHookFixtures(t *testing.T) {
 func TestGuardHotPathAndBadInput(t *testing.T) {
 	root := t.TempDir()
 	for _, in := range []string{
-		bash(t, "PreToolUse", "go test ./... 2>&1 | tail -20", "toolu_1"),
+		bashHook(t, "PreToolUse", "go test ./... 2>&1 | tail -20", "toolu_1"),
 		hookInput(t, "PreToolUse", "Read", map[string]any{"file_path": "/x"}, "toolu_2", nil),
-		bash(t, "PostToolUse", "go test ./...", "toolu_1"),
+		bashHook(t, "PostToolUse", "go test ./...", "toolu_1"),
 		hookInput(t, "PreToolUse", "mcp__github__get_pull_request", map[string]any{"number": 1}, "toolu_3", nil),
 		hookInput(t, "PreToolUse", "mcp__plugin_agent-rewind_agent-rewind__guard_effect", map[string]any{"key": "x"}, "toolu_4", nil),
 	} {
@@ -653,24 +590,24 @@ func TestGuardRulesFile(t *testing.T) {
 	if err := os.WriteFile(rules, []byte(`{"version": 1, "rules": [{"name": "deploy-script", "command": "^deploy\\.sh( |$)"}]}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if r := guard(t, root, bash(t, "PreToolUse", "./scripts/deploy.sh --prod", "toolu_d1")); r.code != 0 {
+	if r := guard(t, root, bashHook(t, "PreToolUse", "./scripts/deploy.sh --prod", "toolu_d1")); r.code != 0 {
 		t.Fatalf("deploy: %+v", r)
 	}
 	if rec := ledgerRecord(t, root, onlyKey(t, root)); rec.Rule != "deploy-script" || rec.State != barrier.Pending {
 		t.Fatalf("record: %+v", rec)
 	}
-	if r := guard(t, root, bash(t, "PreToolUse", "./scripts/deploy.sh --prod", "toolu_d2")); r.code != 2 {
+	if r := guard(t, root, bashHook(t, "PreToolUse", "./scripts/deploy.sh --prod", "toolu_d2")); r.code != 2 {
 		t.Fatalf("deploy again: %+v", r)
 	}
 
 	if err := os.WriteFile(rules, []byte(`{"version": 1, "rules": [{"name": "x", "comand": "^make"}]}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	r := guard(t, root, bash(t, "PreToolUse", "ls", "toolu_e1"))
+	r := guard(t, root, bashHook(t, "PreToolUse", "ls", "toolu_e1"))
 	if r.code != 2 || !strings.Contains(r.stderr, "comand") {
 		t.Fatalf("bad rules file, PreToolUse: %+v", r)
 	}
-	if r := guard(t, root, bash(t, "PostToolUse", "./scripts/deploy.sh --prod", "toolu_d1")); r.code != 0 {
+	if r := guard(t, root, bashHook(t, "PostToolUse", "./scripts/deploy.sh --prod", "toolu_d1")); r.code != 0 {
 		t.Fatalf("bad rules file, PostToolUse: %+v", r)
 	}
 	if rec := ledgerRecord(t, root, onlyKey(t, root)); rec.State != barrier.Spent {
@@ -685,7 +622,7 @@ func TestReleaseAndEffects(t *testing.T) {
 		t.Fatalf("effects before anything: %+v", r)
 	}
 	guard(t, root, `{"key": "email-customer-42", "payload": {"to": "c42@example.com"}, "description": "send the invoice mail"}`)
-	guard(t, root, bash(t, "PreToolUse", "terraform apply -auto-approve", "toolu_tf"))
+	guard(t, root, bashHook(t, "PreToolUse", "terraform apply -auto-approve", "toolu_tf"))
 	if ledgerRecord(t, root, "email-customer-42") == nil {
 		t.Fatal("no record for email-customer-42")
 	}

@@ -83,3 +83,35 @@ func TestUsageErrorIsKongs(t *testing.T) {
 		t.Fatalf("unknown command: code %d, stderr %q", r.code, r.stderr)
 	}
 }
+
+// chainEntry is what the end-to-end tests read back from .rewind/chain.jsonl.
+type chainEntry struct {
+	Seq  int64           `json:"seq"`
+	Kind string          `json:"kind"`
+	Data json.RawMessage `json:"data"`
+}
+
+func readChain(t *testing.T, root string) []chainEntry {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(root, ".rewind", "chain.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []chainEntry
+	for _, line := range strings.Split(strings.TrimSuffix(string(b), "\n"), "\n") {
+		var e chainEntry
+		if err := json.Unmarshal([]byte(line), &e); err != nil {
+			t.Fatalf("chain line %q: %v", line, err)
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+func kinds(es []chainEntry) map[string]int {
+	n := map[string]int{}
+	for _, e := range es {
+		n[e.Kind]++
+	}
+	return n
+}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -18,17 +17,13 @@ import (
 )
 
 // mcpEnv is this process's environment without a REWIND_MCP_PROFILE of the developer's, plus
-// extra. Unless GORACE is set, the race-enabled binary is told not to sleep a second at exit
-// (the race runtime's default), which each server would otherwise add to the run.
+// extra.
 func mcpEnv(extra ...string) []string {
 	var env []string
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, mcpserver.EnvProfile+"=") {
 			env = append(env, kv)
 		}
-	}
-	if os.Getenv("GORACE") == "" {
-		env = append(env, "GORACE=atexit_sleep_ms=0")
 	}
 	return append(env, extra...)
 }
@@ -137,27 +132,6 @@ func fileText(t *testing.T, dir, name string) string {
 func isThere(dir, name string) bool {
 	_, err := os.Lstat(filepath.Join(dir, name))
 	return err == nil
-}
-
-// chainKinds counts the workspace chain's entries by kind.
-func chainKinds(t *testing.T, dir string) map[string]int {
-	t.Helper()
-	f, err := os.Open(filepath.Join(dir, ".rewind", "chain.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	n := map[string]int{}
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		var e struct{ Kind string }
-		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
-			t.Fatalf("chain line %q: %v", sc.Bytes(), err)
-		}
-		n[e.Kind]++
-	}
-	return n
 }
 
 func mustVerifyChain(t *testing.T, dir string) {
@@ -279,7 +253,7 @@ func TestMCPEndToEnd(t *testing.T) {
 	}
 
 	// The chain holds all of it, and verifies.
-	got := chainKinds(t, dir)
+	got := kinds(readChain(t, dir))
 	for _, k := range []string{"checkpoint", "rewind", "replay", "effect", "refusal", "memory"} {
 		if got[k] == 0 {
 			t.Errorf("no %q entry on the chain: %v", k, got)
@@ -450,7 +424,7 @@ func TestMCPTypeScriptClient(t *testing.T) {
 	if report.Guard[1].IsError || json.Unmarshal(report.Guard[1].StructuredContent, &g2) != nil || g2.Admitted || g2.Code != "spent" || !strings.Contains(report.Guard[1].Text, "REFUSED") {
 		t.Fatalf("second guard: %+v", report.Guard[1])
 	}
-	if got := chainKinds(t, dir); got["checkpoint"] != 1 || got["effect"] != 1 || got["refusal"] != 1 {
+	if got := kinds(readChain(t, dir)); got["checkpoint"] != 1 || got["effect"] != 1 || got["refusal"] != 1 {
 		t.Fatalf("chain kinds %v", got)
 	}
 	mustVerifyChain(t, dir)

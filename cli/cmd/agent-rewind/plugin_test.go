@@ -154,20 +154,20 @@ func TestClaudeCodePluginHookCommand(t *testing.T) {
 		}
 		return result{out.String(), errb.String(), cmd.ProcessState.ExitCode()}
 	}
-	if r := hook(bash(t, "PreToolUse", "ls -la", "toolu_p0")); r.code != 0 || r.stdout != "" || r.stderr != "" {
+	if r := hook(bashHook(t, "PreToolUse", "ls -la", "toolu_p0")); r.code != 0 || r.stdout != "" || r.stderr != "" {
 		t.Fatalf("non-effect: %+v", r)
 	}
 	noRewindDir(t, project)
-	if r := hook(bash(t, "PreToolUse", "docker push registry.example.com/app:1.2", "toolu_p1")); r.code != 0 || r.stdout != "" || r.stderr != "" {
+	if r := hook(bashHook(t, "PreToolUse", "docker push registry.example.com/app:1.2", "toolu_p1")); r.code != 0 || r.stdout != "" || r.stderr != "" {
 		t.Fatalf("PreToolUse: %+v", r)
 	}
-	if r := hook(bash(t, "PostToolUse", "docker push registry.example.com/app:1.2", "toolu_p1")); r.code != 0 || r.stdout != "" {
+	if r := hook(bashHook(t, "PostToolUse", "docker push registry.example.com/app:1.2", "toolu_p1")); r.code != 0 || r.stdout != "" {
 		t.Fatalf("PostToolUse: %+v", r)
 	}
 	if rec := ledgerRecord(t, project, onlyKey(t, project)); rec.State != barrier.Spent || rec.Rule != "image-push" {
 		t.Fatalf("record in $CLAUDE_PROJECT_DIR: %+v", rec)
 	}
-	if r := hook(bash(t, "PreToolUse", "docker push registry.example.com/app:1.2", "toolu_p2")); r.code != 2 || r.stdout != "" || !strings.Contains(r.stderr, "it already fired") {
+	if r := hook(bashHook(t, "PreToolUse", "docker push registry.example.com/app:1.2", "toolu_p2")); r.code != 2 || r.stdout != "" || !strings.Contains(r.stderr, "it already fired") {
 		t.Fatalf("repeat: %+v", r)
 	}
 	verifyChain(t, project)

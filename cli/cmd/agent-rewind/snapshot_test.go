@@ -214,21 +214,14 @@ func hasMembers(t *testing.T, stdout string, names ...string) {
 func chainKinds(t *testing.T, dir string) ([]string, []map[string]any) {
 	t.Helper()
 	ok(t, dir, "chain", "verify")
-	b, err := os.ReadFile(filepath.Join(dir, ".rewind", "chain.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	var kinds []string
 	var data []map[string]any
-	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
-		var e struct {
-			Kind string
-			Data map[string]any
+	for _, e := range readChain(t, dir) {
+		var d map[string]any
+		if err := json.Unmarshal(e.Data, &d); err != nil {
+			t.Fatalf("chain entry %d data %s: %v", e.Seq, e.Data, err)
 		}
-		if err := json.Unmarshal([]byte(line), &e); err != nil {
-			t.Fatalf("chain line %q: %v", line, err)
-		}
-		kinds, data = append(kinds, e.Kind), append(data, e.Data)
+		kinds, data = append(kinds, e.Kind), append(data, d)
 	}
 	return kinds, data
 }
