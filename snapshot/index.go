@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sync"
 )
 
 // indexMagic starts the stat cache file; the last byte is the format version.
@@ -74,12 +75,14 @@ func encodeIndex(entries []indexEntry) []byte {
 		b = binary.LittleEndian.AppendUint32(b, e.St.Mode)
 		b = append(b, e.Blob[:]...)
 	}
-	return binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, castagnoli))
+	return binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, castagnoli()))
 }
 
 // castagnoli is CRC-32C, computed in hardware on amd64 and arm64: the index is a cache whose
 // checksum only has to catch a torn or damaged write, so a CRC does, at a fraction of the cost.
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+// It is made on first use, not at package init: every agent-rewind process links this package,
+// and the effect guard's hot path never needs it.
+var castagnoli = sync.OnceValue(func() *crc32.Table { return crc32.MakeTable(crc32.Castagnoli) })
 
 // decodeIndex decodes and checks an index file's bytes.
 func decodeIndex(b []byte) ([]indexEntry, error) {
@@ -88,7 +91,7 @@ func decodeIndex(b []byte) ([]indexEntry, error) {
 		return nil, fmt.Errorf("not a version 1 stat cache")
 	}
 	body, sum := b[:len(b)-4], binary.LittleEndian.Uint32(b[len(b)-4:])
-	if crc32.Checksum(body, castagnoli) != sum {
+	if crc32.Checksum(body, castagnoli()) != sum {
 		return nil, fmt.Errorf("checksum mismatch")
 	}
 	// One string for all paths: each path is a substring of it, not an allocation of its own.
