@@ -5,9 +5,19 @@ go 1.26.0
 require (
 	github.com/agent-rewind/rewind/analyze v0.0.0
 	github.com/agent-rewind/rewind/cacheplan v0.0.0
+	github.com/agent-rewind/rewind/gateway v0.0.0
 	github.com/agent-rewind/rewind/hashchain v0.0.0
 	github.com/alecthomas/kong v1.17.0
 	golang.org/x/mod v0.43.0
+)
+
+require (
+	github.com/agent-rewind/rewind/tape v0.0.0 // indirect
+	github.com/ncruces/go-sqlite3 v0.37.0 // indirect
+	github.com/ncruces/go-sqlite3-wasm/v6 v6.5.35401 // indirect
+	github.com/ncruces/julianday v1.0.0 // indirect
+	golang.org/x/sync v0.24.0 // indirect
+	golang.org/x/sys v0.49.0 // indirect
 )
 
 replace (
@@ -15,3 +25,9 @@ replace (
 	github.com/agent-rewind/rewind/cacheplan => ../cacheplan
 	github.com/agent-rewind/rewind/hashchain => ../hashchain
 )
+
+replace github.com/agent-rewind/rewind/gateway => ../gateway
+
+replace github.com/agent-rewind/rewind/tape => ../tape
+
+replace github.com/agent-rewind/rewind/tools => ../tools
