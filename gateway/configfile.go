@@ -114,7 +114,7 @@ func (cf *configFile) text(field string, kind valueKind) (string, bool, error) {
 		return fmt.Sprint(b), true, nil
 	case kindInt:
 		var n json.Number
-		if json.Unmarshal(raw, &n) != nil || strings.ContainsAny(n.String(), ".eE") {
+		if len(raw) == 0 || raw[0] == '"' || json.Unmarshal(raw, &n) != nil || strings.ContainsAny(n.String(), ".eE") {
 			return "", false, configErr(from, "must be a JSON integer, not %s", short(raw))
 		}
 		return n.String(), true, nil

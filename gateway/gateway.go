@@ -339,7 +339,7 @@ func (g *Gateway) proxyError(w http.ResponseWriter, r *http.Request, err error) 
 	}
 	msg := fmt.Sprintf("agent-rewind gateway: the upstream %s did not answer: %v", g.upstream, err)
 	status := http.StatusBadGateway
-	if errors.Is(err, context.DeadlineExceeded) {
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(r.Context().Err(), context.DeadlineExceeded) {
 		status = http.StatusGatewayTimeout
 	}
 	(&apiError{status, "api_error", "upstream_unreachable", msg}).write(w, 0)

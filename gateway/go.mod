@@ -9,6 +9,7 @@ require (
 )
 
 require (
+	github.com/agent-rewind/rewind/tools v0.0.0
 	github.com/ncruces/go-sqlite3 v0.37.0 // indirect
 	github.com/ncruces/go-sqlite3-wasm/v6 v6.5.35401 // indirect
 	github.com/ncruces/julianday v1.0.0 // indirect

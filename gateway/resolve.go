@@ -163,7 +163,7 @@ func Resolve(l Layers) (*Config, error) {
 		return nil, err
 	}
 	if c.Profile.Value == ProfileLean {
-		c.PreserveCache.set(true, SourceProfile, "profile lean")
+		c.PreserveCache.set(true, SourceProfile, "lean")
 	}
 	if err := applyLayers(c, specs, &l, cf, env); err != nil {
 		return nil, err
