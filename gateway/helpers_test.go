@@ -66,7 +66,7 @@ func startGateway(t *testing.T, cfg *Config) (*Gateway, string) {
 }
 
 // serve serves g on a loopback port; stop ends the server (not the gateway).
-func serve(t *testing.T, g *Gateway) (url string, stop func()) {
+func serve(t testing.TB, g *Gateway) (url string, stop func()) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
