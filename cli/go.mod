@@ -13,6 +13,7 @@ require (
 
 require (
 	github.com/agent-rewind/rewind/tape v0.0.0 // indirect
+	github.com/agent-rewind/rewind/tools v0.0.0
 	github.com/ncruces/go-sqlite3 v0.37.0 // indirect
 	github.com/ncruces/go-sqlite3-wasm/v6 v6.5.35401 // indirect
 	github.com/ncruces/julianday v1.0.0 // indirect
@@ -23,11 +24,8 @@ require (
 replace (
 	github.com/agent-rewind/rewind/analyze => ../analyze
 	github.com/agent-rewind/rewind/cacheplan => ../cacheplan
+	github.com/agent-rewind/rewind/gateway => ../gateway
 	github.com/agent-rewind/rewind/hashchain => ../hashchain
+	github.com/agent-rewind/rewind/tape => ../tape
+	github.com/agent-rewind/rewind/tools => ../tools
 )
-
-replace github.com/agent-rewind/rewind/gateway => ../gateway
-
-replace github.com/agent-rewind/rewind/tape => ../tape
-
-replace github.com/agent-rewind/rewind/tools => ../tools

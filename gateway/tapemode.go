@@ -13,13 +13,23 @@ import (
 // openTape opens the tenant's tape and its recorder (no cursor) or cursor.
 func (g *Gateway) openTape() error {
 	cfg := g.cfg
+	key := cfg.StorageKey
+	if key == nil {
+		// Read the key before anything is created: a missing or malformed key must fail
+		// the start without leaving a state directory behind.
+		k, err := tape.KeyFromEnv()
+		if err != nil {
+			return err
+		}
+		key = k
+	}
 	if cfg.StorageDirectory.Source == SourceDefault && cfg.Prepare != nil {
 		if err := cfg.Prepare(); err != nil {
 			return fmt.Errorf("prepare the state directory for the tape: %w", err)
 		}
 	}
 	t, err := tape.Open(context.Background(), tape.Options{
-		Dir: cfg.StorageDirectory.Value, Tenant: cfg.Tenant.Value, Key: cfg.StorageKey,
+		Dir: cfg.StorageDirectory.Value, Tenant: cfg.Tenant.Value, Key: key,
 		UpstreamTimeout: g.upstreamTimeout, AnswerHeaders: AnswerHeaders,
 	})
 	if err != nil {
