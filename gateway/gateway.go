@@ -271,9 +271,7 @@ func withBody(r *http.Request, body []byte, x *exchange) *http.Request {
 	r2 := r.WithContext(ctx)
 	r2.Body = io.NopCloser(bytes.NewReader(body))
 	r2.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
-	r2.ContentLength = int64(len(body))
-	r2.Header = r.Header.Clone()
-	r2.Header.Set("Content-Length", strconv.Itoa(len(body)))
+	r2.ContentLength = int64(len(body)) // the proxy's outgoing request takes its length from here
 	return r2
 }
 

@@ -218,6 +218,7 @@ func (l *ledger) add(model string, u Usage) {
 
 func (l *ledger) run() {
 	defer close(l.done)
+	lastErr := "" // a failing write is logged once, not every half second
 	for {
 		select {
 		case <-l.kick:
@@ -229,8 +230,11 @@ func (l *ledger) run() {
 		case <-l.stop:
 			return // close flushes
 		}
-		if err := l.flush(); err != nil {
-			l.log("savings: %v", err)
+		if err := l.flush(); err != nil && err.Error() != lastErr {
+			l.log("savings: %v (the counts are kept and written when this is fixed)", err)
+			lastErr = err.Error()
+		} else if err == nil {
+			lastErr = ""
 		}
 	}
 }
