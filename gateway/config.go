@@ -25,7 +25,8 @@ type Setting[T any] struct {
 	Value T
 	// Source is the layer that set Value.
 	Source Source
-	// From names the exact place: "--port", "REWIND_PORT", "gateway.json: port", "profile lean".
+	// From names the exact place: "--port", "REWIND_PORT", "/path/gateway.json: port", or the
+	// profile ("lean") for a profile default.
 	From string
 }
 

@@ -26,6 +26,7 @@ type ConfigError struct {
 	Err error
 }
 
+// Error says where the value came from, what is wrong, and what to do.
 func (e *ConfigError) Error() string {
 	if e.From == "" {
 		return fmt.Sprintf("%v: %s", ErrConfig, e.Problem)

@@ -1,9 +1,6 @@
 package gateway
 
-import (
-	"fmt"
-	"strings"
-)
+import "strings"
 
 // FlagValue is one gateway flag as it was given on the command line.
 type FlagValue struct {
@@ -124,4 +121,4 @@ func flagFrom(name string, fv FlagValue) string {
 }
 
 // String is the flag as given.
-func (f FlagValue) String() string { return fmt.Sprint(f.Arg) }
+func (f FlagValue) String() string { return f.Arg }
