@@ -303,3 +303,17 @@ func TestTapeUpstreamDeadline(t *testing.T) {
 		t.Errorf("stalled upstream: %d %s", r.status, r.body)
 	}
 }
+
+func TestInStateDir(t *testing.T) {
+	savings := filepath.Join("/ws", ".rewind", SavingsFileName)
+	for dir, want := range map[string]bool{
+		"/ws/.rewind/storage": true, "/ws/.rewind": true, "/ws/tapes": false, "/ws/.rewinder": false, "/elsewhere": false,
+	} {
+		if got := inStateDir(dir, savings); got != want {
+			t.Errorf("inStateDir(%q) = %v", dir, got)
+		}
+	}
+	if inStateDir("/ws/.rewind/storage", "") {
+		t.Error("without a savings file nothing is the state directory")
+	}
+}

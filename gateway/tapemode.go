@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/agent-rewind/rewind/tape"
 )
@@ -23,7 +25,7 @@ func (g *Gateway) openTape() error {
 		}
 		key = k
 	}
-	if cfg.StorageDirectory.Source == SourceDefault && cfg.Prepare != nil {
+	if cfg.Prepare != nil && (cfg.StorageDirectory.Source == SourceDefault || inStateDir(cfg.StorageDirectory.Value, cfg.SavingsFile)) {
 		if err := cfg.Prepare(); err != nil {
 			return fmt.Errorf("prepare the state directory for the tape: %w", err)
 		}
@@ -255,4 +257,14 @@ func (h *holdWriter) release() {
 		h.passing = true
 	}
 	http.NewResponseController(h.rw).Flush()
+}
+
+// inStateDir reports whether dir is inside the workspace's state directory (the folder of
+// the savings receipt), which the embedding program prepares before anything is written there.
+func inStateDir(dir, savingsFile string) bool {
+	if savingsFile == "" {
+		return false
+	}
+	rel, err := filepath.Rel(filepath.Dir(savingsFile), dir)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
