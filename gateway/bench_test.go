@@ -29,7 +29,8 @@ func benchPost(b *testing.B, c *http.Client, base string, body []byte) {
 }
 
 // BenchmarkPassThrough compares a distinct (never replayed) request sent to the mock
-// upstream directly and through the gateway: the difference per op is the added latency.
+// upstream directly and through the gateway, as JSON and as an event stream: the difference
+// per op is the added latency (of the whole exchange, in this one process).
 func BenchmarkPassThrough(b *testing.B) {
 	mock := mockanthropic.New(mockanthropic.Options{})
 	if err := mock.Start(); err != nil {
@@ -47,13 +48,16 @@ func BenchmarkPassThrough(b *testing.B) {
 	defer stop()
 	c := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 16}}
 	var n atomic.Int64
-	body := func() []byte {
-		return fmt.Appendf(nil, `{"model":"claude-sonnet-5-5","max_tokens":64,"metadata":{"user_id":"b-%d"},"messages":[{"role":"user","content":"Reply with OK."}]}`, n.Add(1))
+	body := func(stream bool) []byte {
+		return fmt.Appendf(nil, `{"model":"claude-sonnet-5-5","max_tokens":64,"stream":%v,"metadata":{"user_id":"b-%d"},"messages":[{"role":"user","content":"Reply with OK."}]}`, stream, n.Add(1))
 	}
-	for _, arm := range []struct{ name, base string }{{"direct", mock.URL}, {"gateway", url}} {
+	for _, arm := range []struct {
+		name, base string
+		stream     bool
+	}{{"direct", mock.URL, false}, {"gateway", url, false}, {"direct-sse", mock.URL, true}, {"gateway-sse", url, true}} {
 		b.Run(arm.name, func(b *testing.B) {
 			for b.Loop() {
-				benchPost(b, c, arm.base, body())
+				benchPost(b, c, arm.base, body(arm.stream))
 			}
 		})
 	}

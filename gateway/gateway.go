@@ -82,9 +82,12 @@ func New(cfg *Config) (*Gateway, error) {
 		transport = newTransport()
 	}
 	g.proxy = &httputil.ReverseProxy{
-		Rewrite:        g.rewrite,
-		Transport:      transport,
-		FlushInterval:  -1, // flush every write: server-sent events go out as they arrive
+		Rewrite:   g.rewrite,
+		Transport: inMemoryBodies{transport},
+		// 0: the proxy flushes every write of an event stream or a body of unknown length
+		// (so events go out as they arrive), and lets a body of known length go out in one
+		// piece with its headers.
+		FlushInterval:  0,
 		BufferPool:     bufferPool{},
 		ModifyResponse: g.modifyResponse,
 		ErrorHandler:   g.proxyError,
@@ -201,7 +204,7 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				fmt.Sprintf("agent-rewind gateway: replaying a tape: %s %s is not on the tape and could change state upstream, so it is refused; GET and HEAD calls pass through; stop replaying (no --replay-cursor) to make it", r.Method, r.URL.Path)}).write(w, 0)
 			return
 		}
-		g.proxy.ServeHTTP(w, r)
+		g.proxy.ServeHTTP(&firstByteWriter{ResponseWriter: w}, r)
 		return
 	}
 	body, err := readBody(w, r)
@@ -432,7 +435,7 @@ func (g *Gateway) forward(w http.ResponseWriter, r *http.Request, body []byte, k
 			e, aborted = nil, true
 		}
 	}()
-	g.proxy.ServeHTTP(w, withBody(r, out, x))
+	g.proxy.ServeHTTP(&firstByteWriter{ResponseWriter: w}, withBody(r, out, x))
 	if x.failed {
 		return nil, false
 	}
@@ -451,4 +454,47 @@ func (g *Gateway) replayed(e *entry) {
 	if g.ledger != nil {
 		g.ledger.add(e.model, e.usage)
 	}
+}
+
+// firstByteWriter holds back a flush until the first byte of the body is written. The reverse
+// proxy flushes a stream's headers at once, before any event; holding that flush back sends
+// the headers with the first event in one write, so the client's first byte is not delayed by
+// an extra packet. Every flush after it goes through. It keeps http.Flusher. The proxy calls
+// Write and Flush under one lock, so wrote needs none of its own.
+type firstByteWriter struct {
+	http.ResponseWriter
+	wrote bool
+}
+
+func (f *firstByteWriter) Write(p []byte) (int, error) {
+	f.wrote = f.wrote || len(p) > 0
+	return f.ResponseWriter.Write(p)
+}
+
+// Flush flushes once the body has begun.
+func (f *firstByteWriter) Flush() {
+	if f.wrote {
+		http.NewResponseController(f.ResponseWriter).Flush()
+	}
+}
+
+// Unwrap lets http.ResponseController reach the real writer.
+func (f *firstByteWriter) Unwrap() http.ResponseWriter { return f.ResponseWriter }
+
+// inMemoryBodies hands the transport a request body it knows is in memory. The reverse proxy
+// wraps every outgoing body in a reader of its own, which makes the transport send the
+// headers and the body in two writes (it flushes the headers first in case the body blocks);
+// a body the gateway already read is sent fresh from GetBody instead, in one write with its
+// headers, which spares the upstream a wake-up per request.
+type inMemoryBodies struct{ rt http.RoundTripper }
+
+func (t inMemoryBodies) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.GetBody != nil && req.ContentLength > 0 && exchangeOf(req) != nil {
+		if body, err := req.GetBody(); err == nil {
+			out := *req // RoundTrip must not change the caller's request
+			out.Body = body
+			return t.rt.RoundTrip(&out)
+		}
+	}
+	return t.rt.RoundTrip(req)
 }

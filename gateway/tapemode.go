@@ -116,7 +116,7 @@ func (g *Gateway) recordTape(w http.ResponseWriter, r *http.Request, body []byte
 	out := g.transform(w, body)
 	if len(out) > g.maxTapeBody {
 		g.logf("tape: skip: %s %s: the request body is %d bytes, over the %d-byte eligibility limit: passed through unrecorded", r.Method, r.URL.Path, len(out), g.maxTapeBody)
-		g.proxy.ServeHTTP(w, withBody(r, out, &exchange{how: "unrecorded"}))
+		g.proxy.ServeHTTP(&firstByteWriter{ResponseWriter: w}, withBody(r, out, &exchange{how: "unrecorded"}))
 		return
 	}
 	release, err := g.queue.Acquire(r.Context())
