@@ -5,9 +5,10 @@
 //
 // A [Gateway] is an http.Handler built on net/http/httputil.ReverseProxy (with Rewrite).
 // POST /v1/messages, streaming (server-sent events) or not, is understood; every other
-// request passes through unchanged, minus the gateway's own headers. Responses are flushed
-// as they arrive (every response writer keeps http.Flusher), the server has no write timeout,
-// and a client that disconnects cancels its upstream request.
+// request passes through unchanged, minus the gateway's own headers. Event streams (and
+// bodies of unknown length) are flushed event by event as they arrive, their headers leaving
+// with the first event; every response writer keeps http.Flusher. The server has no write
+// timeout, and a client that disconnects cancels its upstream request.
 //
 // # Configuration
 //
