@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/http/httputil"
 	"net/url"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -112,19 +113,11 @@ func New(cfg *Config) (*Gateway, error) {
 					info.Overridden = append(info.Overridden, m)
 				}
 			}
-			info.Overridden = overriddenModels(PriceTable(toSet(info.Overridden)))
+			slices.Sort(info.Overridden)
 		}
 		g.ledger = newLedger(cfg.SavingsFile, prices, info, cfg.Prepare, g.logf)
 	}
 	return g, nil
-}
-
-func toSet(names []string) map[string]Price {
-	m := make(map[string]Price, len(names))
-	for _, n := range names {
-		m[n] = Price{}
-	}
-	return m
 }
 
 // DefaultConfig returns the configuration with every setting at its default, for a

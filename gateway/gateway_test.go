@@ -489,3 +489,28 @@ func TestUpstreamUnreachable(t *testing.T) {
 		t.Errorf("%d %s", r.status, r.body)
 	}
 }
+
+func TestSavingsWithFilePrices(t *testing.T) {
+	mock := startMock(t, mockanthropic.Options{})
+	if err := mock.Add([]byte(messagesBody("priced", false)), []byte(recordedMessage)); err != nil {
+		t.Fatal(err)
+	}
+	cfg, _ := testConfig(t, mock.URL)
+	custom := Price{Input: 1, Output: 1, CacheWrite5m: 1, CacheWrite1h: 1, CacheRead: 1}
+	cfg.Prices.set(DefaultPrices.merged(PriceTable{"claude-sonnet-5-5": custom}), SourceFile, "gateway.json: prices")
+	g, url, stop := startStoppable(t, cfg)
+	for range 2 {
+		post(t, url, "/v1/messages", messagesBody("priced", false), "x-api-key", key1)
+	}
+	stop()
+	if err := g.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s, err := LoadSavings(cfg.SavingsFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := float64(120+40+1000+5000) / 1e6; s.AvoidedCostUSD != want || len(s.Prices.Overridden) != 1 || s.Prices.Overridden[0] != "claude-sonnet-5-5" {
+		t.Errorf("cost %g (want %g), overridden %v", s.AvoidedCostUSD, want, s.Prices.Overridden)
+	}
+}

@@ -7,10 +7,8 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"maps"
 	"math"
 	"os"
-	"slices"
 	"sync"
 	"time"
 )
@@ -292,9 +290,4 @@ func (l *ledger) close() error {
 	close(l.stop)
 	<-l.done
 	return l.flush()
-}
-
-// overriddenModels lists the models of over, sorted, for PriceInfo.Overridden.
-func overriddenModels(over PriceTable) []string {
-	return slices.Sorted(maps.Keys(over))
 }
