@@ -6,6 +6,7 @@ require (
 	github.com/agent-rewind/rewind/analyze v0.0.0
 	github.com/agent-rewind/rewind/barrier v0.0.0
 	github.com/agent-rewind/rewind/cacheplan v0.0.0
+	github.com/agent-rewind/rewind/gateway v0.0.0
 	github.com/agent-rewind/rewind/hashchain v0.0.0
 	github.com/agent-rewind/rewind/mcpserver v0.0.0
 	github.com/agent-rewind/rewind/snapshot v0.0.0
@@ -15,13 +16,18 @@ require (
 )
 
 require (
+	github.com/agent-rewind/rewind/tape v0.0.0 // indirect
+	github.com/agent-rewind/rewind/tools v0.0.0
 	github.com/google/jsonschema-go v0.4.3 // indirect
+	github.com/ncruces/go-sqlite3 v0.37.0 // indirect
+	github.com/ncruces/go-sqlite3-wasm/v6 v6.5.35401 // indirect
+	github.com/ncruces/julianday v1.0.0 // indirect
 	github.com/segmentio/asm v1.1.3 // indirect
 	github.com/segmentio/encoding v0.5.4 // indirect
 	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect
 	golang.org/x/oauth2 v0.35.0 // indirect
-	golang.org/x/sync v0.20.0 // indirect
-	golang.org/x/sys v0.41.0 // indirect
+	golang.org/x/sync v0.24.0 // indirect
+	golang.org/x/sys v0.49.0 // indirect
 	golang.org/x/time v0.15.0 // indirect
 )
 
@@ -29,7 +35,10 @@ replace (
 	github.com/agent-rewind/rewind/analyze => ../analyze
 	github.com/agent-rewind/rewind/barrier => ../barrier
 	github.com/agent-rewind/rewind/cacheplan => ../cacheplan
+	github.com/agent-rewind/rewind/gateway => ../gateway
 	github.com/agent-rewind/rewind/hashchain => ../hashchain
 	github.com/agent-rewind/rewind/mcpserver => ../mcpserver
 	github.com/agent-rewind/rewind/snapshot => ../snapshot
+	github.com/agent-rewind/rewind/tape => ../tape
+	github.com/agent-rewind/rewind/tools => ../tools
 )

@@ -119,7 +119,8 @@ func runNineCall(ctx context.Context, b *Bench) error {
 
 // nineCalls sends one corpus folder's nine calls through a fresh gateway and returns how many
 // were replayed (never reached the upstream), the simulated cost avoided and the total, and the
-// gateway's own savings receipt ("agent-rewind --json savings", compacted) where it has one.
+// gateway's own savings receipt ("agent-rewind --json savings", read after the gateway
+// stopped, and checked against the mock's count and prices.json) where it has one.
 func nineCalls(ctx context.Context, b *Bench, agent *Agent, dir string, pr prices) (replayed int64, avoided, total float64, receipt string, err error) {
 	mock := mockanthropic.New(mockanthropic.Options{})
 	for i := 1; i <= 9; i++ {
@@ -145,7 +146,12 @@ func nineCalls(ctx context.Context, b *Bench, agent *Agent, dir string, pr price
 	if err != nil {
 		return 0, 0, 0, "", err
 	}
-	defer gw.stop()
+	stopped := false
+	defer func() {
+		if !stopped {
+			gw.stop()
+		}
+	}()
 	client := newBenchClient()
 	for i := 1; i <= 9; i++ {
 		req, err := os.ReadFile(filepath.Join(base, fmt.Sprintf("%02d.request.json", i)))
@@ -180,16 +186,31 @@ func nineCalls(ctx context.Context, b *Bench, agent *Agent, dir string, pr price
 			avoided += c
 		}
 	}
+	// The gateway writes its receipt in the background and when it stops: stop it first.
+	gw.stop()
+	stopped = true
 	if agent.Has(ctx, "savings") {
 		r, err := measure.Run(agent.Command(ctx, ws, "--json", "savings"))
-		if err == nil {
-			var v any
-			if json.Unmarshal(r.Stdout, &v) == nil {
-				if b, err := json.Marshal(v); err == nil {
-					receipt = tail(string(b), 400)
-				}
-			}
+		if err != nil {
+			return 0, 0, 0, "", fmt.Errorf("agent-rewind savings: %w", err)
 		}
+		var rec struct {
+			ReplayedCalls  int64   `json:"replayed_calls"`
+			AvoidedCostUSD float64 `json:"avoided_cost_usd"`
+			Note           string  `json:"note"`
+		}
+		if err := json.Unmarshal(r.Stdout, &rec); err != nil {
+			return 0, 0, 0, "", fmt.Errorf("agent-rewind --json savings printed no receipt: %v: %s", err, tail(string(r.Stdout), 300))
+		}
+		// The receipt must agree with what the mock upstream saw, and price the replayed
+		// calls as prices.json does (the gateway's own test keeps the two tables equal).
+		if rec.ReplayedCalls != replayed {
+			return 0, 0, 0, "", fmt.Errorf("the gateway's receipt counts %d replayed calls, but %d calls never reached the upstream", rec.ReplayedCalls, replayed)
+		}
+		if d := rec.AvoidedCostUSD - avoided; d > 1e-9 || d < -1e-9 {
+			return 0, 0, 0, "", fmt.Errorf("the gateway's receipt says $%.9f avoided, prices.json gives $%.9f for the same calls", rec.AvoidedCostUSD, avoided)
+		}
+		receipt = fmt.Sprintf("%d replayed calls, $%.6f avoided (%s)", rec.ReplayedCalls, rec.AvoidedCostUSD, rec.Note)
 	}
 	return replayed, avoided, total, receipt, nil
 }

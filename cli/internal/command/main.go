@@ -33,7 +33,9 @@ type CLI struct {
 	CacheCompare CacheCompareCmd `cmd:"" name:"cache-compare" help:"Compare two consecutive request bodies' cacheable prefixes: unchanged, appended, or where they diverge."`
 	Analyze      AnalyzeCmd      `cmd:"" name:"analyze" help:"Count the exact-repeat opportunities in a capture of provider traffic (an attested report; no model call, no workspace)."`
 
-	MCP MCPCmd `cmd:"" name:"mcp" help:"Serve the MCP tools (checkpoint, rewind, guard_effect, ...) over stdio to a coding agent, until stdin closes."`
+	MCP     MCPCmd     `cmd:"" name:"mcp" help:"Serve the MCP tools (checkpoint, rewind, guard_effect, ...) over stdio to a coding agent, until stdin closes."`
+	Gateway GatewayCmd `cmd:"" name:"gateway" help:"Run the token-saving reverse proxy in front of the Anthropic API: exact replay, cache preservation, pruning, the durable tape."`
+	Savings SavingsCmd `cmd:"" name:"savings" help:"Print the gateway's replay-savings receipt (.rewind/savings.json): replay savings only."`
 }
 
 // exitPanic carries kong's requested exit code out of Parse (for --help and usage errors) so

@@ -1,0 +1,81 @@
+package command
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"syscall"
+
+	"github.com/agent-rewind/rewind/cli/internal/workspace"
+	"github.com/agent-rewind/rewind/gateway"
+	"github.com/alecthomas/kong"
+)
+
+// GatewayCmd runs the token-saving reverse proxy in front of the Anthropic API.
+//
+// The fields give kong the flags (for --help and for rejecting unknown ones); their values
+// are not used: gateway.ScanFlags reads the flags from the command line as typed, so that a
+// flag given twice or a conflicting pair fails instead of the last one silently winning.
+type GatewayCmd struct {
+	Port             string `placeholder:"N" help:"Port to listen on (default 8788; 0 picks a free one)."`
+	Host             string `placeholder:"ADDR" help:"Address to listen on (default 127.0.0.1). Anything but a loopback address needs --allow-remote."`
+	AllowRemote      bool   `name:"allow-remote" help:"Allow a non-loopback --host: the gateway authenticates nobody."`
+	Upstream         string `placeholder:"URL" help:"The provider's base URL, http(s) with a root path (default https://api.anthropic.com)."`
+	Profile          string `placeholder:"compat|lean|max" help:"compat (default) forwards bodies byte for byte; lean adds cache preservation; max is not available."`
+	Tenant           string `placeholder:"ID" help:"The tenant this process serves (default \"default\"); never taken from a header."`
+	PreserveCache    bool   `name:"preserve-cache" negatable:"" help:"Add an Anthropic prompt-cache breakpoint when the client supplied none (on in lean)."`
+	PruneContext     bool   `name:"prune-context" negatable:"" help:"Replace repeated identical tool results with references (changes what the model sees)."`
+	Config           string `placeholder:"PATH" help:"JSON configuration file (else REWIND_CONFIG)."`
+	Storage          string `placeholder:"memory|sqlite" help:"memory (default): replay from memory; sqlite: the durable, encrypted, ordered tape (key in REWIND_STORAGE_KEY)."`
+	StorageDirectory string `name:"storage-directory" placeholder:"DIR" help:"Tape directory (default .rewind/storage in the workspace)."`
+	Epoch            string `placeholder:"E" help:"Tape epoch to record or replay (default \"default\")."`
+	ReplayCursor     string `name:"replay-cursor" placeholder:"C" help:"Replay the epoch in order under this cursor name instead of recording."`
+	RecordOnly       bool   `name:"record-only" help:"Record live calls, clearing a replay cursor inherited from the file or the environment."`
+}
+
+// Run resolves the configuration (flags, environment, file, profile, defaults), prints it
+// and the mechanisms' limits to stderr, then the listening address, and serves until
+// SIGINT or SIGTERM.
+func (c *GatewayCmd) Run(env *Env, kctx *kong.Context) error {
+	flags, err := gateway.ScanFlags(kctx.Args)
+	if err != nil {
+		return err
+	}
+	cfg, err := gateway.Resolve(gateway.Layers{Flags: flags, LookupEnv: os.LookupEnv, Workspace: env.Workspace})
+	if err != nil {
+		return err
+	}
+	cfg.SavingsFile = filepath.Join(env.Workspace, workspace.MetaDir, gateway.SavingsFileName)
+	cfg.Prepare = func() error {
+		_, err := workspace.Init(env.Workspace)
+		return err
+	}
+	cfg.Log = env.Stderr
+	g, err := gateway.New(cfg)
+	if err != nil {
+		return err
+	}
+	defer g.Close()
+	if err := cfg.WriteBanner(env.Stderr); err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", net.JoinHostPort(cfg.Host.Value, strconv.Itoa(cfg.Port.Value)))
+	if err != nil {
+		return fmt.Errorf("listen on %s port %d: %w: choose another --port, or stop what uses it", cfg.Host.Value, cfg.Port.Value, err)
+	}
+	fmt.Fprintf(env.Stderr, "agent-rewind gateway: listening on http://%s\n", ln.Addr())
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := g.Serve(ctx, ln); err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	if err := g.Close(); err != nil {
+		return fmt.Errorf("close: %w", err)
+	}
+	fmt.Fprintln(env.Stderr, "agent-rewind gateway: stopped")
+	return nil
+}

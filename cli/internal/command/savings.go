@@ -1,0 +1,60 @@
+package command
+
+import (
+	"fmt"
+	"io"
+	"maps"
+	"path/filepath"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/agent-rewind/rewind/cli/internal/workspace"
+	"github.com/agent-rewind/rewind/gateway"
+)
+
+// SavingsCmd prints the gateway's replay-savings receipt.
+type SavingsCmd struct{}
+
+// Run prints .rewind/savings.json of the workspace (zeros and the note when there is none).
+// It never creates .rewind/.
+func (SavingsCmd) Run(env *Env) error {
+	s, err := gateway.LoadSavings(filepath.Join(env.Workspace, workspace.MetaDir, gateway.SavingsFileName))
+	if err != nil {
+		return err
+	}
+	return env.Emit(s, func(w io.Writer) error { return writeSavings(w, s) })
+}
+
+func writeSavings(w io.Writer, s gateway.Savings) error {
+	var b strings.Builder
+	b.WriteString("Replay savings only (calls the gateway answered from a recording instead of the provider)\n")
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	t := s.AvoidedTokens
+	fmt.Fprintf(tw, "  replayed calls\t%d\n", s.ReplayedCalls)
+	fmt.Fprintf(tw, "  avoided tokens\tinput %d, output %d, cache read %d, cache write %d\n", t.Input, t.Output, t.CacheRead, t.CacheWrite)
+	fmt.Fprintf(tw, "  avoided cost\t$%.6f\n", s.AvoidedCostUSD)
+	if s.UnpricedCalls > 0 {
+		fmt.Fprintf(tw, "  unpriced calls\t%d (their model has no price: tokens counted, cost not)\n", s.UnpricedCalls)
+	}
+	for _, name := range slices.Sorted(maps.Keys(s.ByModel)) {
+		m := s.ByModel[name]
+		price := fmt.Sprintf("$%.6f", m.AvoidedCostUSD)
+		if !m.Priced {
+			price = "unpriced"
+		}
+		fmt.Fprintf(tw, "  %s\t%d calls, %s\n", name, m.ReplayedCalls, price)
+	}
+	tw.Flush()
+	fmt.Fprintf(&b, "Prices: %s, as of %s", s.Prices.Source, s.Prices.Date)
+	if len(s.Prices.Overridden) > 0 {
+		fmt.Fprintf(&b, "; from the configuration file for %s", strings.Join(s.Prices.Overridden, ", "))
+	}
+	b.WriteString(".\n")
+	if s.Updated != "" {
+		fmt.Fprintf(&b, "Updated: %s\n", s.Updated)
+	}
+	fmt.Fprintf(&b, "Note: %s.\n", s.Note)
+	_, err := io.WriteString(w, b.String())
+	return err
+}

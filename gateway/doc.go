@@ -1,0 +1,95 @@
+// Package gateway is agent-rewind's token-saving reverse proxy in front of the Anthropic
+// API: exact record/replay from memory, Anthropic prompt-cache preservation, tool-result
+// pruning, tenancy, a replay-savings receipt, and the durable ordered tape (the tape module)
+// for recording and replaying a trial's calls in order.
+//
+// A [Gateway] is an http.Handler built on net/http/httputil.ReverseProxy (with Rewrite).
+// POST /v1/messages, streaming (server-sent events) or not, is understood; every other
+// request passes through unchanged, minus the gateway's own headers. Event streams (and
+// bodies of unknown length) are flushed event by event as they arrive, their headers leaving
+// with the first event; every response writer keeps http.Flusher. The server has no write
+// timeout, and a client that disconnects cancels its upstream request.
+//
+// # Configuration
+//
+// [Resolve] builds a [Config] from layers, each overriding the ones before: the defaults,
+// the profile's defaults (lean turns cache preservation on), the JSON file (--config or
+// REWIND_CONFIG), the environment (REWIND_PROFILE, REWIND_HOST, REWIND_PORT, REWIND_UPSTREAM,
+// REWIND_PRESERVE_CACHE, REWIND_PRUNE_CONTEXT, REWIND_TENANT, REWIND_STORAGE,
+// REWIND_STORAGE_DIRECTORY, REWIND_EPOCH, REWIND_REPLAY_CURSOR), then the flags ([ScanFlags]
+// reads them as typed). Every setting remembers its [Source] for the startup banner
+// ([Config.WriteBanner]). The file is one JSON object with the fields profile, host, port,
+// upstream, preserveCache, pruneContext, tenant, storage, storageDirectory, epoch,
+// replayCursor and prices; an unknown or repeated field, an explicit null, a value of the
+// wrong JSON type (a boolean must be true or false, a port an integer) is an error. The
+// tape's key is never a flag or a file field: it is REWIND_STORAGE_KEY.
+//
+// # Memory replay
+//
+// The replay key of a request (see replayKey) is SHA-256 over the tape module's canonical
+// request hash (method, path and query, the answer headers anthropic-version and
+// anthropic-beta, the body's canonical JSON with member order and whitespace ignored), the
+// tenant, the scope, and an HMAC of the credential headers (x-api-key, authorization) under a
+// key drawn at random per process: a response recorded under one credential is never served
+// to another. Only a complete 200 response is recorded: a JSON message with usage, or an
+// event stream whose last event is message_stop; it is replayed byte for byte. Identical
+// requests in flight together share one upstream call (golang.org/x/sync/singleflight): the
+// first streams live to its client, the others wait for its finished record and get the same
+// bytes (or make their own call if it was not recorded). Records live in memory only, at most
+// MaxMemoryTotal bytes, and are gone when the process ends.
+//
+// # Headers
+//
+// Requests: x-rewind-scope selects a subordinate scope of the configured tenant (1 to 128
+// characters from A-Z a-z 0-9 . _ : -, as the analyze module accepts); x-rewind-tenant may
+// only repeat the configured tenant; x-rewind-request-id names a call for tape replay. Every
+// x-rewind-* header is stripped before the upstream. Responses to POST /v1/messages carry
+// X-Rewind-Replay (hit, coalesced, miss, tape, tape-retry, recorded, unrecorded), and in tape
+// mode X-Rewind-Tape-Position; with cache preservation X-Rewind-Cache-Plan (the planner's
+// decision), with pruning X-Rewind-Pruned (how many tool results).
+//
+// Errors the gateway answers itself use the API's error shape,
+//
+//	{"type":"error","error":{"type":"permission_error","code":"scope_invalid","message":"..."}}
+//
+// with these codes: scope_invalid and tenant_mismatch (403), request_id_invalid (400),
+// body_too_large (413), replay_refused (405: a call that could change state upstream while
+// replaying a tape), tape_strict_miss and tape_end (409), tape_invalid (400), tape_queue_full
+// (503 with Retry-After), tape_conflict, tape_untrusted, tape_storage, tape_interrupted (503),
+// upstream_unreachable (502, or 504 past the tape's upstream deadline).
+//
+// # Durable tape
+//
+// With storage sqlite, every eligible POST /v1/messages is appended to the tenant's tape
+// (Dir/<tenant>/tape.db, the tape module's format) in the configured epoch, identical ones
+// included; with a replay cursor, calls are answered from the tape in recorded order. Tape
+// exchanges take turns, at most 64 waiting. A response is held until its record commits; a
+// request or response over 512 KiB passes through unrecorded with a log line (a response
+// crossing the limit mid-stream has its held bytes flushed and the rest streamed). An
+// upstream call in tape mode has an absolute deadline (120 s). What is recorded is the body
+// the gateway forwarded (after pruning and cache preservation): replay with the same body
+// settings as the recording.
+//
+// # Savings receipt: .rewind/savings.json
+//
+// Each memory replay adds its recorded usage, priced with [DefaultPrices] (or the file's
+// prices), to the receipt ([Savings]; read it with [LoadSavings]):
+//
+//	{
+//	  "kind": "agent-rewind/savings/v1",
+//	  "note": "replay savings only: ...",
+//	  "replayed_calls": 3,
+//	  "avoided_tokens": {"input": 36, "output": 290, "cache_read": 16200, "cache_write": 0},
+//	  "avoided_cost_usd": 0.00478,
+//	  "unpriced_calls": 0,
+//	  "by_model": {"claude-sonnet-5-5": {"replayed_calls": 3, "avoided_tokens": {...}, "avoided_cost_usd": 0.00478, "priced": true}},
+//	  "prices": {"source": "...", "date": "2026-11-30", "overridden": ["..."]},
+//	  "updated": "2026-11-30T12:00:00Z"
+//	}
+//
+// The gateway writes it at most every half second and when it closes, each write under an
+// flock on savings.json.lock, adding to what the file holds (so processes sharing a
+// workspace add up), through a temporary file, fsync and rename. A crash loses at most the
+// last half second of counts. The receipt counts memory replays only: not cache
+// preservation, pruning or tape replay, and it is not provider billing.
+package gateway

@@ -1,0 +1,106 @@
+package gateway
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/agent-rewind/rewind/tools/mockanthropic"
+)
+
+// FuzzConfigFile: a configuration file never panics the parser, and whatever it accepts has
+// only known fields, none null.
+func FuzzConfigFile(f *testing.F) {
+	for _, s := range []string{
+		`{"profile":"lean","port":8788,"upstream":"https://api.anthropic.com","pruneContext":false}`,
+		`{"prices":{"m":{"input":1,"output":2,"cache_write_5m":3,"cache_write_1h":4,"cache_read":5}}}`,
+		`{"port":1,"port":2}`, `{"tenant":null}`, `[]`, `{"x":1}`, `{"port":"1"}`, `{"storage":"sqlite","epoch":"e"}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		cf, err := parseConfigFile(data, "f.json")
+		if err != nil {
+			return
+		}
+		for k, v := range cf.fields {
+			if !knownField(k) || string(v) == "null" {
+				t.Fatalf("accepted field %q = %s", k, v)
+			}
+		}
+		for _, s := range specs {
+			if s.file != "" {
+				cf.text(s.file, s.kind)
+			}
+		}
+		cf.prices()
+	})
+}
+
+// FuzzScanFlags: any command line scans without a panic, and an accepted one holds each
+// flag once with a non-empty value.
+func FuzzScanFlags(f *testing.F) {
+	f.Add("gateway --port 1 --no-preserve-cache --record-only=true")
+	f.Add("--port --port")
+	f.Add("--workspace x gateway --tenant=a --tenant=b")
+	f.Fuzz(func(t *testing.T, line string) {
+		out, err := ScanFlags(strings.Fields(line))
+		if err != nil {
+			return
+		}
+		for name, v := range out {
+			if _, ok := gatewayFlags[name]; !ok || v.Value == "" {
+				t.Fatalf("flag %q = %+v", name, v)
+			}
+		}
+	})
+}
+
+// FuzzStreamUsage: any response body parses without a panic and with non-negative counts;
+// a stream is complete only if it contains message_stop.
+func FuzzStreamUsage(f *testing.F) {
+	sse, _ := mockanthropic.SSE([]byte(recordedMessage))
+	f.Add(sse)
+	f.Add([]byte("data: {\"type\":\"message_stop\"}\r\n\r\n"))
+	f.Add([]byte(recordedMessage))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		_, u, complete := StreamUsage(body)
+		if u.Input < 0 || u.Output < 0 || u.CacheRead < 0 || u.CacheWrite < 0 {
+			t.Fatalf("negative usage %+v", u)
+		}
+		if complete && !bytes.Contains(body, []byte("message_stop")) {
+			t.Fatal("complete without message_stop")
+		}
+		_, u, _ = MessageUsage(body)
+		if u.Input < 0 || u.Output < 0 {
+			t.Fatalf("negative usage %+v", u)
+		}
+	})
+}
+
+// FuzzSavings: any receipt file is either refused or has no negative count.
+func FuzzSavings(f *testing.F) {
+	f.Add([]byte(`{"kind":"agent-rewind/savings/v1","replayed_calls":3,"avoided_tokens":{"input":1},"by_model":{"m":{"replayed_calls":3}}}`))
+	f.Add([]byte(`{"kind":"agent-rewind/savings/v1","avoided_cost_usd":-1}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s, err := parseSavings(data)
+		if err != nil {
+			return
+		}
+		if s.ReplayedCalls < 0 || s.AvoidedCostUSD < 0 || s.AvoidedTokens.Input < 0 || s.Note != SavingsNote {
+			t.Fatalf("accepted %+v", s)
+		}
+	})
+}
+
+// FuzzScope: ValidScope agrees with its documented charset.
+func FuzzScope(f *testing.F) {
+	f.Add("team-a:prod.1_x")
+	f.Add("a b")
+	f.Fuzz(func(t *testing.T, s string) {
+		want := len(s) >= 1 && len(s) <= MaxScopeLen && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._:-") == ""
+		if ValidScope(s) != want {
+			t.Fatalf("ValidScope(%q) = %v", s, !want)
+		}
+	})
+}

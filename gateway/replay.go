@@ -1,0 +1,186 @@
+package gateway
+
+import (
+	"container/list"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/binary"
+	"net/http"
+	"strconv"
+	"sync"
+
+	"github.com/agent-rewind/rewind/tape"
+)
+
+// Memory replay limits.
+const (
+	// MaxMemoryRecord is the largest response body memory replay records.
+	MaxMemoryRecord = 8 << 20
+	// MaxMemoryTotal bounds all memory records together; the oldest are dropped first.
+	MaxMemoryTotal = 64 << 20
+)
+
+// AnswerHeaders are the request headers that change the answer, and so take part in the
+// replay key (and in the tape's request hash): the API version and the beta features.
+var AnswerHeaders = tape.DefaultAnswerHeaders
+
+// credentialHeaders carry the provider credential. Their values enter the replay key only
+// through an HMAC under a key drawn at random when the process starts.
+var credentialHeaders = []string{"X-Api-Key", "Authorization"}
+
+// replayKeyPrefix starts the replay key's input and names its version.
+const replayKeyPrefix = "agent-rewind/gateway replay v1\x00"
+
+// replayKey is the memory-replay key of a request:
+//
+//	SHA-256( "agent-rewind/gateway replay v1" 0x00 | request hash[32] | str(tenant) | str(scope) | credential MAC[32] )
+//
+// where the request hash is the tape module's canonical request hash over the method, the
+// path and query, the answer headers and the body's canonical JSON (object member order and
+// insignificant whitespace ignored), and the credential MAC is HMAC-SHA256 under the
+// process's random key over, for each credential header in order (x-api-key,
+// authorization), str(lowercase name) | u32(number of values) | str(value)... . str(s) is a
+// big-endian u32 length and the bytes of s. A response recorded under one credential is
+// therefore never served to another, and the key reveals nothing about the credential.
+func (g *Gateway) replayKey(r *http.Request, body []byte, scope string) [32]byte {
+	rh := tape.RequestHash(tape.Request{Method: r.Method, Path: r.URL.RequestURI(), Header: r.Header, Body: body}, AnswerHeaders)
+	mac := hmac.New(sha256.New, g.credKey)
+	var buf []byte
+	for _, name := range credentialHeaders {
+		vs := r.Header[name]
+		buf = appendStr(buf[:0], name)
+		buf = binary.BigEndian.AppendUint32(buf, uint32(len(vs)))
+		for _, v := range vs {
+			buf = appendStr(buf, v)
+		}
+		mac.Write(buf)
+	}
+	var cred [32]byte
+	mac.Sum(cred[:0])
+	h := sha256.New()
+	buf = append(buf[:0], replayKeyPrefix...)
+	buf = append(buf, rh[:]...)
+	buf = appendStr(buf, g.tenant)
+	buf = appendStr(buf, scope)
+	buf = append(buf, cred[:]...)
+	h.Write(buf)
+	var k [32]byte
+	h.Sum(k[:0])
+	return k
+}
+
+func appendStr(b []byte, s string) []byte {
+	b = binary.BigEndian.AppendUint32(b, uint32(len(s)))
+	return append(b, s...)
+}
+
+// entry is one recorded response.
+type entry struct {
+	key    [32]byte
+	status int
+	header http.Header
+	body   []byte
+	stream bool
+	model  string
+	usage  Usage
+	size   int
+	elem   *list.Element
+}
+
+// droppedReplayHeaders are not replayed: those the tape drops (hop-by-hop, Content-Length,
+// Set-Cookie), and Date, which the server sets afresh.
+var droppedReplayHeaders = append([]string{"Date"}, tape.DroppedResponseHeaders...)
+
+// newEntry builds the record of a complete response, or returns nil when it is not one
+// memory replay keeps: only a 200 whose body is a complete Messages response (a JSON message
+// with usage, or an event stream that ends with message_stop).
+func newEntry(key [32]byte, status int, header http.Header, body []byte) *entry {
+	if status != http.StatusOK {
+		return nil
+	}
+	e := &entry{key: key, status: status, body: body}
+	e.stream = (tape.Response{Header: header}).EventStream()
+	var ok bool
+	if e.stream {
+		e.model, e.usage, ok = StreamUsage(body)
+	} else {
+		e.model, e.usage, ok = MessageUsage(body)
+	}
+	if !ok {
+		return nil
+	}
+	e.header = header.Clone()
+	for _, k := range droppedReplayHeaders {
+		e.header.Del(k)
+	}
+	e.header.Del(HeaderReplay)
+	e.size = len(body) + 512
+	for k, vs := range e.header {
+		e.size += len(k)
+		for _, v := range vs {
+			e.size += len(v)
+		}
+	}
+	return e
+}
+
+// serve writes the recorded response; how is the X-Rewind-Replay value.
+func (e *entry) serve(w http.ResponseWriter, how string) {
+	h := w.Header()
+	for k, vs := range e.header {
+		h[k] = vs // shared and never modified: the server only reads them
+	}
+	h[HeaderReplay] = []string{how}
+	if !e.stream {
+		h["Content-Length"] = []string{strconv.Itoa(len(e.body))}
+	}
+	w.WriteHeader(e.status)
+	w.Write(e.body)
+}
+
+// memoryStore holds memory replay's records, at most limit bytes, oldest dropped first.
+type memoryStore struct {
+	mu    sync.RWMutex
+	m     map[[32]byte]*entry
+	order *list.List // of *entry, oldest first
+	bytes int
+	limit int
+}
+
+func newMemoryStore(limit int) *memoryStore {
+	return &memoryStore{m: map[[32]byte]*entry{}, order: list.New(), limit: limit}
+}
+
+func (s *memoryStore) get(k [32]byte) (*entry, bool) {
+	s.mu.RLock()
+	e, ok := s.m[k]
+	s.mu.RUnlock()
+	return e, ok
+}
+
+func (s *memoryStore) put(e *entry) {
+	if e.size > s.limit {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if old, ok := s.m[e.key]; ok {
+		s.order.Remove(old.elem)
+		s.bytes -= old.size
+	}
+	e.elem = s.order.PushBack(e)
+	s.m[e.key] = e
+	s.bytes += e.size
+	for s.bytes > s.limit {
+		oldest := s.order.Remove(s.order.Front()).(*entry)
+		delete(s.m, oldest.key)
+		s.bytes -= oldest.size
+	}
+}
+
+// len returns the number of records.
+func (s *memoryStore) len() int {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return len(s.m)
+}

@@ -1,0 +1,91 @@
+package gateway
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/agent-rewind/rewind/tools/mockanthropic"
+)
+
+// requireTool returns path, or skips the test with a clear message when the tool is missing,
+// unless REWIND_CI=1, where a missing tool is a failure.
+func requireTool(t *testing.T, what, path string, err error) string {
+	t.Helper()
+	if err == nil {
+		return path
+	}
+	msg := what + " is missing: " + err.Error()
+	if os.Getenv("REWIND_CI") == "1" {
+		t.Fatalf("%s (REWIND_CI=1: .ci/run must install it)", msg)
+	}
+	t.Skip(msg)
+	return ""
+}
+
+// TestTypeScriptSDK points the official Anthropic TypeScript SDK (testdata/tsclient, pinned
+// by its package-lock.json) at the gateway: replay hit and miss, streaming through the SDK's
+// own event parser, credential isolation, and a 403 on a bad scope. It needs node and
+// `npm ci --prefix gateway/testdata/tsclient`.
+func TestTypeScriptSDK(t *testing.T) {
+	node, err := exec.LookPath("node")
+	node = requireTool(t, "node", node, err)
+	dir := filepath.Join("testdata", "tsclient")
+	_, err = os.Stat(filepath.Join(dir, "node_modules", "@anthropic-ai", "sdk", "package.json"))
+	requireTool(t, "the Anthropic TypeScript SDK (run: npm ci --prefix gateway/testdata/tsclient)", "", err)
+
+	mock := startMock(t, mockanthropic.Options{})
+	cfg, _ := testConfig(t, mock.URL)
+	_, gw := startGateway(t, cfg)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // a bound for a hung child
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, filepath.Join(dir, "client.mjs"), gw)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("client.mjs: %v\n%s", err, stderr.String())
+	}
+	var r struct {
+		First, Second, OtherCredential struct {
+			Replay, Text string
+			Usage        struct {
+				InputTokens int `json:"input_tokens"`
+			}
+		}
+		StreamFirst, StreamSecond struct {
+			Replay, Text string
+			Events       []string
+		}
+		BadScope struct {
+			Status     int
+			IsAPIError bool
+			Type       string
+			Message    string
+		}
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &r); err != nil {
+		t.Fatalf("report: %v\n%s", err, stdout.String())
+	}
+	if r.First.Replay != "miss" || r.Second.Replay != "hit" || r.First.Text != r.Second.Text || r.First.Usage.InputTokens == 0 {
+		t.Errorf("non-streaming: %+v %+v", r.First, r.Second)
+	}
+	if r.StreamFirst.Replay != "miss" || r.StreamSecond.Replay != "hit" || r.StreamSecond.Text != r.StreamFirst.Text ||
+		!slices.Equal(r.StreamFirst.Events, r.StreamSecond.Events) || r.StreamSecond.Events[len(r.StreamSecond.Events)-1] != "message_stop" {
+		t.Errorf("streaming: %+v %+v", r.StreamFirst, r.StreamSecond)
+	}
+	if r.OtherCredential.Replay != "miss" {
+		t.Errorf("another credential got %q", r.OtherCredential.Replay)
+	}
+	if r.BadScope.Status != 403 || !r.BadScope.IsAPIError || r.BadScope.Type != "permission_error" || r.BadScope.Message == "" {
+		t.Errorf("bad scope: %+v", r.BadScope)
+	}
+	if mock.Hits() != 3 {
+		t.Errorf("upstream hits %d, want 3 (two misses and another credential's call)", mock.Hits())
+	}
+}

@@ -1,0 +1,159 @@
+package gateway
+
+import (
+	"bytes"
+	"encoding/json"
+)
+
+// Usage is what one Messages response reports it consumed, in tokens by billing kind.
+type Usage struct {
+	Input      int64 `json:"input"`
+	Output     int64 `json:"output"`
+	CacheRead  int64 `json:"cache_read"`
+	CacheWrite int64 `json:"cache_write"`
+	// CacheWrite5m and CacheWrite1h split CacheWrite by cache lifetime when the response
+	// said how (usage.cache_creation); CacheWriteSplit is then true.
+	CacheWrite5m    int64 `json:"-"`
+	CacheWrite1h    int64 `json:"-"`
+	CacheWriteSplit bool  `json:"-"`
+}
+
+func (u *Usage) add(v Usage) {
+	u.Input += v.Input
+	u.Output += v.Output
+	u.CacheRead += v.CacheRead
+	u.CacheWrite += v.CacheWrite
+}
+
+// wireUsage is the API's usage object. Pointers tell an absent count (a message_delta carries
+// only some) from zero.
+type wireUsage struct {
+	Input         *int64 `json:"input_tokens"`
+	Output        *int64 `json:"output_tokens"`
+	CacheCreate   *int64 `json:"cache_creation_input_tokens"`
+	CacheRead     *int64 `json:"cache_read_input_tokens"`
+	CacheCreation *struct {
+		M5 int64 `json:"ephemeral_5m_input_tokens"`
+		H1 int64 `json:"ephemeral_1h_input_tokens"`
+	} `json:"cache_creation"`
+}
+
+// apply overwrites u's counts with those w has. Negative counts are ignored: no provider
+// sends them, and a receipt must never subtract.
+func (w *wireUsage) apply(u *Usage) {
+	set := func(dst *int64, v *int64) {
+		if v != nil && *v >= 0 {
+			*dst = *v
+		}
+	}
+	set(&u.Input, w.Input)
+	set(&u.Output, w.Output)
+	set(&u.CacheWrite, w.CacheCreate)
+	set(&u.CacheRead, w.CacheRead)
+	if c := w.CacheCreation; c != nil && c.M5 >= 0 && c.H1 >= 0 {
+		u.CacheWrite5m, u.CacheWrite1h, u.CacheWriteSplit = c.M5, c.H1, true
+	}
+}
+
+// MessageUsage reads a non-streaming Messages response body: ok when it is a complete
+// message object ("type": "message") with a usage object.
+func MessageUsage(body []byte) (model string, u Usage, ok bool) {
+	var m struct {
+		Type  string     `json:"type"`
+		Model string     `json:"model"`
+		Usage *wireUsage `json:"usage"`
+	}
+	if json.Unmarshal(body, &m) != nil || m.Type != "message" || m.Usage == nil {
+		return "", Usage{}, false
+	}
+	m.Usage.apply(&u)
+	return m.Model, u, true
+}
+
+// StreamUsage reads a Messages server-sent event stream: complete is true only when the
+// stream's last event is message_stop and a message_start came before it (a stream cut
+// short, or ending in an error event, is not complete). The usage is message_start's,
+// updated by the cumulative counts of each message_delta.
+func StreamUsage(body []byte) (model string, u Usage, complete bool) {
+	started, last := false, ""
+	forEachEvent(body, func(name string, data []byte) {
+		if name == "" { // the API names every event; fall back to the data's type
+			var t struct {
+				Type string `json:"type"`
+			}
+			json.Unmarshal(data, &t)
+			name = t.Type
+		}
+		last = name
+		switch name {
+		case "message_start":
+			var ev struct {
+				Message struct {
+					Model string     `json:"model"`
+					Usage *wireUsage `json:"usage"`
+				} `json:"message"`
+			}
+			if json.Unmarshal(data, &ev) == nil {
+				started = true
+				model = ev.Message.Model
+				if ev.Message.Usage != nil {
+					ev.Message.Usage.apply(&u)
+				}
+			}
+		case "message_delta":
+			var ev struct {
+				Usage *wireUsage `json:"usage"`
+			}
+			if json.Unmarshal(data, &ev) == nil && ev.Usage != nil {
+				ev.Usage.apply(&u)
+			}
+		}
+	})
+	return model, u, started && last == "message_stop"
+}
+
+// forEachEvent splits a server-sent event stream into events (the WHATWG EventSource
+// format: lines end in "\n", "\r\n" or "\r"; a blank line ends an event; "event:" names it;
+// "data:" lines are joined with "\n"; lines starting with ':' are comments) and calls fn for
+// each event that has data. An unterminated last event is not dispatched, as in a browser.
+func forEachEvent(body []byte, fn func(name string, data []byte)) {
+	var name string
+	var data []byte
+	hasData := false
+	for len(body) > 0 {
+		i := bytes.IndexAny(body, "\r\n")
+		if i < 0 {
+			return // an unterminated line: the stream was cut
+		}
+		line := body[:i]
+		if body[i] == '\r' && i+1 < len(body) && body[i+1] == '\n' {
+			body = body[i+2:]
+		} else {
+			body = body[i+1:]
+		}
+		if len(line) == 0 {
+			if hasData {
+				fn(name, data)
+			}
+			name, data, hasData = "", data[:0], false
+			continue
+		}
+		if line[0] == ':' {
+			continue
+		}
+		field, value, found := bytes.Cut(line, []byte{':'})
+		if found && len(value) > 0 && value[0] == ' ' {
+			value = value[1:]
+		}
+		switch string(field) {
+		case "event":
+			name = string(value)
+		case "data":
+			if hasData {
+				data = append(data, '\n')
+			}
+			data = append(data, value...)
+			hasData = true
+		}
+	}
+}
