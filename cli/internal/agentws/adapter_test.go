@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/agent-rewind/rewind/cli/internal/agentws"
+	"github.com/agent-rewind/rewind/gateway"
 	"github.com/agent-rewind/rewind/mcpserver"
 	"github.com/agent-rewind/rewind/snapshot"
 )
@@ -240,11 +241,20 @@ func TestGuardCreatesTheWorkspace(t *testing.T) {
 	}
 }
 
-func TestSavingsReceiptNotReadYet(t *testing.T) {
+func TestSavingsReadsTheGatewaysReceipt(t *testing.T) {
 	w, root := newWorkspace(t, nil)
-	write(t, root, ".rewind/savings.json", "{}")
-	if _, err := w.Savings(t.Context()); err == nil || !strings.Contains(err.Error(), "cannot read the gateway's receipt") {
-		t.Fatalf("Savings with a receipt: %v", err)
+	write(t, root, ".rewind/savings.json", `{"kind":"agent-rewind/savings/v1","note":"x","replayed_calls":3,
+		"avoided_tokens":{"input":1200,"output":300,"cache_read":50,"cache_write":7},"avoided_cost_usd":0.0125,
+		"unpriced_calls":0,"by_model":{},"prices":{"source":"s","date":"2026-11-30"}}`)
+	s, err := w.Savings(t.Context())
+	want := mcpserver.SavingsResult{ReplayedCalls: 3, AvoidedTokens: mcpserver.TokenCounts{Input: 1200, Output: 300, CacheRead: 50, CacheWrite: 7},
+		AvoidedCostUSD: 0.0125, Note: gateway.SavingsNote}
+	if err != nil || s != want {
+		t.Fatalf("Savings = %+v, %v; want %+v", s, err, want)
+	}
+	write(t, root, ".rewind/savings.json", `{"kind":"agent-rewind/savings/v9"}`)
+	if _, err := w.Savings(t.Context()); !errors.Is(err, gateway.ErrSavingsCorrupt) {
+		t.Fatalf("Savings with a receipt of another kind: %v", err)
 	}
 }
 
