@@ -72,7 +72,7 @@ type AnchorError struct {
 func (e *AnchorError) Error() string {
 	fix := fmt.Sprintf("restore the chain from a backup or an export; if the change was intended, remove the anchor %s to accept the chain as it is now", e.Anchor)
 	if e.Cut {
-		return fmt.Sprintf("%s was cut: it has %d entries, but its anchored head (%s) recorded %d: %s", e.File, e.Size, e.Anchor, e.AnchoredSize, fix)
+		return fmt.Sprintf("%s was cut: it has %d entries, but its anchored head (%s) recorded %d%s: %s", e.File, e.Size, e.Anchor, e.AnchoredSize, detailSuffix(e.Detail), fix)
 	}
 	return fmt.Sprintf("%s was rewritten: it has %d entries, but its first %d no longer hash to the root its anchored head (%s) recorded%s: %s", e.File, e.Size, e.AnchoredSize, e.Anchor, detailSuffix(e.Detail), fix)
 }

@@ -1,3 +1,9 @@
 module github.com/agent-rewind/rewind/tools
 
-go 1.26
+go 1.26.0
+
+require github.com/agent-rewind/rewind/hashchain v0.0.0
+
+require golang.org/x/mod v0.43.0 // indirect
+
+replace github.com/agent-rewind/rewind/hashchain => ../hashchain

@@ -57,13 +57,19 @@ func runChain(ctx context.Context, b *Bench) error {
 
 	// Durable appends.
 	n := b.Reps(500, 100)
-	ours := filepath.Join(dir, "appends.jsonl")
+	oursDir := filepath.Join(dir, "appends") // the chain, its sidecar and its anchor: removed whole
+	ours := filepath.Join(oursDir, "chain.jsonl")
 	floor := filepath.Join(dir, "floor.jsonl")
 	line := []byte(`{"seq":0,"time":"2026-11-30T00:00:00Z","kind":"checkpoint","data":{"id":"a1b2c3d4e5f6","manifest":"` + strings.Repeat("0", 64) + `"},"prev":"` + strings.Repeat("0", 64) + `"}` + "\n")
 	appends, err := measure.Alternate(ctx, b.Reps(5, 3),
 		measure.Arm{
-			Name:  fmt.Sprintf("hashchain: %d durable appends", n),
-			Setup: func(context.Context) error { return removeIfExists(ours) },
+			Name: fmt.Sprintf("hashchain: %d durable appends", n),
+			Setup: func(context.Context) error {
+				if err := os.RemoveAll(oursDir); err != nil {
+					return err
+				}
+				return os.Mkdir(oursDir, 0o700)
+			},
 			Run: func(context.Context) (measure.Sample, error) {
 				return measure.Timed(func() error { return chainAppendDurable(ours, n) })
 			},
