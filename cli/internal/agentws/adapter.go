@@ -43,26 +43,15 @@ var _ mcpserver.Workspace = (*Workspace)(nil)
 // New returns the Workspace rooted at root, which must be an existing directory. It reads and
 // creates nothing else.
 func New(root string, opts Options) (*Workspace, error) {
-	abs, err := filepath.Abs(root)
+	ws, err := workspace.At(root)
 	if err != nil {
-		return nil, fmt.Errorf("workspace %q: %w", root, err)
-	}
-	abs, err = filepath.EvalSymlinks(abs)
-	if err != nil {
-		return nil, fmt.Errorf("workspace %q: %w (pass an existing folder with --workspace)", root, err)
-	}
-	st, err := os.Stat(abs)
-	if err != nil {
-		return nil, fmt.Errorf("workspace %q: %w", root, err)
-	}
-	if !st.IsDir() {
-		return nil, fmt.Errorf("workspace %q is not a directory (pass a folder with --workspace)", root)
+		return nil, err
 	}
 	log := opts.Log
 	if log == nil {
 		log = io.Discard
 	}
-	return &Workspace{root: abs, log: log}, nil
+	return &Workspace{root: ws.Root, log: log}, nil
 }
 
 // Root returns the workspace root (absolute, symlinks resolved).

@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"time"
 	"unicode/utf8"
+
+	"github.com/agent-rewind/rewind/cli/internal/durable"
 )
 
 // MemoryFile is failure memory's file in the workspace's .rewind/ directory.
@@ -173,7 +175,7 @@ func (m *Memory) Add(checkpoint, whatFailed, lesson string) (Note, []Note, error
 		return Note{}, nil, fmt.Errorf("failure note is %d bytes as a line, more than %d: shorten what_failed or lesson", len(line), MaxNoteLine)
 	}
 
-	f, err := openAppend(m.path)
+	f, err := durable.OpenAppend(m.path)
 	if err != nil {
 		return Note{}, nil, fmt.Errorf("open failure memory: %w", err)
 	}
@@ -245,7 +247,7 @@ func (m *Memory) moveAside(f *os.File, data []byte, torn int64) error {
 	t := TornTail{File: MemoryFile, Offset: torn, Bytes: int64(len(tail)), SHA256: hex.EncodeToString(sum[:])}
 	t.SavedAs = fmt.Sprintf("memory.torn-%d-%s", torn, t.SHA256[:12])
 	dir := filepath.Dir(m.path)
-	if err := writeFileDurable(filepath.Join(dir, t.SavedAs), tail); err != nil {
+	if err := durable.WriteFile(filepath.Join(dir, t.SavedAs), tail); err != nil {
 		return fmt.Errorf("failure memory ends in a torn line at byte %d (a writer was killed mid-write); saving it aside failed: %w", torn, err)
 	}
 	seq, err := m.rec.Record(KindMemoryRecover, t)

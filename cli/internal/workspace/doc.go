@@ -8,6 +8,9 @@
 //	lock          the checkpoint store's writer lock (flock), and beside it objects/, packs/,
 //	              manifests/, checkpoints/, index, position and journal (snapshot/FORMAT.md)
 //	effects/      the effect ledger (barrier/doc.go); effects.json, the optional effect rules
+//	memory.jsonl  failure memory written by backtrack_commit (cli/internal/agentws/doc.go)
+//	savings.json  the gateway's replay-savings receipt (gateway/doc.go)
+//	storage/      the gateway's encrypted tape databases, one folder per tenant (tape/doc.go)
 //
 // Nothing under .rewind/ is ever captured by a checkpoint or touched by a rewind.
 package workspace

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/agent-rewind/rewind/cli/internal/durable"
 	"github.com/agent-rewind/rewind/hashchain"
 )
 
@@ -33,7 +34,7 @@ type Workspace struct {
 
 // Open opens the workspace at root, which must already hold a .rewind/ directory.
 func Open(root string) (*Workspace, error) {
-	w, err := locate(root)
+	w, err := At(root)
 	if err != nil {
 		return nil, err
 	}
@@ -45,7 +46,7 @@ func Open(root string) (*Workspace, error) {
 
 // Init opens the workspace at root, creating its .rewind/ directory on first use.
 func Init(root string) (*Workspace, error) {
-	w, err := locate(root)
+	w, err := At(root)
 	if err != nil {
 		return nil, err
 	}
@@ -54,15 +55,17 @@ func Init(root string) (*Workspace, error) {
 	}
 	err = w.checkFormat()
 	if errors.Is(err, fs.ErrNotExist) {
-		err = writeFileDurable(w.Path("format"), []byte(strconv.Itoa(FormatVersion)+"\n"))
+		err = durable.WriteFile(w.Path("format"), []byte(strconv.Itoa(FormatVersion)+"\n"))
 		if err == nil {
-			err = syncDir(w.Root)
+			err = durable.SyncDir(w.Root)
 		}
 	}
 	return w, err
 }
 
-func locate(root string) (*Workspace, error) {
+// At returns the workspace at root (an existing folder; symlinks resolved) without reading or
+// creating its .rewind/ directory.
+func At(root string) (*Workspace, error) {
 	abs, err := filepath.Abs(root)
 	if err != nil {
 		return nil, fmt.Errorf("workspace %q: %w", root, err)
@@ -107,39 +110,4 @@ func (w *Workspace) checkFormat() error {
 // Path joins elem onto the .rewind/ directory.
 func (w *Workspace) Path(elem ...string) string {
 	return filepath.Join(append([]string{w.Meta}, elem...)...)
-}
-
-// writeFileDurable writes data to name through a temporary file, fsync and rename, then syncs the
-// directory, so that name holds either nothing or all of data after a crash.
-func writeFileDurable(name string, data []byte) error {
-	dir := filepath.Dir(name)
-	f, err := os.CreateTemp(dir, ".tmp-"+filepath.Base(name)+"-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(f.Name()) // a no-op once renamed
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(f.Name(), name); err != nil {
-		return err
-	}
-	return syncDir(dir)
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
 }
