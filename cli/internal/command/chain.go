@@ -54,6 +54,16 @@ func openWorkspace(env *Env) (*workspace.Workspace, error) {
 	return workspace.Open(env.Workspace)
 }
 
+// openChain opens the workspace's existing chain (never creating one) for a command that reads
+// it; the caller closes it.
+func openChain(env *Env) (*hashchain.Chain, error) {
+	ws, err := openWorkspace(env)
+	if err != nil {
+		return nil, err
+	}
+	return ws.ExistingChain()
+}
+
 // ---- verify ----
 
 // ChainVerifyCmd verifies a chain file.
@@ -203,11 +213,7 @@ func (c *ChainHeadCmd) Run(env *Env) error {
 	if err != nil {
 		return err
 	}
-	ws, err := openWorkspace(env)
-	if err != nil {
-		return err
-	}
-	ch, err := ws.ExistingChain()
+	ch, err := openChain(env)
 	if err != nil {
 		return err
 	}
@@ -260,11 +266,7 @@ func (c *ChainProveCmd) Run(env *Env) error {
 	if (c.Seq == nil) == (c.From == nil) {
 		return errors.New("give either an entry's seq (an inclusion proof) or --from OLD [--to NEW] (a consistency proof)")
 	}
-	ws, err := openWorkspace(env)
-	if err != nil {
-		return err
-	}
-	ch, err := ws.ExistingChain()
+	ch, err := openChain(env)
 	if err != nil {
 		return err
 	}
@@ -368,11 +370,7 @@ func (c *ChainExportCmd) Run(env *Env) error {
 	if err != nil {
 		return err
 	}
-	ws, err := openWorkspace(env)
-	if err != nil {
-		return err
-	}
-	ch, err := ws.ExistingChain()
+	ch, err := openChain(env)
 	if err != nil {
 		return err
 	}
