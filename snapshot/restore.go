@@ -220,6 +220,9 @@ func (s *Store) apply(ctx context.Context, p *plan, c *capture) (touched map[str
 	var done atomic.Int64
 	stop := s.progress("restore", func() Progress { return Progress{Done: done.Load(), Total: int64(len(p.changes))} })
 	defer stop()
+	if s.beforeApply != nil {
+		s.beforeApply()
+	}
 	a := &applier{s: s, root: root, seen: c.stat, verified: map[string]bool{}, touched: map[string]bool{}, blocked: map[string]bool{}, done: &done}
 	// 1. Remove, deepest first: what the target does not have, and what changes type.
 	for i := len(p.changes) - 1; i >= 0; i-- {
