@@ -103,7 +103,7 @@ func (o *objectStore) open(h Hash) (io.ReadCloser, error) {
 		return &verifyingReader{r: faultReader{f, o, name}, want: h, h: sha256.New(), name: name}, nil
 	}
 	if !errors.Is(err, fs.ErrNotExist) {
-		return nil, &CorruptError{Path: name, Reason: fmt.Sprintf("cannot be opened: %v", err)}
+		return nil, &CorruptError{Path: name, Reason: fmt.Sprintf("cannot be opened: %v", bare(err))}
 	}
 	loc, ok, perr := o.packed(h)
 	if perr != nil {
@@ -118,7 +118,7 @@ func (o *objectStore) open(h Hash) (io.ReadCloser, error) {
 	}
 	pf, err := openRead(o, loc.pack)
 	if err != nil {
-		return nil, &CorruptError{Path: loc.pack, Reason: err.Error()}
+		return nil, &CorruptError{Path: loc.pack, Reason: fmt.Sprintf("cannot be opened: %v", bare(err))}
 	}
 	name = fmt.Sprintf("%s (object %s at offset %d)", loc.pack, h, loc.Off)
 	r := sectionCloser{io.NewSectionReader(pf, loc.Off, loc.Size), pf}
@@ -169,9 +169,18 @@ func (v *verifyingReader) Read(p []byte) (int, error) {
 			return n, &CorruptError{Path: v.name, Reason: fmt.Sprintf("content hashes to %s", got)}
 		}
 	case err != nil:
-		return n, &CorruptError{Path: v.name, Reason: fmt.Sprintf("cannot be read: %v", err)}
+		return n, &CorruptError{Path: v.name, Reason: fmt.Sprintf("cannot be read: %v", bare(err))}
 	}
 	return n, err
+}
+
+// bare drops the operation and path of a *fs.PathError, which a CorruptError names already.
+func bare(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 func (v *verifyingReader) Close() error { return v.r.Close() }

@@ -158,6 +158,9 @@ func (s *Store) restoreLocked(ctx context.Context, j *Journal, t *target, r rule
 	}
 	p := planRestore(c.manifest(), t.entries, r)
 	touched, kept, err := s.apply(ctx, &p, c)
+	if err != nil && errors.Is(err, ErrCorrupt) {
+		return nil, fmt.Errorf("%s to %s cannot read the target: %w", j.Op, j.To, err) // the caller undoes it
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s to %s stopped: %w (the journal is kept: the next agent-rewind command finishes it)", j.Op, j.To, err)
 	}
