@@ -63,6 +63,11 @@ func TestRewindNeverLosesGrowingFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.WriteString("more\n") // new data, never checkpointed
+	logName := filepath.Join(root, "new.log") // a log the target does not have
+	lf, err := os.OpenFile(logName, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var stop atomic.Bool
 	var lines atomic.Int64
 	var wg sync.WaitGroup
@@ -70,11 +75,13 @@ func TestRewindNeverLosesGrowingFile(t *testing.T) {
 	go func() {
 		defer wg.Done()
 		defer f.Close()
+		defer lf.Close()
 		for !stop.Load() {
 			if _, err := f.WriteString("line\n"); err != nil {
 				t.Error(err)
 				return
 			}
+			lf.WriteString("line\n")
 			lines.Add(1)
 			time.Sleep(200 * time.Microsecond)
 		}
@@ -91,8 +98,13 @@ func TestRewindNeverLosesGrowingFile(t *testing.T) {
 	if got, _ := os.ReadFile(name); !bytes.Equal(got, want) {
 		t.Fatalf("the rewind changed the file being written: %d bytes, want %d (the original, \"more\", %d lines)", len(got), len(want), lines.Load())
 	}
-	if _, ok := keptLive(res)["grow.bin"]; !ok {
-		t.Fatalf("grow.bin not reported as kept in use: %+v", res.Kept)
+	if got, _ := os.ReadFile(logName); !bytes.Equal(got, bytes.Repeat([]byte("line\n"), int(lines.Load()))) {
+		t.Fatalf("the rewind changed or deleted the log being written: %d bytes, want %d lines", len(got), lines.Load())
+	}
+	for _, p := range []string{"grow.bin", "new.log"} {
+		if _, ok := keptLive(res)[p]; !ok {
+			t.Fatalf("%s not reported as kept in use: %+v", p, res.Kept)
+		}
 	}
 	for _, c := range res.Changes {
 		if c.Path == "grow.bin" {
@@ -109,6 +121,9 @@ func TestRewindNeverLosesGrowingFile(t *testing.T) {
 	}
 	if got, _ := os.ReadFile(name); !bytes.Equal(got, first) || len(keptLive(res2)) != 0 {
 		t.Fatalf("rewind once quiet: %d bytes, kept %+v", len(got), res2.Kept)
+	}
+	if _, err := os.Lstat(logName); !os.IsNotExist(err) {
+		t.Fatalf("rewind once quiet left the log the target does not have: %v", err)
 	}
 	entries, _ := s.Entries(res2.Safety)
 	for _, e := range entries {

@@ -141,6 +141,8 @@ func planRestore(live, want []Entry, r rules) plan {
 		switch {
 		case c.To != nil && c.To.Type == TypeSkipped:
 			keep(&c, "not captured by the target checkpoint ("+c.To.Reason+"); left as it is", false)
+		case c.To == nil && c.From.Type == TypeSkipped && c.From.Reason == reasonUnstable:
+			keep(&c, c.From.Reason+": not captured by the safety checkpoint, so left as it is; the target does not have it", true)
 		case c.To == nil && c.From.Type == TypeSkipped:
 			keep(&c, c.From.Reason+": never deleted by a restore", false)
 		case c.From != nil && c.From.Type == TypeSkipped:
@@ -155,6 +157,10 @@ func planRestore(live, want []Entry, r rules) plan {
 	}
 	return p
 }
+
+// reasonUnstable is the skip reason of a file that kept changing while a checkpoint read it
+// (hashEntry): a file in use, unlike a socket or FIFO, which no restore ever deletes.
+const reasonUnstable = "changed while being read"
 
 // keptAncestor returns the nearest ancestor of p in kept, and its Live flag.
 func keptAncestor(kept map[string]bool, p string) (string, bool, bool) {
