@@ -210,3 +210,37 @@ func TestDamagedObjectFilesUndone(t *testing.T) {
 		})
 	}
 }
+
+// TestUnreadableTargetManifest: a target whose manifest cannot be read (a directory in its place)
+// fails a rewind before anything is touched, and makes the recovery of an interrupted one undo it.
+func TestUnreadableTargetManifest(t *testing.T) {
+	f := newReadFailSetup(t, false)
+	meta, err := f.s.Get(f.target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	manifest := filepath.Join(f.s.StateDir(), "manifests", meta.Manifest.String())
+	os.Remove(manifest)
+	os.Mkdir(manifest, 0o700)
+	if _, err := f.s.Rewind(ctx, f.target, RestoreOptions{}); err == nil {
+		t.Fatal("rewind to a target whose manifest is a directory succeeded")
+	}
+	if d := diffStates(f.before, readState(t, f.root)); d != "" {
+		t.Fatalf("the failed rewind changed the workspace:\n%s", d)
+	}
+	safety, err := f.s.Checkpoint(ctx, "the state before the rewind")
+	if err != nil {
+		t.Fatal(err)
+	}
+	put(t, f.root, "d0/f000.txt", "file 0, first version\n", 0o644) // half restored
+	f.s.writeJournal(&Journal{Op: "rewind", OpID: "01", From: safety.ID, To: f.target, Safety: safety.ID, Time: time.Now()})
+	if _, err := f.s.Checkpoint(ctx, "next command"); err != nil {
+		t.Fatal(err)
+	}
+	if d := diffStates(f.before, readState(t, f.root)); d != "" {
+		t.Fatalf("recovery did not undo:\n%s", d)
+	}
+	if rec := f.s.Recovered(); rec == nil || rec.Outcome != "undone" {
+		t.Fatalf("recovery: %+v", rec)
+	}
+}
