@@ -62,7 +62,7 @@ func TestRewindNeverLosesGrowingFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.WriteString("more\n") // new data, never checkpointed
+	f.WriteString("more\n")                   // new data, never checkpointed
 	logName := filepath.Join(root, "new.log") // a log the target does not have
 	lf, err := os.OpenFile(logName, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
 	if err != nil {
