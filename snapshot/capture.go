@@ -102,10 +102,14 @@ func (s *Store) captureLiveRules(ctx context.Context, store bool, ign matcher) (
 			return err
 		})
 	}
-	if err := g.Wait(); err != nil {
-		return nil, err
+	err = g.Wait()
+	if err == nil {
+		err = ctx.Err()
 	}
-	if err := ctx.Err(); err != nil {
+	if err != nil {
+		if c.stager != nil {
+			c.stager.discard() // a full disk must not leave a partial pack behind (see stager.discard)
+		}
 		return nil, err
 	}
 	return c, nil

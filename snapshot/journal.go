@@ -49,7 +49,8 @@ func (s *Store) writeJournal(j *Journal) error {
 // recoverLocked finishes an interrupted rewind or replay; the caller holds the lock. It re-runs
 // the restore to the journal's target, comparing the live workspace with it, so whatever the
 // interrupted run had done, the workspace ends equal to the target. When the target cannot be
-// read it restores the safety checkpoint instead (outcome "undone").
+// read (its metadata, manifest or any object: missing, damaged, or failing to read for any
+// reason) it restores the safety checkpoint instead (outcome "undone").
 func (s *Store) recoverLocked(ctx context.Context) error {
 	j, err := s.readJournal()
 	if err != nil || j == nil {
@@ -59,36 +60,33 @@ func (s *Store) recoverLocked(ctx context.Context) error {
 	if err := s.objects.cleanTmp(); err != nil {
 		return &RecoveryError{Journal: *j, Err: err}
 	}
-	outcome := "completed"
-	t, err := s.loadTarget(j.To)
-	if err != nil {
-		var serr error
-		if t, serr = s.loadTarget(j.Safety); serr != nil {
-			return &RecoveryError{Journal: *j, Err: fmt.Errorf("target: %v; safety checkpoint: %v", err, serr)}
-		}
-		outcome = "undone"
-	}
 	// Paths excluded by the pre-operation rules stay untouched even if the interrupted run had
 	// already restored the target's .rewindignore: take the rules of all three states.
-	r := rules{t.ignore}
-	if safety, err := s.loadTarget(j.Safety); err == nil {
-		r = append(r, safety.ignore)
-	}
 	live, err := s.loadIgnore()
 	if err != nil {
 		return &RecoveryError{Journal: *j, Err: err}
 	}
-	r = append(r, live)
-	res, err := s.restoreLocked(ctx, j, t, r, nil, true, outcome)
-	if err != nil && errors.Is(err, ErrCorrupt) && outcome == "completed" {
-		// The target cannot be restored (a damaged object): go back to the pre-rewind state.
-		st, serr := s.loadTarget(j.Safety)
-		if serr != nil {
-			return &RecoveryError{Journal: *j, Err: fmt.Errorf("target: %v; safety checkpoint: %v", err, serr)}
+	r := rules{live}
+	if safety, err := s.loadTarget(j.Safety); err == nil {
+		r = append(r, safety.ignore)
+	}
+	outcome := "completed"
+	var res *RestoreResult
+	t, terr := s.loadTarget(j.To)
+	if terr == nil {
+		res, err = s.restoreLocked(ctx, j, t, append(r, t.ignore), nil, true, outcome)
+	}
+	if terr != nil || (err != nil && errors.Is(err, ErrCorrupt)) {
+		cause := terr
+		if cause == nil {
+			cause = err
 		}
 		outcome = "undone"
-		if res, err = s.restoreLocked(ctx, j, st, r, nil, true, outcome); err != nil && !errors.Is(err, ErrNotRecorded) {
-			err = fmt.Errorf("the target is damaged, and restoring the safety checkpoint failed too: %w", err)
+		if t != nil {
+			r = append(r, t.ignore)
+		}
+		if res, err = s.undoLocked(ctx, j, r, true); err != nil && !errors.Is(err, ErrNotRecorded) {
+			err = fmt.Errorf("the target cannot be read (%v), and restoring the safety checkpoint failed too: %w", cause, err)
 		}
 	}
 	if err != nil && !errors.Is(err, ErrNotRecorded) {

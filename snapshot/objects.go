@@ -22,6 +22,19 @@ type objectStore struct {
 
 	mu    sync.Mutex
 	packs map[Hash]packLoc // packed objects; nil until loaded (see forget)
+
+	// fault, set by tests only, is called before every open and read of a stored object or pack
+	// index with the file's name: an error it returns is that read's error. It lets tests make
+	// every read of a restore fail in turn, as a damaged disk would.
+	fault func(name string) error
+}
+
+// check returns the injected fault for reading name, if any.
+func (o *objectStore) check(name string) error {
+	if o.fault == nil {
+		return nil
+	}
+	return o.fault(name)
 }
 
 // forget drops the cached pack indexes: another process may have added or removed packs since.
@@ -80,31 +93,64 @@ func (o *objectStore) has(h Hash) (bool, error) {
 }
 
 // open opens object h for reading, verifying its content as it is read (see verifyingReader).
+// Every failure to open or read it is a *CorruptError: whatever the cause (a missing object, a
+// directory or an unreadable file in its place, an I/O error, a pack cut short), the content
+// cannot be had, and a restore treats all of them alike (it goes back to its safety checkpoint).
 func (o *objectStore) open(h Hash) (io.ReadCloser, error) {
-	f, err := os.Open(o.path(h))
+	name := o.path(h)
+	f, err := openRead(o, name)
 	if err == nil {
-		return &verifyingReader{r: f, want: h, h: sha256.New(), name: o.path(h)}, nil
+		return &verifyingReader{r: faultReader{f, o, name}, want: h, h: sha256.New(), name: name}, nil
 	}
 	if !errors.Is(err, fs.ErrNotExist) {
-		return nil, err
+		return nil, &CorruptError{Path: name, Reason: fmt.Sprintf("cannot be opened: %v", bare(err))}
 	}
 	loc, ok, perr := o.packed(h)
 	if perr != nil {
-		return nil, perr
+		var ce *CorruptError
+		if errors.As(perr, &ce) {
+			return nil, perr
+		}
+		return nil, &CorruptError{Path: o.packDir, Reason: fmt.Sprintf("pack indexes cannot be read: %v", perr)}
 	}
 	if !ok {
-		return nil, &CorruptError{Path: o.path(h), Reason: "object is missing, loose and packed (removed by hand, or by a gc that did not know a checkpoint still needed it)"}
+		return nil, &CorruptError{Path: name, Reason: "object is missing, loose and packed (removed by hand, or by a gc that did not know a checkpoint still needed it)"}
 	}
-	pf, err := os.Open(loc.pack)
+	pf, err := openRead(o, loc.pack)
 	if err != nil {
-		return nil, &CorruptError{Path: loc.pack, Reason: err.Error()}
+		return nil, &CorruptError{Path: loc.pack, Reason: fmt.Sprintf("cannot be opened: %v", bare(err))}
 	}
-	name := fmt.Sprintf("%s (object %s at offset %d)", loc.pack, h, loc.Off)
-	return &verifyingReader{r: sectionCloser{io.NewSectionReader(pf, loc.Off, loc.Size), pf}, want: h, h: sha256.New(), name: name}, nil
+	name = fmt.Sprintf("%s (object %s at offset %d)", loc.pack, h, loc.Off)
+	r := sectionCloser{io.NewSectionReader(pf, loc.Off, loc.Size), pf}
+	return &verifyingReader{r: faultReader{r, o, loc.pack}, want: h, h: sha256.New(), name: name}, nil
 }
 
+// openRead opens a stored file for reading, after the injected fault if any.
+func openRead(o *objectStore, name string) (*os.File, error) {
+	if err := o.check(name); err != nil {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: err}
+	}
+	return os.Open(name)
+}
+
+// faultReader consults the injected fault before every read.
+type faultReader struct {
+	r    io.ReadCloser
+	o    *objectStore
+	name string
+}
+
+func (f faultReader) Read(p []byte) (int, error) {
+	if err := f.o.check(f.name); err != nil {
+		return 0, err
+	}
+	return f.r.Read(p)
+}
+
+func (f faultReader) Close() error { return f.r.Close() }
+
 // verifyingReader hashes what it reads and fails at EOF when the content does not match its name,
-// so a damaged object is never restored silently.
+// so a damaged object is never restored silently. A read error is a *CorruptError too.
 type verifyingReader struct {
 	r    io.ReadCloser
 	h    hash.Hash
@@ -115,14 +161,26 @@ type verifyingReader struct {
 func (v *verifyingReader) Read(p []byte) (int, error) {
 	n, err := v.r.Read(p)
 	v.h.Write(p[:n])
-	if err == io.EOF {
+	switch {
+	case err == io.EOF:
 		var got Hash
 		v.h.Sum(got[:0])
 		if got != v.want {
 			return n, &CorruptError{Path: v.name, Reason: fmt.Sprintf("content hashes to %s", got)}
 		}
+	case err != nil:
+		return n, &CorruptError{Path: v.name, Reason: fmt.Sprintf("cannot be read: %v", bare(err))}
 	}
 	return n, err
+}
+
+// bare drops the operation and path of a *fs.PathError, which a CorruptError names already.
+func bare(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 func (v *verifyingReader) Close() error { return v.r.Close() }
@@ -234,16 +292,38 @@ func (s *stager) adopt(h Hash, tmp string, size int64) error {
 	return nil
 }
 
+// discard removes what the stager wrote and did not commit: the unfinished pack and the staged
+// temporary files. A checkpoint that fails (a full disk, a read error) calls it, so its partial
+// pack or temporary objects do not stay in the store until the next writer.
+func (s *stager) discard() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.pack != nil {
+		s.pack.abort()
+		s.pack = nil
+	}
+	for h, tmp := range s.pending {
+		os.Remove(tmp)
+		delete(s.pending, h)
+	}
+	clear(s.inPack)
+}
+
 // fewFiles is the batch size up to which files are flushed one by one (fsync each, then each
 // directory) rather than with syncfs(2), which also waits for every other process's unwritten
 // data on the file system: cheaper for the common small checkpoint or restore on a busy disk.
 const fewFiles = 64
 
-// commit makes every staged object durable, then visible under its name.
-func (s *stager) commit() error {
+// commit makes every staged object durable, then visible under its name. On failure what it
+// had not made visible is removed (see discard).
+func (s *stager) commit() (err error) {
+	defer func() {
+		if err != nil {
+			s.discard()
+		}
+	}()
 	if s.pack != nil {
 		if err := s.o.finishPack(s.pack); err != nil {
-			s.pack.abort()
 			return fmt.Errorf("write pack: %w", err)
 		}
 		s.o.addPacked(s.pack)
@@ -274,12 +354,12 @@ func (s *stager) commit() error {
 		if err := os.Rename(tmp, name); err != nil {
 			return fmt.Errorf("store object %s: %w", h, err)
 		}
+		delete(s.pending, h)
 	}
 	// The fan-out directories may be new: their entries in objects/ need flushing too.
 	if err := flush(s.o.dir, nil, append(dirs, s.o.dir)); err != nil {
 		return fmt.Errorf("flush new objects: %w", err)
 	}
-	s.pending = make(map[Hash]string)
 	return nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -107,6 +108,9 @@ func (o *objectStore) loadPacks() (map[Hash]packLoc, error) {
 func (o *objectStore) readPackIdx(id string) ([]packEntry, error) {
 	idx := filepath.Join(o.packDir, id+".idx")
 	pack := filepath.Join(o.packDir, id+".pack")
+	if err := o.check(idx); err != nil {
+		return nil, &fs.PathError{Op: "read", Path: idx, Err: err}
+	}
 	b, err := os.ReadFile(idx)
 	if err != nil {
 		return nil, err
@@ -174,9 +178,12 @@ func (o *objectStore) finishPack(p *packWriter) error {
 	return writeFileDurable(filepath.Join(o.packDir, p.id+".idx"), encodePackIdx(p.entries), 0o600)
 }
 
-// abort removes an unfinished pack.
+// abort removes an unfinished pack: its index first (finishPack may have renamed it into place
+// before failing to flush its directory), then the pack. Both are this writer's own new files,
+// created under the lock, so nothing else refers to them.
 func (p *packWriter) abort() {
 	p.f.Close()
+	os.Remove(strings.TrimSuffix(p.f.Name(), ".pack") + ".idx")
 	os.Remove(p.f.Name())
 }
 

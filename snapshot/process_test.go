@@ -163,6 +163,21 @@ func killTrials(t testing.TB, trials, files int) {
 		}
 		stateA := readState(t, root)
 		mutate(t, root, r)
+		// Every third trial, a FIFO (a tool's pipe) where the target has a file: no rewind, killed
+		// or not, may remove or replace it; the target state then has the FIFO at that path.
+		var fifo string
+		if trial%3 == 2 {
+			for p, v := range stateA {
+				if strings.HasPrefix(v, "f ") && (fifo == "" || p < fifo) {
+					fifo = p
+				}
+			}
+			os.Remove(filepath.Join(root, fifo))
+			if err := syscall.Mkfifo(filepath.Join(root, fifo), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			stateA[fifo] = "special"
+		}
 		if trial%2 == 1 {
 			if _, err := s.Checkpoint(ctx, "B"); err != nil { // else the rewind's safety checkpoint captures B
 				t.Fatal(err)
@@ -201,6 +216,11 @@ func killTrials(t testing.TB, trials, files int) {
 			t.Fatalf("trial %d (killed after %v): recovery failed: %v", trial, delay, err)
 		}
 		got := readState(t, root)
+		if fifo != "" {
+			if fi, err := os.Lstat(filepath.Join(root, fifo)); err != nil || fi.Mode().Type() != os.ModeNamedPipe {
+				t.Fatalf("trial %d (killed after %v): the FIFO %s was touched: %v %v", trial, delay, fifo, fi, err)
+			}
+		}
 		dA, dB := diffStates(stateA, got), diffStates(stateB, got)
 		if dA != "" && dB != "" {
 			t.Fatalf("trial %d (killed after %v): the workspace is a mix:\nvs target:\n%s\nvs before:\n%s", trial, delay, dA, dB)

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -20,6 +21,12 @@ import (
 type Kept struct {
 	Path   string `json:"path"`
 	Reason string `json:"reason"`
+	// Live is set on a path that was in use: not captured by the safety checkpoint (a socket, a
+	// file that kept changing), or changed or created after it, during the restore. The restore
+	// did not change it, so nothing of it was lost; the target's version of it was not restored.
+	// Running the same restore again once nothing writes to it restores that version (the state
+	// it has then is checkpointed first, like any other).
+	Live bool `json:"live,omitempty"`
 }
 
 // rules is the union of several .rewindignore files: a path excluded by any of them is never
@@ -115,25 +122,69 @@ type plan struct {
 }
 
 // planRestore compares the live entries with the target's and drops what must not be touched:
-// paths excluded by any of the rules, paths the target did not capture (TypeSkipped), and special
-// files that the target does not replace.
+// paths excluded by any of the rules, paths the target did not capture (TypeSkipped), paths
+// whose live state was not captured (a live TypeSkipped: changing it would lose what nothing
+// holds), and everything under a path kept for one of these reasons (a folder that holds a
+// kept path is never removed nor replaced).
 func planRestore(live, want []Entry, r rules) plan {
 	var p plan
+	kept := map[string]bool{} // kept paths -> whether kept because in use (Kept.Live)
+	keep := func(c *Change, reason string, inUse bool) {
+		p.kept = append(p.kept, Kept{Path: c.Path, Reason: reason, Live: inUse})
+		kept[c.Path] = inUse
+	}
 	for _, c := range diffEntries(live, want) {
+		if under, inUse, ok := keptAncestor(kept, c.Path); ok {
+			keep(&c, "inside "+under+", which the restore left alone", inUse)
+			continue
+		}
 		switch {
 		case c.To != nil && c.To.Type == TypeSkipped:
-			p.kept = append(p.kept, Kept{c.Path, "not captured by the target checkpoint (" + c.To.Reason + "); left as it is"})
+			keep(&c, "not captured by the target checkpoint ("+c.To.Reason+"); left as it is", false)
+		case c.To == nil && c.From.Type == TypeSkipped && c.From.Reason == reasonUnstable:
+			keep(&c, c.From.Reason+": not captured by the safety checkpoint, so left as it is; the target does not have it", true)
 		case c.To == nil && c.From.Type == TypeSkipped:
-			p.kept = append(p.kept, Kept{c.Path, c.From.Reason + ": never deleted by a restore"})
+			keep(&c, c.From.Reason+": never deleted by a restore", false)
+		case c.From != nil && c.From.Type == TypeSkipped:
+			keep(&c, c.From.Reason+": not captured by the safety checkpoint, so left as it is; the target's "+c.To.Type.String()+" there was not restored", true)
 		case len(r) > 0 && c.To != nil && r.excluded(c.Path, c.To.Type == TypeDir):
-			p.kept = append(p.kept, Kept{c.Path, "excluded by " + IgnoreFile + "; not restored"})
+			keep(&c, "excluded by "+IgnoreFile+"; not restored", false)
 		case len(r) > 0 && c.From != nil && r.excluded(c.Path, c.From.Type == TypeDir):
-			p.kept = append(p.kept, Kept{c.Path, "excluded by " + IgnoreFile + "; not touched"})
+			keep(&c, "excluded by "+IgnoreFile+"; not touched", false)
 		default:
 			p.changes = append(p.changes, c)
 		}
 	}
 	return p
+}
+
+// reasonUnstable is the skip reason of a file that kept changing while a checkpoint read it
+// (hashEntry): a file in use, unlike a socket or FIFO, which no restore ever deletes.
+const reasonUnstable = "changed while being read"
+
+// keptAncestor returns the nearest ancestor of p in kept, and its Live flag.
+func keptAncestor(kept map[string]bool, p string) (string, bool, bool) {
+	if len(kept) == 0 {
+		return "", false, false
+	}
+	for i := len(p) - 1; i > 0; i-- {
+		if p[i] == '/' {
+			if inUse, ok := kept[p[:i]]; ok {
+				return p[:i], inUse, true
+			}
+		}
+	}
+	return "", false, false
+}
+
+// stat returns the stat the capture recorded for p.
+func (c *capture) stat(p string) (statInfo, bool) {
+	es := c.scan.entries
+	i, ok := slices.BinarySearchFunc(es, p, func(e liveEntry, p string) int { return strings.Compare(e.Path, p) })
+	if !ok {
+		return statInfo{}, false
+	}
+	return es[i].St, true
 }
 
 // tmpPrefix starts the names of a restore's temporary files in the workspace; a crash can leave
@@ -144,18 +195,29 @@ const tmpPrefix = ".rewind-tmp-"
 // workspace whatever the file system holds; on top of that every parent directory is checked
 // with lstat to be a real directory, and final components are never followed, so nothing is
 // written through a symlink.
+//
+// It changes only what the live capture saw: before it replaces or deletes a live path it checks
+// that the path still has the stat that capture recorded (the safety checkpoint holds exactly
+// that state), and before it creates a path that nothing occupied, that nothing occupies it now.
+// A path that changed or appeared since (a log a dev server appends to, a file an agent's tool
+// writes during the rewind) is left alone and reported, never overwritten: the safety checkpoint
+// does not hold its present content. A small window remains between that check and the rename or
+// unlink that follows it (microseconds), which no portable call closes.
 type applier struct {
 	s        *Store
 	root     *os.Root
-	mu       sync.Mutex      // guards the maps and kept: files are written in parallel
-	verified map[string]bool // directories checked to be real directories
-	touched  map[string]bool // paths written or chmodded (their stat changed)
+	seen     func(p string) (statInfo, bool) // the live capture's stat of p
+	mu       sync.Mutex                      // guards the maps and kept: files are written in parallel
+	verified map[string]bool                 // directories checked to be real directories
+	touched  map[string]bool                 // paths written or chmodded (their stat changed)
+	blocked  map[string]bool                 // paths left alone while applying: nothing under them is written
 	kept     []Kept
 	done     *atomic.Int64
 }
 
-// apply carries out p. It returns the paths it changed and what it had to leave alone.
-func (s *Store) apply(ctx context.Context, p *plan, want []Entry) (touched map[string]bool, kept []Kept, err error) {
+// apply carries out p against the live state c. It returns the paths it changed and what it had
+// to leave alone.
+func (s *Store) apply(ctx context.Context, p *plan, c *capture) (touched map[string]bool, kept []Kept, err error) {
 	root, err := os.OpenRoot(s.root)
 	if err != nil {
 		return nil, nil, err
@@ -164,7 +226,10 @@ func (s *Store) apply(ctx context.Context, p *plan, want []Entry) (touched map[s
 	var done atomic.Int64
 	stop := s.progress("restore", func() Progress { return Progress{Done: done.Load(), Total: int64(len(p.changes))} })
 	defer stop()
-	a := &applier{s: s, root: root, verified: map[string]bool{}, touched: map[string]bool{}, done: &done}
+	if s.beforeApply != nil {
+		s.beforeApply()
+	}
+	a := &applier{s: s, root: root, seen: c.stat, verified: map[string]bool{}, touched: map[string]bool{}, blocked: map[string]bool{}, done: &done}
 	// 1. Remove, deepest first: what the target does not have, and what changes type.
 	for i := len(p.changes) - 1; i >= 0; i-- {
 		c := &p.changes[i]
@@ -194,7 +259,9 @@ func (s *Store) apply(ctx context.Context, p *plan, want []Entry) (touched map[s
 		if err := a.put(c); err != nil {
 			return nil, nil, err
 		}
-		dirModes = append(dirModes, c.To)
+		if !a.isBlocked(c.Path) {
+			dirModes = append(dirModes, c.To)
+		}
 		done.Add(1)
 	}
 	// 3. Files and symlinks: their parents exist now, so they are independent and written in
@@ -223,18 +290,9 @@ func (s *Store) apply(ctx context.Context, p *plan, want []Entry) (touched map[s
 	}
 	// 4. Directory modes, deepest first, so a read-only directory is filled before it is locked.
 	for i := len(dirModes) - 1; i >= 0; i-- {
-		e := dirModes[i]
-		if err := a.checkParents(e.Path); err != nil {
+		if err := a.chmodDir(dirModes[i]); err != nil {
 			return nil, nil, err
 		}
-		fi, err := root.Lstat(e.Path)
-		if err != nil || !fi.IsDir() {
-			return nil, nil, fmt.Errorf("%w: %s is no longer a directory", ErrUnsafePath, a.full(e.Path))
-		}
-		if err := root.Chmod(e.Path, fileMode(e.Mode)); err != nil {
-			return nil, nil, err
-		}
-		a.touch(e.Path)
 	}
 	return a.touched, a.kept, nil
 }
@@ -274,6 +332,52 @@ func (a *applier) touch(p string) {
 	a.mu.Unlock()
 }
 
+// leave records that p is left alone, and why; with block, nothing under p is written either.
+func (a *applier) leave(p, reason string, inUse, block bool) {
+	a.mu.Lock()
+	a.kept = append(a.kept, Kept{Path: p, Reason: reason, Live: inUse})
+	if block {
+		a.blocked[p] = true
+	}
+	a.mu.Unlock()
+}
+
+// isBlocked reports whether p or one of its parents was left alone by leave(…, block).
+func (a *applier) isBlocked(p string) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if len(a.blocked) == 0 {
+		return false
+	}
+	for i := len(p); i > 0; i-- {
+		if (i == len(p) || p[i] == '/') && a.blocked[p[:i]] {
+			return true
+		}
+	}
+	return false
+}
+
+// Reasons for paths left alone while applying (Kept.Reason).
+const (
+	reasonChanged = "changed after the safety checkpoint captured it (in use during the restore?): left as it is, so nothing of it is lost; the target's version was not restored"
+	reasonCreated = "created during the restore, after the safety checkpoint: left as it is, so nothing of it is lost; the target's version was not restored"
+)
+
+// unchanged reports whether the live path p still has the stat the live capture recorded (fi is
+// its lstat now), so that replacing or deleting it loses nothing the safety checkpoint lacks.
+// Directories are only checked to be directories: the restore itself changes their stat.
+func (a *applier) unchanged(p string, fi fs.FileInfo) bool {
+	was, ok := a.seen(p)
+	if !ok {
+		return false
+	}
+	if fi.IsDir() {
+		return was.Mode&syscall.S_IFMT == syscall.S_IFDIR
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	return ok && fromStat(st) == was
+}
+
 func describeMode(m fs.FileMode) string {
 	switch {
 	case m&fs.ModeSymlink != 0:
@@ -284,8 +388,9 @@ func describeMode(m fs.FileMode) string {
 	return "special file"
 }
 
-// remove deletes the live entry of c. A directory that still holds paths the restore does not
-// touch (excluded or special files) is kept, unless the target needs its name for something else.
+// remove deletes the live entry of c, if it is still what the live capture saw. A directory that
+// still holds paths the restore does not touch (excluded, uncaptured, or created during the
+// restore) is kept, and nothing replaces it.
 func (a *applier) remove(c *Change) error {
 	if err := a.checkParents(c.Path); err != nil {
 		return err
@@ -296,6 +401,10 @@ func (a *applier) remove(c *Change) error {
 	}
 	if err != nil {
 		return err
+	}
+	if !a.unchanged(c.Path, fi) {
+		a.leave(c.Path, reasonChanged, true, true)
+		return nil
 	}
 	err = a.root.Remove(c.Path) // unlink or rmdir: never follows a symlink
 	if fi.IsDir() {
@@ -309,11 +418,10 @@ func (a *applier) remove(c *Change) error {
 	}
 	if err != nil && fi.IsDir() && (errors.Is(err, syscall.ENOTEMPTY) || errors.Is(err, syscall.EEXIST)) {
 		if c.Kind == ChangeType {
-			return fmt.Errorf("cannot restore %s as a %s: the directory there holds paths a restore never touches (excluded or special files); move them away and run the command again", a.full(c.Path), c.To.Type)
+			a.leave(c.Path, fmt.Sprintf("directory holds paths a restore never touches (excluded, not captured, or created during the restore): kept, and the target's %s there was not restored; move them away and run the restore again to get it", c.To.Type), false, true)
+		} else {
+			a.leave(c.Path, "directory holds excluded or uncaptured paths; kept", false, false)
 		}
-		a.mu.Lock()
-		a.kept = append(a.kept, Kept{c.Path, "directory holds excluded or uncaptured paths; kept"})
-		a.mu.Unlock()
 		return nil
 	}
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -323,9 +431,53 @@ func (a *applier) remove(c *Change) error {
 	return nil
 }
 
+// vacant reports whether nothing occupies p, where the restore creates a path (an added one, or
+// one whose live entry step 1 removed); something there appeared during the restore and is left
+// alone.
+func (a *applier) vacant(p string) (bool, error) {
+	_, err := a.root.Lstat(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return true, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	a.leave(p, reasonCreated, true, true)
+	return false, nil
+}
+
+// replaceable reports whether the live p may be replaced by a rename: for a change of content or
+// target, it must still be what the live capture saw; for a creation, nothing may be there.
+func (a *applier) replaceable(c *Change) (bool, error) {
+	if c.Kind != ChangeModified && c.Kind != ChangeMode {
+		return a.vacant(c.Path)
+	}
+	fi, err := a.root.Lstat(c.Path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return true, nil // deleted since: the target's version harms nothing
+	}
+	if err != nil {
+		return false, err
+	}
+	if !a.unchanged(c.Path, fi) {
+		a.leave(c.Path, reasonChanged, true, true)
+		return false, nil
+	}
+	return true, nil
+}
+
 // put makes the live path of c equal c.To.
 func (a *applier) put(c *Change) error {
 	e := c.To
+	if a.isBlocked(e.Path) {
+		a.mu.Lock()
+		reported := a.blocked[e.Path]
+		a.mu.Unlock()
+		if !reported {
+			a.leave(e.Path, "inside a path the restore left alone; not restored", true, false)
+		}
+		return nil
+	}
 	if err := a.checkParents(e.Path); err != nil {
 		return err
 	}
@@ -338,6 +490,9 @@ func (a *applier) put(c *Change) error {
 		if errors.Is(err, fs.ErrExist) {
 			if fi, lerr := a.root.Lstat(e.Path); lerr == nil && fi.IsDir() {
 				err = nil // a directory kept in step 1 (it holds excluded paths)
+			} else if lerr == nil {
+				a.leave(e.Path, reasonCreated, true, true)
+				return nil
 			}
 		}
 		if err != nil {
@@ -345,14 +500,10 @@ func (a *applier) put(c *Change) error {
 		}
 	case TypeFile:
 		if c.Kind == ChangeMode {
-			fi, err := a.root.Lstat(e.Path)
-			if err != nil || !fi.Mode().IsRegular() {
-				return fmt.Errorf("%w: %s is no longer a regular file", ErrUnsafePath, a.full(e.Path))
-			}
-			if err := a.root.Chmod(e.Path, fileMode(e.Mode)); err != nil {
+			if err := a.chmodFile(c); err != nil {
 				return err
 			}
-		} else if err := a.writeFile(e); err != nil {
+		} else if err := a.writeFile(c); err != nil {
 			return err
 		}
 	case TypeSymlink:
@@ -360,21 +511,89 @@ func (a *applier) put(c *Change) error {
 		if err := a.root.Symlink(e.Target, tmp); err != nil {
 			return fmt.Errorf("create symlink %s: %w", a.full(e.Path), err)
 		}
-		if err := a.root.Rename(tmp, e.Path); err != nil {
+		ok, err := a.replaceable(c)
+		if err == nil && ok {
+			err = a.root.Rename(tmp, e.Path)
+		}
+		if err != nil || !ok {
 			a.root.Remove(tmp)
+		}
+		if err != nil {
 			return fmt.Errorf("create symlink %s: %w", a.full(e.Path), err)
+		}
+		if !ok {
+			return nil
 		}
 	default:
 		return nil
+	}
+	if a.isBlocked(e.Path) {
+		return nil // left alone after all (changed or created during the restore): not written
 	}
 	a.touch(e.Path)
 	return nil
 }
 
-// writeFile writes e's content to a temporary file beside it, sets its mode and renames it over
-// the path: a reader sees the old file or the new one, never a mix. The content is verified
-// against its hash while copied; a damaged object fails before the rename.
-func (a *applier) writeFile(e *Entry) error {
+// chmodFile restores the mode of a file whose content is right. It changes the mode of the very
+// inode it verified (fchmod on a descriptor opened without following symlinks, after checking
+// the stat), and only when that inode has no other link: chmod through a hard link would change
+// the other names too, which may lie outside the workspace (pnpm's store, a `cp -al` copy). A
+// file with other links gets a new inode instead, as a content change does (writeFile).
+func (a *applier) chmodFile(c *Change) error {
+	f, err := a.root.OpenFile(c.Path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return a.writeFile(c) // deleted since: the target's file harms nothing
+	}
+	if err != nil {
+		if errors.Is(err, syscall.ELOOP) {
+			a.leave(c.Path, reasonChanged, true, true) // a symlink now
+			return nil
+		}
+		return fmt.Errorf("restore the mode of %s: %w", a.full(c.Path), err)
+	}
+	defer f.Close()
+	var st syscall.Stat_t
+	if err := syscall.Fstat(int(f.Fd()), &st); err != nil {
+		return fmt.Errorf("restore the mode of %s: %w", a.full(c.Path), err)
+	}
+	if was, ok := a.seen(c.Path); !ok || fromStat(&st) != was {
+		a.leave(c.Path, reasonChanged, true, true)
+		return nil
+	}
+	if st.Nlink > 1 {
+		f.Close()
+		return a.writeFile(c)
+	}
+	if err := f.Chmod(fileMode(c.To.Mode)); err != nil {
+		return fmt.Errorf("restore the mode of %s: %w", a.full(c.Path), err)
+	}
+	return nil
+}
+
+// chmodDir sets a restored directory's mode (step 4), on a descriptor opened without following
+// symlinks, so the mode lands on that directory and nothing else.
+func (a *applier) chmodDir(e *Entry) error {
+	if err := a.checkParents(e.Path); err != nil {
+		return err
+	}
+	f, err := a.root.OpenFile(e.Path, os.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NOFOLLOW, 0)
+	if err != nil {
+		return fmt.Errorf("%w: %s is no longer a directory (%v)", ErrUnsafePath, a.full(e.Path), err)
+	}
+	defer f.Close()
+	if err := f.Chmod(fileMode(e.Mode)); err != nil {
+		return err
+	}
+	a.touch(e.Path)
+	return nil
+}
+
+// writeFile writes c.To's content to a temporary file beside it, sets its mode and renames it
+// over the path, which replaces the name, never the inode it named: a reader sees the old file
+// or the new one, never a mix, and other hard links to the old file keep the old file. The
+// content is verified against its hash while copied; a damaged object fails before the rename.
+func (a *applier) writeFile(c *Change) error {
+	e := c.To
 	src, err := a.s.objects.open(e.Blob)
 	if err != nil {
 		return err
@@ -394,11 +613,17 @@ func (a *applier) writeFile(e *Entry) error {
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
+	ok := false
 	if err == nil {
+		ok, err = a.replaceable(c)
+	}
+	if err == nil && ok {
 		err = a.root.Rename(tmp, e.Path)
 	}
-	if err != nil {
+	if err != nil || !ok {
 		a.root.Remove(tmp)
+	}
+	if err != nil {
 		return fmt.Errorf("write %s: %w", a.full(e.Path), err)
 	}
 	return nil

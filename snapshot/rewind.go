@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"slices"
 	"syscall"
 	"time"
 )
@@ -111,10 +112,10 @@ func (s *Store) move(ctx context.Context, op, ref string, opts RestoreOptions) (
 	}
 	res, err := s.restoreLocked(ctx, j, t, r, c, false, "completed")
 	if err != nil && errors.Is(err, ErrCorrupt) {
-		// A damaged object in the target: undo now rather than leave a half-restored workspace
-		// for the next command. recoverLocked restores the safety checkpoint.
-		if rerr := s.recoverLocked(ctx); rerr != nil {
-			return nil, fmt.Errorf("%w; undoing it failed too: %v", err, rerr)
+		// The target cannot be read (a damaged or unreadable object, an I/O error): undo now
+		// rather than leave a half-restored workspace for the next command.
+		if _, uerr := s.undoLocked(ctx, j, r, false); uerr != nil && !errors.Is(uerr, ErrNotRecorded) {
+			return nil, fmt.Errorf("%w; putting the workspace back to the safety checkpoint %s failed too: %v (the journal is kept: the next agent-rewind command retries)", err, safety.ID, uerr)
 		}
 		return nil, fmt.Errorf("%w; the workspace was put back to the safety checkpoint %s", err, safety.ID)
 	}
@@ -156,14 +157,17 @@ func (s *Store) restoreLocked(ctx context.Context, j *Journal, t *target, r rule
 		}
 	}
 	p := planRestore(c.manifest(), t.entries, r)
-	touched, kept, err := s.apply(ctx, &p, t.entries)
+	touched, kept, err := s.apply(ctx, &p, c)
+	if err != nil && errors.Is(err, ErrCorrupt) {
+		return nil, fmt.Errorf("%s to %s cannot read the target: %w", j.Op, j.To, err) // the caller undoes it
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s to %s stopped: %w (the journal is kept: the next agent-rewind command finishes it)", j.Op, j.To, err)
 	}
 	if err := s.flushRestored(touched); err != nil {
 		return nil, fmt.Errorf("flush restored files: %w", err)
 	}
-	res := &RestoreResult{Op: j.Op, OpID: j.OpID, From: j.From, To: t.meta.ID, Safety: j.Safety, Changes: nonNil(p.changes), Kept: append(p.kept, kept...)}
+	res := &RestoreResult{Op: j.Op, OpID: j.OpID, From: j.From, To: t.meta.ID, Safety: j.Safety, Changes: nonNil(withoutKept(p.changes, kept)), Kept: append(p.kept, kept...)}
 	if err := s.refreshIndex(c.scan.entries, t.entries, touched); err != nil {
 		return nil, err
 	}
@@ -195,6 +199,29 @@ func (s *Store) restoreLocked(ctx context.Context, j *Journal, t *target, r rule
 // captureWith is captureLive (hash only) walking with the given rules instead of the live ones.
 func (s *Store) captureWith(ctx context.Context, r rules) (*capture, error) {
 	return s.captureLiveRules(ctx, false, r)
+}
+
+// undoLocked restores the journal's safety checkpoint (outcome "undone"): what a restore whose
+// target cannot be read ends with, so the workspace is never left half old, half new. r are the
+// rules of the failed restore; the safety checkpoint's own are added.
+func (s *Store) undoLocked(ctx context.Context, j *Journal, r rules, recovered bool) (*RestoreResult, error) {
+	st, err := s.loadTarget(j.Safety)
+	if err != nil {
+		return nil, fmt.Errorf("read the safety checkpoint %s: %w", j.Safety, err)
+	}
+	return s.restoreLocked(ctx, j, st, append(r, st.ignore), nil, recovered, "undone")
+}
+
+// withoutKept drops the changes that applying left alone: they did not happen.
+func withoutKept(changes []Change, kept []Kept) []Change {
+	if len(kept) == 0 {
+		return changes
+	}
+	left := make(map[string]bool, len(kept))
+	for _, k := range kept {
+		left[k.Path] = true
+	}
+	return slices.DeleteFunc(changes, func(c Change) bool { return left[c.Path] })
 }
 
 func nonNil(c []Change) []Change {

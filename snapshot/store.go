@@ -60,6 +60,9 @@ type Store struct {
 	opts      Options
 	objects   *objectStore
 	recovered atomic.Pointer[Recovery]
+	// beforeApply, set by tests only, runs when a restore starts changing the workspace (after
+	// its safety checkpoint and journal): what a tool writing into the workspace meanwhile does.
+	beforeApply func()
 }
 
 // Recovery describes an interrupted rewind or replay that Open (or a later writer) finished.

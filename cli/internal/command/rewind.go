@@ -34,6 +34,9 @@ type RestoreOutput struct {
 	*snapshot.RestoreResult
 	Counts ChangeCounts `json:"counts"`
 	Undo   string       `json:"undo,omitempty"` // e.g. "agent-rewind replay 9abc0123def4"; absent in a dry run or when nothing changed
+	// Retry is the command that restores the target's version of the paths left alone because
+	// they were in use (kept with "live": true), once nothing writes to them; absent when none.
+	Retry string `json:"retry,omitempty"`
 	failure
 }
 
@@ -60,6 +63,7 @@ func restore(env *Env, op, ref string, dryRun bool) error {
 	target, _ := s.store.Get(res.To) // for the label and time shown; the restore itself succeeded
 	if !res.DryRun {
 		out.Undo = undoCommand(res, target)
+		out.Retry = retryCommand(res)
 	}
 	return emitResult(env, out, &out.failure, err, func(w io.Writer) error {
 		writeRestore(w, out, target)
@@ -80,6 +84,18 @@ func undoCommand(res *snapshot.RestoreResult, target *snapshot.Checkpoint) strin
 	return "agent-rewind rewind " + res.Safety
 }
 
+// retryCommand returns the command that finishes a restore that left paths in use alone: a
+// rewind to the same checkpoint (a replay to the current position would be refused), which
+// checkpoints their state first like any rewind. "" when none was left alone for that reason.
+func retryCommand(res *snapshot.RestoreResult) string {
+	for _, k := range res.Kept {
+		if k.Live {
+			return "agent-rewind rewind " + res.To
+		}
+	}
+	return ""
+}
+
 // writeRestore prints a restore result.
 func writeRestore(w io.Writer, out *RestoreOutput, target *snapshot.Checkpoint) {
 	res := out.RestoreResult
@@ -97,6 +113,8 @@ func writeRestore(w io.Writer, out *RestoreOutput, target *snapshot.Checkpoint) 
 		fmt.Fprintf(w, "%s to %s would change nothing: the workspace equals it\n", res.Op, name)
 	case res.DryRun:
 		fmt.Fprintf(w, "%s to %s would change %s: %s\n", res.Op, name, plural(len(res.Changes), "path", "paths"), out.Counts)
+	case len(res.Changes) == 0 && out.Retry != "":
+		fmt.Fprintf(w, "%s to %s: nothing changed; the workspace differs from it only in the paths left alone below\n", past, name)
 	case len(res.Changes) == 0:
 		fmt.Fprintf(w, "%s to %s: the workspace already equalled it, nothing changed\n", past, name)
 	default:
@@ -112,6 +130,9 @@ func writeRestore(w io.Writer, out *RestoreOutput, target *snapshot.Checkpoint) 
 			}
 			fmt.Fprintf(w, "  %s: %s\n", printable(k.Path), k.Reason)
 		}
+	}
+	if out.Retry != "" {
+		fmt.Fprintf(w, "paths in use were left as they are, so nothing of them was lost; to get the target's version of them, stop what writes to them, then run: %s\n", out.Retry)
 	}
 	if res.DryRun {
 		fmt.Fprintln(w, "dry run: nothing was changed")
