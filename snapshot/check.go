@@ -276,7 +276,7 @@ func (c *checker) objects(ctx context.Context, needs map[Hash]*need, packed map[
 			}
 		} else {
 			problem("object-missing", fmt.Sprintf("content %s of %q is stored neither loose nor in a pack", h, n.path),
-				restore)
+				"if a file in the workspace still has this content, run check --repair and then agent-rewind checkpoint: that stores it again; otherwise "+restore)
 			continue
 		}
 		if size != n.size {
