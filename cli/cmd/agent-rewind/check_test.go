@@ -181,30 +181,39 @@ func TestCheckRepair(t *testing.T) {
 		t.Fatalf("check text: %s", r.stdout)
 	}
 
-	swapStatCacheBlobs(t, ws, "f03.txt", "f07.txt")
 	state := stateDir(t, ws)
 	staged := filepath.Join(state, "objects", "tmp", "obj-123")
 	tmpMeta := filepath.Join(state, "checkpoints", ".tmp-0123456789ab-42")
-	for _, f := range []string{staged, tmpMeta} {
-		if err := os.WriteFile(f, []byte("half"), 0o600); err != nil {
-			t.Fatal(err)
+	damage := func() {
+		swapStatCacheBlobs(t, ws, "f03.txt", "f07.txt")
+		for _, f := range []string{staged, tmpMeta} {
+			if err := os.WriteFile(f, []byte("half"), 0o600); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
+	damage()
 	r := run(t, ws, "", "--json", "check")
 	if out := decode[checkOut](t, r); r.code != 1 || out.Found != 4 || out.Repaired != 0 {
 		t.Fatalf("check before repair: exit %d, %+v", r.code, out)
 	}
+	if r := ok(t, ws, "check", "--repair"); !strings.Contains(r.stdout, "repaired all 4 problems found") {
+		t.Fatalf("check --repair: %s", r.stdout)
+	}
+	ok(t, ws, "check")
+	ok(t, ws, "checkpoint") // rebuilds the stat cache, so it can be damaged again
+	damage()
 	out = jsonOK[checkOut](t, ws, "check", "--repair")
 	if !out.OK || !out.Repair || out.Found != 4 || out.Repaired != 4 {
-		t.Fatalf("check --repair: %+v", out)
+		t.Fatalf("check --repair --json: %+v", out)
 	}
 	for _, gone := range []string{staged, tmpMeta, filepath.Join(state, "index")} {
 		if _, err := os.Lstat(gone); err == nil {
 			t.Errorf("%s is still there after --repair", gone)
 		}
 	}
-	if aside, _ := filepath.Glob(filepath.Join(state, "quarantine", "*", "objects", "tmp", "obj-123")); len(aside) != 1 {
-		t.Errorf("the staged object was not moved aside to quarantine/: %v", aside)
+	if aside, _ := filepath.Glob(filepath.Join(state, "quarantine", "*", "objects", "tmp", "obj-123")); len(aside) != 2 {
+		t.Errorf("the staged object was not moved aside to quarantine/ each time: %v", aside)
 	}
 	if r := ok(t, ws, "check"); !strings.Contains(r.stdout, "ok: every part of the state agrees") {
 		t.Fatalf("check after repair: %s", r.stdout)
