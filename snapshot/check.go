@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"time"
 )
 
@@ -20,9 +21,11 @@ type CheckOptions struct {
 	// ReadData re-hashes every stored content a checkpoint needs, reading the whole store;
 	// without it a content is only checked to exist with the size its manifest gives.
 	ReadData bool
-	// Repair fixes what can be fixed without losing anything: a stat cache that is damaged or
-	// vouches wrongly is dropped (the next checkpoint rebuilds it), and files left by interrupted
-	// writes are moved aside to quarantine/. Nothing a checkpoint needs is ever removed.
+	// Repair fixes what can be fixed without losing anything: a missing or damaged content that
+	// a workspace file still has is stored again from it (a damaged copy is moved aside to
+	// quarantine/), a stat cache that is damaged or vouches wrongly is dropped (the next
+	// checkpoint rebuilds it), and files left by interrupted writes are moved aside to
+	// quarantine/. Nothing a checkpoint needs is ever removed.
 	Repair bool
 }
 
@@ -74,7 +77,7 @@ func (s *Store) Check(ctx context.Context, opts CheckOptions) (*CheckReport, err
 		return nil, err
 	}
 	defer unlock()
-	c := &checker{s: s, opts: opts, quarantine: filepath.Join(s.state, "quarantine", time.Now().UTC().Format("20060102T150405.000000000Z"))}
+	c := &checker{s: s, opts: opts, bad: map[Hash]badObject{}, quarantine: filepath.Join(s.state, "quarantine", time.Now().UTC().Format("20060102T150405.000000000Z"))}
 	cps := c.checkpoints()
 	needs := c.manifests(cps)
 	packed := c.packs()
@@ -85,23 +88,41 @@ func (s *Store) Check(ctx context.Context, opts CheckOptions) (*CheckReport, err
 	if err := c.statCache(ctx, packed); err != nil {
 		return nil, err
 	}
+	if opts.Repair {
+		if err := c.storeFromLive(ctx); err != nil {
+			return nil, err
+		}
+	}
 	if err := c.leftovers(); err != nil {
 		return nil, err
 	}
-	return &c.report, nil
+	rep := &CheckReport{Sections: make([]CheckSection, len(c.sections))}
+	for i, sec := range c.sections {
+		rep.Sections[i] = *sec
+	}
+	return rep, nil
 }
 
 // checker holds one Check's state.
 type checker struct {
 	s          *Store
 	opts       CheckOptions
-	report     CheckReport
+	sections   []*CheckSection
 	quarantine string // where Repair moves files aside
+	bad        map[Hash]badObject
+}
+
+// badObject is a content reported missing or damaged: its problem, which Repair may fix from
+// a workspace file that still has the content.
+type badObject struct {
+	sec *CheckSection
+	i   int // index in sec.Problems
 }
 
 func (c *checker) section(name string) *CheckSection {
-	c.report.Sections = append(c.report.Sections, CheckSection{Name: name, Problems: []Problem{}})
-	return &c.report.Sections[len(c.report.Sections)-1]
+	sec := &CheckSection{Name: name, Problems: []Problem{}}
+	c.sections = append(c.sections, sec)
+	return sec
 }
 
 func (c *checker) rel(name string) string {
@@ -257,8 +278,12 @@ func (c *checker) objects(ctx context.Context, needs map[Hash]*need, packed map[
 		where := c.rel(loose)
 		problem := func(kind, what, fix string) {
 			sec.Problems = append(sec.Problems, Problem{Kind: kind, Where: where, Path: n.path, What: what, Fix: fix, Checkpoints: n.checkpoints})
+			if kind != "object-unreadable" {
+				c.bad[h] = badObject{sec, len(sec.Problems) - 1}
+			}
 		}
-		const restore = "restore it from a backup of the state directory: until then the checkpoints listed cannot restore this file"
+		const restore = "if a file in the workspace still has this content, check --repair stores it again from there; " +
+			"otherwise restore it from a backup of the state directory: until then the checkpoints listed cannot restore this file"
 		var size int64
 		var open func() (io.ReadCloser, error)
 		if fi, err := os.Lstat(loose); err == nil {
@@ -275,8 +300,7 @@ func (c *checker) objects(ctx context.Context, needs map[Hash]*need, packed map[
 				return sectionCloser{io.NewSectionReader(f, loc.Off, loc.Size), f}, nil
 			}
 		} else {
-			problem("object-missing", fmt.Sprintf("content %s of %q is stored neither loose nor in a pack", h, n.path),
-				"if a file in the workspace still has this content, run check --repair and then agent-rewind checkpoint: that stores it again; otherwise "+restore)
+			problem("object-missing", fmt.Sprintf("content %s of %q is stored neither loose nor in a pack", h, n.path), restore)
 			continue
 		}
 		if size != n.size {
@@ -288,7 +312,7 @@ func (c *checker) objects(ctx context.Context, needs map[Hash]*need, packed map[
 		}
 		got, err := hashReader(open)
 		if err != nil {
-			problem("object-unreadable", err.Error(), "make it readable, or "+restore)
+			problem("object-unreadable", err.Error(), "make it readable")
 			continue
 		}
 		if got != h {
@@ -343,7 +367,8 @@ func safetyOf(p *position) string {
 }
 
 // statCache checks every entry of the stat cache that vouches for a live file (its stat matches
-// and it is not racily clean) by reading the file, and that its content is stored.
+// and it is not racily clean): that its content is stored, and by reading the file that it is
+// the file's content.
 func (c *checker) statCache(ctx context.Context, packed map[Hash]packLoc) error {
 	sec := c.section("statCache")
 	name := filepath.Join(c.s.state, "index")
@@ -381,17 +406,17 @@ func (c *checker) statCache(ctx context.Context, packed map[Hash]packLoc) error 
 			drop(Problem{Kind: "stat-cache-corrupt", Path: e.Path, What: "an entry's path is not a workspace path"})
 			continue
 		}
+		full := filepath.Join(c.s.root, e.Path)
+		live, err := lstatPath(full)
+		if err != nil || !idx.clean(e, live) {
+			continue // the cache does not vouch for this file now: a checkpoint reads it
+		}
 		if _, ok := packed[e.Blob]; !ok {
 			if _, err := os.Lstat(c.s.objects.path(e.Blob)); err != nil {
 				drop(Problem{Kind: "stat-cache-unstored", Path: e.Path,
 					What: fmt.Sprintf("vouches for content %s, which is not stored: the next checkpoint would name a content it cannot restore", e.Blob)})
 				continue
 			}
-		}
-		full := filepath.Join(c.s.root, e.Path)
-		live, err := lstatPath(full)
-		if err != nil || !idx.clean(e, live) {
-			continue // the cache does not vouch for this file now: a checkpoint reads it
 		}
 		h, err := hashFile(full, e.St, nil, &n)
 		if err != nil {
@@ -490,4 +515,83 @@ func (c *checker) moveAside(rel string) error {
 		}
 	}
 	return nil
+}
+
+// storeFromLive repairs missing and damaged contents that a file of the workspace still has: the
+// file is copied into objects/tmp and, if the copy hashes to the content's name, a damaged loose
+// copy is moved aside and the new one renamed into place (a loose copy is read before a packed
+// one, so it also replaces a damaged packed copy).
+func (c *checker) storeFromLive(ctx context.Context) error {
+	if len(c.bad) == 0 {
+		return nil
+	}
+	live, err := c.s.captureLive(ctx, false)
+	if err != nil {
+		return err
+	}
+	for i := range live.scan.entries {
+		e := &live.scan.entries[i]
+		b, ok := c.bad[e.Blob]
+		if e.Type != TypeFile || !ok {
+			continue
+		}
+		stored, err := c.storeFrom(e.Blob, filepath.Join(c.s.root, e.Path))
+		if err != nil {
+			return err
+		}
+		if stored {
+			p := &b.sec.Problems[b.i]
+			p.Repaired = true
+			p.What += fmt.Sprintf("; stored again from the workspace file %q", e.Path)
+			delete(c.bad, e.Blob)
+		}
+	}
+	return nil
+}
+
+// storeFrom copies the file full into the store as object h if it hashes to h, and reports
+// whether it did; a file that changed meanwhile is left alone.
+func (c *checker) storeFrom(h Hash, full string) (bool, error) {
+	f, err := os.OpenFile(full, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	if err != nil {
+		return false, nil
+	}
+	defer f.Close()
+	if err := os.MkdirAll(c.s.objects.tmpDir(), 0o700); err != nil {
+		return false, err
+	}
+	tmp, err := os.CreateTemp(c.s.objects.tmpDir(), "obj-*")
+	if err != nil {
+		return false, err
+	}
+	defer os.Remove(tmp.Name()) // a no-op once renamed
+	hasher := sha256.New()
+	_, err = io.Copy(io.MultiWriter(hasher, tmp), f)
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return false, fmt.Errorf("store %s again from %s: %w", h, full, err)
+	}
+	var got Hash
+	hasher.Sum(got[:0])
+	if got != h {
+		return false, nil
+	}
+	name := c.s.objects.path(h)
+	if _, err := os.Lstat(name); err == nil {
+		if err := c.moveAside(c.rel(name)); err != nil {
+			return false, err
+		}
+	}
+	if err := os.MkdirAll(filepath.Dir(name), 0o700); err != nil {
+		return false, err
+	}
+	if err := os.Rename(tmp.Name(), name); err != nil {
+		return false, fmt.Errorf("store %s again: %w", h, err)
+	}
+	return true, fsyncAll([]string{filepath.Dir(name), c.s.objects.dir}, func(n string) (*os.File, error) { return os.Open(n) })
 }

@@ -154,3 +154,38 @@ func TestCheckRepair(t *testing.T) {
 	}
 	checkTrue(t, s, root, cp.ID)
 }
+
+// TestCheckRepairStoresFromLive: a missing content and a damaged one that workspace files still
+// have are stored again by repair (the damaged copy moved aside); one no file has any more is
+// reported, not repaired. A second check finds only that one.
+func TestCheckRepairStoresFromLive(t *testing.T) {
+	root, s, _ := checkedStore(t)
+	missing, damaged, gone := objectOf(t, s, root, "f02.txt"), objectOf(t, s, root, "f05.txt"), objectOf(t, s, root, "f09.txt")
+	os.Remove(missing)
+	os.Remove(gone)
+	b, _ := os.ReadFile(damaged)
+	b[0] ^= 1
+	os.WriteFile(damaged, b, 0o600)
+	put(t, root, "f09.txt", "changed since", 0o644)
+	found, repaired := checkKinds(t, s, CheckOptions{ReadData: true, Repair: true})
+	slices.Sort(found)
+	slices.Sort(repaired)
+	// The stat cache vouched for f02.txt's missing content too: it is dropped.
+	if !slices.Equal(found, []string{"object-corrupt", "object-missing", "object-missing", "stat-cache-unstored"}) ||
+		!slices.Equal(repaired, []string{"object-corrupt", "object-missing", "stat-cache-unstored"}) {
+		t.Fatalf("found %v, repaired %v", found, repaired)
+	}
+	if aside, _ := filepath.Glob(filepath.Join(s.StateDir(), "quarantine", "*", "objects", "*", filepath.Base(damaged))); len(aside) != 1 {
+		t.Errorf("the damaged copy was not moved aside: %v", aside)
+	}
+	found, _ = checkKinds(t, s, CheckOptions{ReadData: true})
+	if !slices.Equal(found, []string{"object-missing"}) {
+		t.Fatalf("second check: found %v, want only the content no file has", found)
+	}
+	for _, rel := range []string{"f02.txt", "f05.txt"} {
+		want, _ := os.ReadFile(filepath.Join(root, rel))
+		if got, err := os.ReadFile(objectOf(t, s, root, rel)); err != nil || string(got) != string(want) {
+			t.Errorf("%s: stored again as %q (%v), want %q", rel, got, err, want)
+		}
+	}
+}

@@ -118,32 +118,33 @@ func TestCheckFindsEachDamage(t *testing.T) {
 		args   []string
 		damage func(t *testing.T, ws string, cp cpOut)
 		want   string
+		repair bool // --repair fixes it: the workspace still has what was lost
 	}{
 		{"missing object", nil, func(t *testing.T, ws string, _ cpOut) {
 			os.Remove(objectFile(t, ws, "f02.txt"))
-		}, "object-missing"},
+		}, "object-missing", true},
 		{"corrupt object", []string{"--read-data"}, func(t *testing.T, ws string, _ cpOut) {
 			name := objectFile(t, ws, "f02.txt")
 			b, _ := os.ReadFile(name)
 			b[0] ^= 1
 			os.WriteFile(name, b, 0o600)
-		}, "object-corrupt"},
+		}, "object-corrupt", true},
 		{"bad manifest", nil, func(t *testing.T, ws string, cp cpOut) {
 			os.WriteFile(filepath.Join(stateDir(t, ws), "manifests", cp.Manifest), []byte("rewind-manifest 1 0\n"), 0o600)
-		}, "manifest-corrupt"},
+		}, "manifest-corrupt", false},
 		{"bad checkpoint file", nil, func(t *testing.T, ws string, cp cpOut) {
 			name := filepath.Join(stateDir(t, ws), "checkpoints", cp.ID)
 			b, _ := os.ReadFile(name)
 			os.WriteFile(name, bytes.Replace(b, []byte(`"first"`), []byte(`"FIRST"`), 1), 0o600)
-		}, "checkpoint-corrupt"},
+		}, "checkpoint-corrupt", false},
 		{"stale stat cache entry", nil, func(t *testing.T, ws string, _ cpOut) {
 			swapStatCacheBlobs(t, ws, "f03.txt", "f07.txt")
-		}, "stat-cache-stale"},
+		}, "stat-cache-stale", true},
 		{"broken chain", nil, func(t *testing.T, ws string, _ cpOut) {
 			name := filepath.Join(stateDir(t, ws), "chain.jsonl")
 			b, _ := os.ReadFile(name)
 			os.WriteFile(name, bytes.Replace(b, []byte(`"label":"first"`), []byte(`"label":"firsT"`), 1), 0o600)
-		}, "chain-broken"},
+		}, "chain-broken", false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			ws, cp := checkWorkspace(t)
@@ -160,6 +161,13 @@ func TestCheckFindsEachDamage(t *testing.T) {
 			if r.code != 1 || !strings.Contains(r.stdout, c.want+": ") || !strings.Contains(r.stdout, "to do: ") ||
 				!strings.Contains(r.stdout, "the state does not agree with itself") {
 				t.Fatalf("check: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+			}
+			r = run(t, ws, "", append([]string{"check", "--repair"}, c.args...)...)
+			if got := r.code == 0; got != c.repair {
+				t.Fatalf("check --repair: exit %d, want repaired %v\n%s%s", r.code, c.repair, r.stdout, r.stderr)
+			}
+			if c.repair {
+				ok(t, ws, append([]string{"check"}, c.args...)...)
 			}
 		})
 	}
