@@ -447,19 +447,22 @@ func (c *checker) dropCache(sec *CheckSection) error {
 	return nil
 }
 
-// leftovers reports (and with Repair moves aside) what interrupted writes left: temporary files
-// of durable writes, staged objects, and packs without an index. The lock is held, so none of
-// them belongs to a write in progress.
+// leftovers reports (and with Repair moves aside) what interrupted writes of this module left:
+// temporary files of durable writes, staged objects, and packs without an index. The lock is
+// held, so none of them belongs to a write in progress.
 func (c *checker) leftovers() error {
 	sec := c.section("leftovers")
 	var found []string
-	for _, dir := range []string{"", "checkpoints", "manifests"} {
+	// In the state directory itself only this module's files are ours (other modules write
+	// theirs there under their own locks).
+	ours := map[string][]string{"": {".tmp-position-", ".tmp-index-"}, "checkpoints": {".tmp-"}, "manifests": {".tmp-"}}
+	for dir, prefixes := range ours {
 		names, err := readDirNames(filepath.Join(c.s.state, dir))
 		if err != nil {
 			return err
 		}
 		for _, n := range names {
-			if strings.HasPrefix(n, ".tmp-") {
+			if slices.ContainsFunc(prefixes, func(p string) bool { return strings.HasPrefix(n, p) }) {
 				found = append(found, filepath.Join(dir, n))
 			}
 		}
