@@ -196,3 +196,38 @@ func TestCheckRepairStoresFromLive(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckPacks: contents in a pack are checked as loose ones are: a flipped byte is found with
+// ReadData and repaired from the workspace (a loose copy, read before the packed one); a
+// truncated pack is reported, with the contents it held as missing.
+func TestCheckPacks(t *testing.T) {
+	_, s := sampleWorkspace(t, 100) // more than fewFiles new contents: a pack
+	if _, err := s.Checkpoint(ctx, "first"); err != nil {
+		t.Fatal(err)
+	}
+	packs, _ := filepath.Glob(filepath.Join(s.StateDir(), "packs", "*.pack"))
+	if len(packs) != 1 {
+		t.Fatalf("packs: %v", packs)
+	}
+	if found, _ := checkKinds(t, s, CheckOptions{ReadData: true}); len(found) != 0 {
+		t.Fatalf("a sound packed store: found %v", found)
+	}
+	b, _ := os.ReadFile(packs[0])
+	b[10] ^= 1
+	os.WriteFile(packs[0], b, 0o600)
+	if found, _ := checkKinds(t, s, CheckOptions{}); len(found) != 0 {
+		t.Fatalf("without read-data: found %v", found)
+	}
+	found, repaired := checkKinds(t, s, CheckOptions{ReadData: true, Repair: true})
+	if !slices.Equal(found, []string{"object-corrupt"}) || !slices.Equal(repaired, found) {
+		t.Fatalf("flipped byte in the pack: found %v, repaired %v", found, repaired)
+	}
+	if found, _ := checkKinds(t, s, CheckOptions{ReadData: true}); len(found) != 0 {
+		t.Fatalf("after repair: found %v", found)
+	}
+	os.Truncate(packs[0], int64(len(b)/2))
+	found, _ = checkKinds(t, s, CheckOptions{})
+	if len(found) < 2 || found[0] != "pack-corrupt" || found[1] != "object-missing" {
+		t.Fatalf("truncated pack: found %v", found)
+	}
+}
