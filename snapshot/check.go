@@ -52,19 +52,6 @@ type Problem struct {
 	Repaired    bool     `json:"repaired"`              // Repair fixed it
 }
 
-// Problems counts the problems of every section, and those repaired.
-func (r *CheckReport) Problems() (found, repaired int) {
-	for _, s := range r.Sections {
-		for _, p := range s.Problems {
-			found++
-			if p.Repaired {
-				repaired++
-			}
-		}
-	}
-	return found, repaired
-}
-
 // Check verifies the whole store against its format: every checkpoint's metadata and manifest
 // parse and hash to their names, every content a manifest names is stored (and with ReadData
 // hashes to its name), every pack index reads, the position names a checkpoint, and every stat
