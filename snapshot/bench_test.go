@@ -182,3 +182,34 @@ func dirSize(b *testing.B, dir string) int64 {
 	})
 	return n
 }
+
+// BenchmarkStatCacheSample: what a checkpoint spends checking the stat cache (sample.go): reading
+// again a random sample of the files the cache vouches for. Compare with CheckpointNoChange,
+// which includes it; the ratio is the sample's share of a no-change checkpoint.
+func BenchmarkStatCacheSample(b *testing.B) {
+	root, _ := benchTree(b)
+	s := mustOpen(b, root, Options{})
+	if _, err := s.Checkpoint(ctx, "first"); err != nil {
+		b.Fatal(err)
+	}
+	backdateIndex(b, s)
+	c, err := s.captureLive(ctx, false)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var vouched []int
+	for i := range c.scan.entries {
+		if e := &c.scan.entries[i]; e.Type == TypeFile && e.St.Size <= sampleMaxSize {
+			vouched = append(vouched, i)
+		}
+	}
+	k := sampleCount(len(vouched))
+	b.ReportMetric(float64(k), "files/op")
+	b.ResetTimer()
+	for b.Loop() {
+		wrong, err := s.verifySample(ctx, c.scan.entries, pickSample(vouched, k))
+		if err != nil || len(wrong) > 0 {
+			b.Fatal(err, wrong)
+		}
+	}
+}

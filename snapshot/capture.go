@@ -2,6 +2,10 @@ package snapshot
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"sync/atomic"
 
@@ -12,6 +16,8 @@ import (
 type capture struct {
 	scan       *scan
 	hashed     int
+	verified   int  // files the cache vouched for, read again to check it (see sample.go)
+	distrusted bool // the sample caught the cache vouching for wrong content: every file was read
 	warnings   []string
 	stager     *stager // nil when hashing only
 	indexDirty bool
@@ -27,8 +33,10 @@ func (c *capture) manifest() []Entry {
 }
 
 // captureLive walks the workspace and fills in every file's hash, from the stat cache when it can
-// vouch for the file, by reading it otherwise. With store set, new contents are staged for the
-// object store; without, files are only hashed (Diff, dry runs).
+// vouch for the file, by reading it otherwise. A random sample of the vouched files is read too
+// (sample.go); when one disagrees, every file is read. With store set, new contents are staged
+// for the object store; without, files are only hashed (Diff, dry runs), and a cache found wrong
+// is dropped.
 func (s *Store) captureLive(ctx context.Context, store bool) (*capture, error) {
 	ign, err := s.loadIgnore()
 	if err != nil {
@@ -55,7 +63,7 @@ func (s *Store) captureLiveRules(ctx context.Context, store bool, ign matcher) (
 		c.warnings = append(c.warnings, warn)
 	}
 	// Both lists are sorted by path: one merge pass pairs each file with its cache entry.
-	var todo []int
+	var todo, vouched []int
 	files, j := 0, 0
 	for i := range sc.entries {
 		e := &sc.entries[i]
@@ -72,8 +80,38 @@ func (s *Store) captureLiveRules(ctx context.Context, store bool, ign matcher) (
 		}
 		if idx.clean(ie, e.St) {
 			e.Blob = ie.Blob
+			if e.St.Size <= sampleMaxSize {
+				vouched = append(vouched, i)
+			}
 		} else {
 			todo = append(todo, i)
+		}
+	}
+	if len(vouched) > 0 {
+		sample := pickSample(vouched, sampleCount(len(vouched)))
+		wrong, err := s.verifySample(ctx, sc.entries, sample)
+		if err != nil {
+			return nil, err
+		}
+		c.verified = len(sample)
+		if len(wrong) > 0 {
+			c.distrusted = true
+			then := "the cache is rebuilt from what was read"
+			if !store {
+				// A capture that stores nothing cannot rebuild the cache (its blobs must be
+				// stored), so it drops it: the next checkpoint reads every file and rebuilds it.
+				then = "the cache was dropped, and the next checkpoint rebuilds it"
+				if err := os.Remove(filepath.Join(s.state, "index")); err != nil && !errors.Is(err, fs.ErrNotExist) {
+					return nil, fmt.Errorf("drop the stat cache, found wrong: %w", err)
+				}
+			}
+			c.warnings = append(c.warnings, distrustWarning(wrong, len(sample), then))
+			todo = todo[:0]
+			for i := range sc.entries {
+				if sc.entries[i].Type == TypeFile {
+					todo = append(todo, i)
+				}
+			}
 		}
 	}
 	c.indexDirty = len(todo) > 0 || files != len(idx.entries)

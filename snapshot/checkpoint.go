@@ -18,6 +18,7 @@ type CheckpointResult struct {
 	NewObjects    int       `json:"newObjects"`         // contents stored for the first time
 	NewBytes      int64     `json:"newBytes"`           // their bytes
 	Hashed        int       `json:"hashed"`             // files read (the stat cache could not vouch for them)
+	Verified      int       `json:"verified"`           // files the stat cache vouched for, read again to check it
 	Skipped       []Skipped `json:"skipped,omitempty"`  // present but not captured
 	Excluded      []string  `json:"excluded,omitempty"` // excluded paths, sorted, at most 100
 	ExcludedCount int       `json:"excludedCount"`      // all excluded paths (a directory counts once)
@@ -106,7 +107,7 @@ func (s *Store) checkpointLocked(ctx context.Context, label string, kind Kind, r
 	if err != nil {
 		return nil, nil, err
 	}
-	res := &CheckpointResult{NewObjects: newObjects, NewBytes: newBytes, Hashed: c.hashed,
+	res := &CheckpointResult{NewObjects: newObjects, NewBytes: newBytes, Hashed: c.hashed, Verified: c.verified,
 		Excluded: c.scan.excluded, ExcludedCount: c.scan.excludedCount, Warnings: c.warnings}
 	for i := range live {
 		if e := &live[i]; e.Type == TypeSkipped {

@@ -32,6 +32,8 @@ type DiffResult struct {
 	From    string   `json:"from"` // checkpoint id
 	To      string   `json:"to"`   // checkpoint id, or "" for the live workspace
 	Changes []Change `json:"changes"`
+	// Warnings are things that cost time but not correctness, such as a stat cache found wrong.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // diffEntries compares two sorted entry lists.
@@ -82,8 +84,9 @@ func compareEntry(a, b *Entry) (ChangeKind, bool) {
 }
 
 // Diff compares checkpoint a with checkpoint b, or with the live workspace when b is "". Both
-// may be id prefixes. It takes no lock and writes nothing: the live side is hashed where the stat
-// cache cannot vouch for a file, but nothing is stored.
+// may be id prefixes. It takes no lock and stores nothing: the live side is hashed where the stat
+// cache cannot vouch for a file (and, as a checkpoint does, where a random sample checks that it
+// vouches truly); a stat cache found wrong is dropped, its only write.
 func (s *Store) Diff(ctx context.Context, a, b string) (*DiffResult, error) {
 	ida, err := s.Resolve(a)
 	if err != nil {
@@ -101,6 +104,7 @@ func (s *Store) Diff(ctx context.Context, a, b string) (*DiffResult, error) {
 			return nil, err
 		}
 		eb = c.manifest()
+		res.Warnings = c.warnings
 	} else {
 		if res.To, err = s.Resolve(b); err != nil {
 			return nil, err

@@ -528,7 +528,7 @@ func TestConcurrentCheckpointAndRewind(t *testing.T) {
 
 func TestSnapshotReadersNeedAWorkspace(t *testing.T) {
 	dir := t.TempDir()
-	for _, args := range [][]string{{"list"}, {"diff", "abcd"}, {"rewind", "abcd"}, {"replay", "abcd"}, {"rewind", "--dry-run", "abcd"}, {"gc"}} {
+	for _, args := range [][]string{{"list"}, {"diff", "abcd"}, {"rewind", "abcd"}, {"replay", "abcd"}, {"rewind", "--dry-run", "abcd"}, {"gc"}, {"check"}} {
 		r := run(t, dir, "", args...)
 		if r.code != 1 || !strings.Contains(r.stderr, "no agent-rewind state here") || !strings.Contains(r.stderr, `run "agent-rewind checkpoint" there first`) {
 			t.Fatalf("%v without .rewind/: exit %d, stderr %q", args, r.code, r.stderr)

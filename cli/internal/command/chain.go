@@ -132,17 +132,13 @@ func (c *ChainVerifyCmd) Run(env *Env) error {
 		}
 		res.File = ws.ChainPath()
 		if opts.Head == nil {
-			anchor, err := ws.ChainAnchor()
+			h, err := anchoredHead(ws)
 			if err != nil {
 				return err
 			}
-			if text, err := os.ReadFile(anchor); err == nil {
-				h, _, err := hashchain.ParseHead(text)
-				if err != nil {
-					return fmt.Errorf("the chain's anchor %s is damaged: %w (remove it to anchor the chain as it is now)", anchor, err)
-				}
-				opts.Head = &h
-				res.Against, res.AgainstHead = "anchor", &h
+			if h != nil {
+				opts.Head = h
+				res.Against, res.AgainstHead = "anchor", h
 			}
 		}
 	}
@@ -188,6 +184,24 @@ func (c *ChainVerifyCmd) Run(env *Env) error {
 		}
 		return nil
 	})
+}
+
+// anchoredHead returns the head of the workspace's chain kept outside the workspace (its anchor),
+// or nil when there is none yet.
+func anchoredHead(ws *workspace.Workspace) (*hashchain.Head, error) {
+	anchor, err := ws.ChainAnchor()
+	if err != nil {
+		return nil, err
+	}
+	text, err := os.ReadFile(anchor)
+	if err != nil {
+		return nil, nil
+	}
+	h, _, err := hashchain.ParseHead(text)
+	if err != nil {
+		return nil, fmt.Errorf("the chain's anchor %s is damaged: %w (remove it to anchor the chain as it is now)", anchor, err)
+	}
+	return &h, nil
 }
 
 func b64(h tlog.Hash) string { return base64.StdEncoding.EncodeToString(h[:]) }

@@ -15,7 +15,8 @@ type DiffCmd struct {
 }
 
 // DiffOutput is the --json shape of "diff": the module's result (snapshot.DiffResult: from, to
-// ("" for the live workspace), changes [{path, kind, from, to}]) and the changes counted by kind.
+// ("" for the live workspace), changes [{path, kind, from, to}], warnings) and the changes counted
+// by kind.
 type DiffOutput struct {
 	*snapshot.DiffResult
 	Counts ChangeCounts `json:"counts"`
@@ -41,6 +42,9 @@ func (c *DiffCmd) Run(env *Env) error {
 		}
 		fmt.Fprintf(w, "checkpoint %s -> %s: %s\n", res.From, to, out.Counts)
 		writeChanges(w, res.Changes, 0)
+		for _, warn := range res.Warnings {
+			fmt.Fprintf(w, "note: %s\n", warn)
+		}
 		return nil
 	})
 }

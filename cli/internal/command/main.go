@@ -23,6 +23,7 @@ type CLI struct {
 	List       ListCmd       `cmd:"" help:"Show the timeline of checkpoints, marking the current position (a graph in a terminal)."`
 	Diff       DiffCmd       `cmd:"" help:"Show the paths added, modified, deleted or changed in mode or type between a checkpoint and the workspace, or two checkpoints."`
 	GC         GCCmd         `cmd:"" name:"gc" help:"Remove old checkpoints (--keep-last, --keep-within) and contents no kept checkpoint needs."`
+	Check      CheckCmd      `cmd:"" help:"Verify the whole state: every checkpoint, manifest and stored content, the stat cache against the files, the hash chain. Exit 0 when all agree, 1 otherwise."`
 
 	Guard   GuardCmd   `cmd:"" help:"Decide whether a tool call or an explicit effect may run (agents' hooks call it): exit 0 allowed, 2 refused."`
 	Release ReleaseCmd `cmd:"" help:"Re-arm an effect key after reconciling what happened (a person's action, recorded on the chain)."`

@@ -1,0 +1,147 @@
+package command
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+
+	"github.com/agent-rewind/rewind/cli/internal/workspace"
+	"github.com/agent-rewind/rewind/hashchain"
+	"github.com/agent-rewind/rewind/snapshot"
+)
+
+// CheckCmd verifies the whole state directory: the checkpoint store and the hash chain.
+type CheckCmd struct {
+	ReadData bool `help:"Also re-hash every stored content a checkpoint needs (reads the whole store; without it each is checked to exist with its size)."`
+	Repair   bool `help:"Repair what can be without losing anything: store again a missing or damaged content a workspace file still has, drop a damaged or wrong stat cache (the next checkpoint rebuilds it), move damaged copies and files left by interrupted writes aside to quarantine/. Never removes a checkpoint or a content one needs."`
+}
+
+// CheckOutput is the --json shape of "check". Each section is {name, checked, problems}, each
+// problem {kind, where, path, what, fix, checkpoints, repaired}; the sections, in order:
+// checkpoints, manifests, packs, objects, position, statCache, leftovers (snapshot.Check), chain.
+type CheckOutput struct {
+	OK       bool                    `json:"ok"`       // no problem remains: none was found, or every one was repaired
+	ReadData bool                    `json:"readData"` // --read-data
+	Repair   bool                    `json:"repair"`   // --repair
+	Found    int                     `json:"found"`    // problems found
+	Repaired int                     `json:"repaired"` // of those, repaired by --repair
+	Sections []snapshot.CheckSection `json:"sections"`
+}
+
+// Run checks. It exits 0 when every part of the state agrees, 1 otherwise (after the report).
+func (c *CheckCmd) Run(env *Env) error {
+	s, err := openSnapshots(env, false)
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	rep, err := s.store.Check(context.Background(), snapshot.CheckOptions{ReadData: c.ReadData, Repair: c.Repair})
+	s.done()
+	if err != nil {
+		return err
+	}
+	out := &CheckOutput{ReadData: c.ReadData, Repair: c.Repair, Sections: rep.Sections}
+	out.Sections = append(out.Sections, chainSection(s.ws))
+	// One more section belongs here: the checkpoints and ledger records missing from the chain
+	// (cli/internal/workspace reports them), appended like chainSection's.
+	for _, sec := range out.Sections {
+		for _, p := range sec.Problems {
+			out.Found++
+			if p.Repaired {
+				out.Repaired++
+			}
+		}
+	}
+	out.OK = out.Found == out.Repaired
+	if err := env.Emit(out, func(w io.Writer) error { return writeCheck(w, out) }); err != nil {
+		return err
+	}
+	if !out.OK {
+		return &ExitError{Code: 1, Err: fmt.Errorf("check: %d problems", out.Found-out.Repaired), Silent: true}
+	}
+	return nil
+}
+
+// chainSection verifies the chain as "chain verify" does (line by line, the Merkle sidecar, and
+// against the head anchored outside the workspace).
+func chainSection(ws *workspace.Workspace) snapshot.CheckSection {
+	sec := snapshot.CheckSection{Name: "chain", Problems: []snapshot.Problem{}}
+	add := func(kind, where, what, fix string) {
+		sec.Problems = append(sec.Problems, snapshot.Problem{Kind: kind, Where: where, What: what, Fix: fix})
+	}
+	head, err := anchoredHead(ws)
+	if err != nil {
+		add("chain-anchor-corrupt", workspace.ChainFile, err.Error(), "remove the anchor file named above: the next append anchors the chain as it is then")
+		return sec
+	}
+	if _, err := os.Lstat(ws.ChainPath()); errors.Is(err, fs.ErrNotExist) {
+		if head != nil {
+			add("chain-missing", workspace.ChainFile, fmt.Sprintf("the chain is gone, but a head of %d entries is anchored for it", head.Size),
+				"restore chain.jsonl from a backup of the state directory")
+		}
+		return sec
+	}
+	rep, err := hashchain.VerifyFile(ws.ChainPath(), hashchain.VerifyOptions{Head: head})
+	var ve *hashchain.VerifyError
+	switch {
+	case errors.As(err, &ve):
+		where := workspace.ChainFile
+		if ve.Line > 0 {
+			where = fmt.Sprintf("%s line %d", workspace.ChainFile, ve.Line)
+		}
+		fix := "the chain was changed outside agent-rewind: restore chain.jsonl from a backup of the state directory (\"agent-rewind chain verify\" shows the first bad line)"
+		if ve.Problem == hashchain.ProblemTorn {
+			fix = "a crash tore the last line: \"agent-rewind chain recover\" moves it aside and records that"
+		}
+		add("chain-broken", where, ve.Error(), fix)
+	case err != nil:
+		add("chain-unreadable", workspace.ChainFile, err.Error(), "make the state directory readable by this user")
+	default:
+		sec.Checked = int(rep.Size)
+	}
+	return sec
+}
+
+// writeCheck prints the report: one line a section, each problem with what to do, a verdict.
+func writeCheck(w io.Writer, out *CheckOutput) error {
+	for _, sec := range out.Sections {
+		state := "ok"
+		if n := len(sec.Problems); n > 0 {
+			state = plural(n, "problem", "problems")
+		}
+		fmt.Fprintf(w, "%-12s %s checked, %s\n", sec.Name+":", count(sec.Checked), state)
+		for _, p := range sec.Problems {
+			where := p.Where
+			if p.Path != "" {
+				where += " (" + printable(p.Path) + ")"
+			}
+			fmt.Fprintf(w, "  %s: %s: %s\n", p.Kind, where, p.What)
+			if len(p.Checkpoints) > 0 {
+				fmt.Fprintf(w, "    checkpoints: %s\n", listSome(p.Checkpoints, len(p.Checkpoints)))
+			}
+			if p.Repaired {
+				fmt.Fprintln(w, "    repaired")
+			} else {
+				fmt.Fprintf(w, "    to do: %s\n", p.Fix)
+			}
+		}
+	}
+	switch {
+	case out.Found == 0:
+		_, err := fmt.Fprintln(w, "ok: every part of the state agrees")
+		return err
+	case out.OK:
+		_, err := fmt.Fprintf(w, "repaired all %s found; run check again to confirm\n", plural(out.Found, "problem", "problems"))
+		return err
+	}
+	hint := ""
+	if !out.Repair {
+		hint = "; check --repair fixes those it can without losing anything"
+	}
+	_, err := fmt.Fprintf(w, "%s found, %d repaired: the state does not agree with itself%s\n",
+		plural(out.Found, "problem", "problems"), out.Repaired, hint)
+	return err
+}
