@@ -57,7 +57,7 @@ func TestWriterRefusesChainBrokenInMiddle(t *testing.T) {
 				if !already {
 					c.Close()
 				}
-				time.Sleep(20 * time.Millisecond) // past the file system's timestamp granularity
+				time.Sleep(20 * time.Millisecond)              // past the file system's timestamp granularity
 				f, err := os.OpenFile(tc.path, os.O_WRONLY, 0) // in place, as an editor that keeps the inode
 				if err != nil {
 					t.Fatal(err)
