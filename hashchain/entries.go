@@ -1,59 +1,44 @@
 package hashchain
 
 import (
-	"fmt"
 	"io"
 )
 
-// Since returns the entries from seq to the end of the chain, in order. It reads backwards from
-// the tail, so it costs what it returns, not the chain's length (up to 16 MiB of lines; further
-// back it scans from the start).
-func (c *Chain) Since(seq int64) ([]Entry, error) {
-	var size, n int64
+// After returns the entries whose lines begin at or after byte offset (the chain file's size
+// when a caller looked at it, for instance with os.Stat, without opening the chain): the
+// entries appended since. It reads only those lines.
+func (c *Chain) After(offset int64) ([]Entry, error) {
+	var size int64
 	err := c.withLock(func() error {
-		if err := c.sync(false); err != nil {
-			return err
-		}
-		size, n = c.size, c.n
-		return nil
+		err := c.sync(false)
+		size = c.size
+		return err
 	})
-	if err != nil {
+	if err != nil || offset >= size {
 		return nil, err
 	}
-	if seq < 0 || seq > n {
-		return nil, fmt.Errorf("no entry %d: the chain has %d entries", seq, n)
-	}
-	k := n - seq
-	if k == 0 {
-		return nil, nil
-	}
-	var lines [][]byte
-	if k <= 1<<20 {
-		if lines, _, err = tailLines(c.f, size, int(k)); err != nil {
-			return nil, err
+	start := max(offset-1, 0) // from the LF before offset, to find the first line that begins there
+	r := io.NewSectionReader(c.f, start, size-start)
+	var out []Entry
+	first := true
+	err = scanLines(r, func(line []byte, _ int64) (bool, error) {
+		if first && offset > 0 {
+			first = false
+			return true, nil // the end of the line before offset (just its LF when offset is a line start)
 		}
-	}
-	if int64(len(lines)) != k {
-		lines = lines[:0]
-		err := scanLines(io.NewSectionReader(c.f, 0, size), func(line []byte, i int64) (bool, error) {
-			if i >= seq {
-				lines = append(lines, append(append([]byte(nil), line...), '\n'))
-			}
-			return true, nil
-		})
-		if err != nil {
-			return nil, err
+		first = false
+		pl, p, _ := checkLine(line)
+		if p != "" {
+			return false, &VerifyError{File: c.path, Line: -1, Seq: -1, Problem: p, Detail: "an entry after the offset does not parse (run verify)"}
 		}
-	}
-	out := make([]Entry, 0, len(lines))
-	for i, l := range lines {
-		e, err := c.checkedEntry(l[:len(l)-1], seq+int64(i))
+		e, err := c.checkedEntry(line, pl.seq)
 		if err != nil {
-			return nil, err
+			return false, err
 		}
 		out = append(out, e)
-	}
-	return out, nil
+		return true, nil
+	})
+	return out, err
 }
 
 // Each calls fn with every entry, in order, checking each line as it goes (O(n)); an error from
@@ -90,15 +75,4 @@ func (c *Chain) checkedEntry(line []byte, seq int64) (Entry, error) {
 		return Entry{}, &VerifyError{File: c.path, Line: seq + 1, Seq: seq, Problem: ProblemHashMismatch, Detail: "the entry does not check (run verify)"}
 	}
 	return decodeEntry(line)
-}
-
-// Len returns the number of entries, including those other processes appended.
-func (c *Chain) Len() (int64, error) {
-	var n int64
-	err := c.withLock(func() error {
-		err := c.sync(false)
-		n = c.n
-		return err
-	})
-	return n, err
 }

@@ -35,7 +35,7 @@ type intent struct {
 	Kind      string          `json:"kind"`      // the entry's kind
 	Data      json.RawMessage `json:"data"`      // the entry's data
 	Time      time.Time       `json:"time"`      // when the operation was about to commit (UTC)
-	ChainSize int64           `json:"chainSize"` // the chain's length then: the entry, if recorded, is after it
+	ChainSize int64           `json:"chainSize"` // the chain file's size in bytes then: the entry, if recorded, is after it
 	// The operation committed when File (relative to the store when inside it) holds content
 	// whose hex SHA-256 is SHA256.
 	File   string `json:"file"`
@@ -55,9 +55,7 @@ const LateKey = "recorded_late"
 // with data[LateKey] = {"time": the note's time, "reason": …}. Live notes are told from
 // leftovers by an flock their writer holds until record or drop.
 //
-// Intend opens the chain first, so a chain that cannot be written (torn, cut, broken in the
-// middle) stops the operation before anything is committed. With Intend a *Workspace satisfies
-// the leaf modules' optional Intender interfaces.
+// With Intend a *Workspace satisfies the leaf modules' optional Intender interfaces.
 func (w *Workspace) Intend(kind string, data any, file string, content []byte) (record func() (int64, error), drop func(), err error) {
 	raw, err := json.Marshal(data)
 	if err != nil {
@@ -66,13 +64,10 @@ func (w *Workspace) Intend(kind string, data any, file string, content []byte) (
 	sum := sha256.Sum256(content)
 	in := intent{Format: intentFormat, Kind: kind, Data: raw, Time: time.Now().UTC(), File: w.storeRel(file), SHA256: hex.EncodeToString(sum[:])}
 
-	w.mu.Lock()
-	c, err := w.writerLocked()
-	if err == nil {
-		in.ChainSize, err = c.Len()
-	}
-	w.mu.Unlock()
-	if err != nil {
+	// The chain's size, without its lock: record opens (and checks) the chain after the commit.
+	if st, err := os.Stat(w.ChainPath()); err == nil {
+		in.ChainSize = st.Size()
+	} else if !errors.Is(err, fs.ErrNotExist) {
 		return nil, nil, fmt.Errorf("record %q on the hash chain: %w", kind, err)
 	}
 	name, f, err := w.writeIntent(&in)
@@ -230,13 +225,7 @@ func (w *Workspace) committed(in *intent) (bool, error) {
 
 // recordedSince reports whether the chain has the note's entry after the note was written.
 func recordedSince(c *hashchain.Chain, in *intent) (bool, error) {
-	since := in.ChainSize
-	if n, err := c.Len(); err != nil {
-		return false, err
-	} else if since > n {
-		since = n
-	}
-	es, err := c.Since(since)
+	es, err := c.After(in.ChainSize)
 	if err != nil {
 		return false, err
 	}
