@@ -139,3 +139,42 @@ func BenchmarkSHA256Only1M(b *testing.B) {
 		f.Close()
 	}
 }
+
+// BenchmarkOpenAppend opens a 1,000-entry chain, appends one entry and closes it: what the chain
+// costs one agent-rewind command that records. The open checks the chain's tail, its stamp (the
+// first open, without one, verifies the chain whole) and its anchor.
+func BenchmarkOpenAppend(b *testing.B) {
+	tc := newTestChain(b)
+	c := tc.open(b)
+	for i := range 1000 {
+		if _, err := c.Append("checkpoint", benchData(i)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	c.Close()
+	for i := 0; b.Loop(); i++ {
+		c, err := Open(tc.path, Options{Anchor: tc.anchor})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := c.Append("checkpoint", benchData(i)); err != nil {
+			b.Fatal(err)
+		}
+		c.Close()
+	}
+}
+
+// BenchmarkStampWork is the work the stamp adds to each append, alone: fstat the chain, encode
+// the stamp, write it in place (restamp); and to each open, read and check it (readStamp).
+// Compare with BenchmarkAppendDurable, run together.
+func BenchmarkStampWork(b *testing.B) {
+	tc := newTestChain(b)
+	c := tc.open(b)
+	fill(b, c, 10)
+	for b.Loop() {
+		c.restamp()
+		if s, ok := readStamp(c.stampf); !ok || s.N != 10 {
+			b.Fatalf("stamp %+v %v", s, ok)
+		}
+	}
+}
