@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -254,6 +255,8 @@ func (w *Workspace) recordLeftoversLocked(c *hashchain.Chain) error {
 			l.close()
 		}
 	}()
+	// In the order the operations happened.
+	slices.SortFunc(ls, func(a, b *leftover) int { return a.in.Time.Compare(b.in.Time) })
 	for _, l := range ls {
 		if err := recordLate(w, c, l); err != nil {
 			return fmt.Errorf("record late what %s notes (a %q entry): %w", l.name, l.in.Kind, err)
