@@ -32,6 +32,10 @@ var testHookAdmit func(stage string)
 
 // Admit decides whether the effect in req may fire, and records the decision.
 //
+// When the Recorder is an Intender, the admission's entry is noted before the record is
+// written, so that a process killed between writing the record and recording it leaves a note
+// the next writer records late (see Intender).
+//
 // A key with no record, or a released one, is admitted: its record is written durably (and, for
 // a confirmable request, its tool-call index) before Admit returns, and an "effect" entry is
 // recorded. When N processes race on one new key exactly one is admitted. Any other key is
@@ -144,12 +148,21 @@ func (l *Ledger) admitLocked(req Request, fp string) (Decision, *Record, error) 
 		return Decision{}, nil, err
 	}
 	name := l.keyPath(req.Key)
+	record, drop, err := l.intend(KindEffect, EffectEntry{
+		Key: r.Key, Fingerprint: fp, State: state, Generation: r.Generation, ToolUseID: r.ToolUseID,
+		Checkpoint: r.Checkpoint, Description: r.Description, Rule: r.Rule, Source: r.Source,
+	}, name, data)
+	if err != nil {
+		return Decision{}, nil, fmt.Errorf("barrier: %w: admission of effect %q: %v (the effect is refused; fix the chain, then retry)", ErrNotRecorded, req.Key, err)
+	}
 	if old == nil {
 		created, err := createExclusive(name, data)
 		if err != nil {
+			drop()
 			return Decision{}, nil, fmt.Errorf("barrier: write ledger record for %q: %w", req.Key, err)
 		}
 		if !created { // a writer that does not take the lock (never this package) got there first
+			drop()
 			taken, _, err := l.readRecord(req.Key)
 			if err != nil || taken == nil {
 				return Decision{}, nil, fmt.Errorf("barrier: ledger record for %q appeared and vanished: %v", req.Key, err)
@@ -157,16 +170,14 @@ func (l *Ledger) admitLocked(req Request, fp string) (Decision, *Record, error) 
 			return Decision{}, taken, nil
 		}
 	} else if err := replaceFile(name, data); err != nil {
+		drop()
 		return Decision{}, nil, fmt.Errorf("barrier: write ledger record for %q: %w", req.Key, err)
 	}
 	if testHookAdmit != nil {
 		testHookAdmit("linked")
 	}
 
-	seq, recErr := l.rec.Record(KindEffect, EffectEntry{
-		Key: r.Key, Fingerprint: fp, State: state, Generation: r.Generation, ToolUseID: r.ToolUseID,
-		Checkpoint: r.Checkpoint, Description: r.Description, Rule: r.Rule, Source: r.Source,
-	})
+	seq, recErr := record()
 	if recErr != nil {
 		// Undo: an admission that is not on the chain must not happen. The guard has not
 		// answered yet, so the effect has not run.

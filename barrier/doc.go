@@ -135,6 +135,12 @@
 //	"refusal"  RefusalEntry  key, code, state, fingerprint, admission_seq, tool_use_id, checkpoint, source, reason
 //	"release"  ReleaseEntry  key, from, admission_seq, tool_use_id, reason, by
 //
+// An admission is written to the ledger first and recorded after; when the Recorder is an
+// Intender, its entry is noted before the write, so that a process killed in between leaves a
+// note from which the next writer records the admission late (the CLI marks such an entry's data
+// "recorded_late"). The record keeps seq -1 (Unrecorded) then. Transitions are recorded before
+// they are written and need no note.
+//
 // # Performance
 //
 // The path taken before every tool call that is not an effect parses the input, classifies it

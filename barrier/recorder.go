@@ -11,6 +11,25 @@ type Recorder interface {
 	Record(kind string, data any) (seq int64, err error)
 }
 
+// Intender is implemented by a Recorder that keeps the chain complete across a crash between
+// a commit and its record. Before an admission writes its ledger record (content to file, the
+// commit), the ledger calls Intend, which notes the admission's entry durably; after the commit
+// it calls record (which appends the entry and clears the note), or drop when the commit did
+// not happen. A note left by a killed process is recorded late by the next writer, marked so.
+// Transitions need none: they are recorded before they are written.
+type Intender interface {
+	Intend(kind string, data any, file string, content []byte) (record func() (int64, error), drop func(), err error)
+}
+
+// intend notes an entry before the commit it describes when the Recorder can (Intender), and
+// returns how to record it after the commit and how to drop the note when the commit fails.
+func (l *Ledger) intend(kind string, data any, file string, content []byte) (record func() (int64, error), drop func(), err error) {
+	if in, ok := l.rec.(Intender); ok {
+		return in.Intend(kind, data, file, content)
+	}
+	return func() (int64, error) { return l.rec.Record(kind, data) }, func() {}, nil
+}
+
 // The kinds of chain entries the barrier records, with the data type of each.
 const (
 	KindEffect  = "effect"  // an admission: EffectEntry

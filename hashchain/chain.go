@@ -41,17 +41,19 @@ type Chain struct {
 	f      *os.File // the chain, opened O_APPEND
 	lockf  *os.File // chain.lock
 	tree   sidecar
+	stampf *os.File // chain.stamp
 	closed bool
 
-	// State as of the last sync, valid while the file is size bytes long.
+	// State as of the last sync, valid while the file is in state id.
 	valid bool
+	id    fileID
 	size  int64    // bytes
 	n     int64    // entries
 	first [32]byte // entry 0's hash (the origin)
 	last  [32]byte // entry n-1's hash
 }
 
-// sidecarPath, lockPath and tornPath name the files beside a chain file (FORMAT.md §1).
+// sidecarPath, lockPath and tornPath (and stampPath) name the files beside a chain file (FORMAT.md §1).
 func sidecarPath(chain string) string { return strings.TrimSuffix(chain, ".jsonl") + ".tree" }
 func lockPath(chain string) string    { return strings.TrimSuffix(chain, ".jsonl") + ".lock" }
 func tornPath(chain string, t time.Time) string {
@@ -118,7 +120,14 @@ func openFiles(path string, opts Options) (*Chain, error) {
 		lockf.Close()
 		return nil, fmt.Errorf("open chain sidecar: %w", err)
 	}
-	return &Chain{path: abs, opts: opts, f: f, lockf: lockf, tree: sidecar{f: tf}}, nil
+	sf, err := os.OpenFile(stampPath(abs), os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		f.Close()
+		lockf.Close()
+		tf.Close()
+		return nil, fmt.Errorf("open chain stamp: %w", err)
+	}
+	return &Chain{path: abs, opts: opts, f: f, lockf: lockf, tree: sidecar{f: tf}, stampf: sf}, nil
 }
 
 // Path returns the chain file's absolute path.
@@ -132,7 +141,7 @@ func (c *Chain) Close() error {
 		return nil
 	}
 	c.closed = true
-	return errors.Join(c.f.Close(), c.tree.f.Close(), c.lockf.Close())
+	return errors.Join(c.f.Close(), c.tree.f.Close(), c.stampf.Close(), c.lockf.Close())
 }
 
 // withLock runs fn holding the in-process mutex and the cross-process flock, the innermost lock
@@ -151,20 +160,27 @@ func (c *Chain) withLock(fn func() error) error {
 }
 
 // sync brings the cached state and the sidecar up to date with the chain file, which another
-// process may have appended to, and checks the anchor. Unless force, an unchanged file length
-// means nothing changed (the chain is append-only under the lock).
+// process may have appended to, and checks the anchor. Unless force, a file whose identity
+// (stamp.go) is unchanged since the last sync or append means nothing changed. A file that
+// changed is trusted before its tail only when its stamp vouches for it; otherwise it is
+// verified whole first (checkPrefix), so that nothing is appended to a chain broken in the
+// middle.
 func (c *Chain) sync(force bool) error {
 	st, err := c.f.Stat()
 	if err != nil {
 		return fmt.Errorf("stat chain: %w", err)
 	}
-	size := st.Size()
-	if !force && c.valid && size == c.size {
+	id := idOf(st)
+	if !force && c.valid && id == c.id {
 		return nil
 	}
 	c.valid = false
+	size := id.Size
 	n, last, err := c.readTail(size)
 	if err != nil {
+		return err
+	}
+	if err := c.checkPrefix(id, n, last); err != nil {
 		return err
 	}
 	var first [32]byte
@@ -180,8 +196,47 @@ func (c *Chain) sync(force bool) error {
 	if err := c.checkAnchor(); err != nil {
 		return err
 	}
-	c.valid = true
+	c.id, c.valid = id, true
 	return nil
+}
+
+// checkPrefix makes sure the chain file in state id, whose tail holds n entries ending in last,
+// verifies whole: its stamp vouches for exactly this state, or it is verified now (O(n)) and
+// stamped. A chain that does not verify is a *VerifyError wrapped with what to do.
+func (c *Chain) checkPrefix(id fileID, n int64, last [32]byte) error {
+	if s, ok := readStamp(c.stampf); ok && s.ID == id && s.N == n && s.Last == last {
+		return nil
+	}
+	v := &verifier{opts: VerifyOptions{Name: c.path}}
+	rep, err := v.run(io.NewSectionReader(c.f, 0, id.Size), nil)
+	var ve *VerifyError
+	if errors.As(err, &ve) {
+		return &BrokenError{VerifyError: ve, Anchor: c.opts.Anchor}
+	}
+	if err != nil {
+		return err
+	}
+	if rep.Size != n {
+		return fmt.Errorf("chain %s changed while it was being verified (%d entries, then %d): try again", c.path, n, rep.Size)
+	}
+	writeStamp(c.stampf, stamp{ID: id, N: n, Last: last})
+	return nil
+}
+
+// restamp records, after an append, that the file as it is now was verified: it was, before the
+// append, and the appended line was built on its verified last entry.
+func (c *Chain) restamp() {
+	st, err := c.f.Stat()
+	if err != nil {
+		c.valid = false
+		return
+	}
+	c.id = idOf(st)
+	if c.id.Size != c.size {
+		c.valid = false // someone else wrote too: the next sync looks at the whole file
+		return
+	}
+	writeStamp(c.stampf, stamp{ID: c.id, N: c.n, Last: c.last})
 }
 
 // readTail checks the chain's last line and returns the entry count and last hash. A torn
@@ -508,6 +563,7 @@ func (c *Chain) appendLocked(kind string, canon []byte) (Entry, error) {
 	if seq == 0 {
 		c.first = hash
 	}
+	c.restamp()
 	e := Entry{Seq: seq, Time: tm, Kind: kind, Data: canon, Prev: hex.EncodeToString(prev[:]), Hash: hex.EncodeToString(hash[:])}
 	if err := c.appendTree(seq, hash); err != nil {
 		c.valid = false

@@ -13,6 +13,7 @@
 //	prev          the previous entry's hash; 64 zeros for seq 0
 //	chain.tree    the Merkle tree's stored hashes (tlog order), derived from chain.jsonl
 //	chain.lock    flock(2) serialising appends across processes
+//	chain.stamp   (dev, inode, size, ctime) of the chain file last verified whole: a cache
 //	anchor        the latest head, kept outside the workspace (AnchorPath), to notice a cut chain
 //
 // The Merkle leaves are the entries' 32-byte hashes; a head is printed as a C2SP
@@ -28,6 +29,12 @@
 // and CheckConsistency check. Export writes the archive an auditor is handed. A crash can leave a
 // torn last line (*TornError), which Recover moves aside on a person's request; a chain that no
 // longer extends its anchored head fails to open (*AnchorError).
+//
+// A writer appends only to a chain that verifies whole. It trusts everything before the tail
+// when the stamp names the chain file's current state (every write moves a file's ctime, which
+// no unprivileged process can set back), and otherwise verifies the chain whole once and
+// stamps it: appends stay O(log n), and a line deleted, edited or moved in the middle stops
+// every writer (*BrokenError, naming the first bad line). After and Each read entries back.
 //
 // Leaf modules that record on the chain define
 //

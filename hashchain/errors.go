@@ -119,3 +119,24 @@ func (e *TornError) Unwrap() error { return ErrTorn }
 // ErrBadData matches (errors.Is) an Append whose data is not acceptable: not a JSON object, a
 // number that canonical JSON would change, too deep, or a line over the size limit.
 var ErrBadData = errors.New("entry data not acceptable")
+
+// BrokenError is what a writer (Open, Append, and the readers that sync with the file) returns
+// for a chain that does not verify before its tail (FORMAT.md §8.1): a line deleted, edited or
+// moved in the middle. Nothing is appended to such a chain. It wraps the *VerifyError that
+// locates the first bad line (errors.As finds it; errors.Is(err, ErrBroken) is true).
+type BrokenError struct {
+	*VerifyError
+	Anchor string // the chain's anchor file, "" when it has none
+}
+
+func (e *BrokenError) Error() string {
+	anchor := ""
+	if e.Anchor != "" {
+		anchor = " and remove the anchor " + e.Anchor
+	}
+	return fmt.Sprintf("the hash chain is broken, so nothing more is recorded on it: %s. Run \"agent-rewind chain verify\" to see the first bad line; then restore %s from a backup or an export, or keep it as evidence by moving it (and the files beside it named like it) aside%s, which starts a new chain",
+		e.VerifyError.Error(), e.File, anchor)
+}
+
+// Unwrap returns the *VerifyError.
+func (e *BrokenError) Unwrap() error { return e.VerifyError }

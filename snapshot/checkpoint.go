@@ -62,7 +62,8 @@ type CheckpointRecord struct {
 // Checkpoint captures the whole workspace (FORMAT.md) under label. Files whose stat matches the
 // stat cache are not read; the others are hashed in parallel and their new contents stored. The
 // checkpoint becomes the current position, then is recorded. If recording fails the checkpoint
-// still exists and the error wraps ErrNotRecorded, with the result returned too.
+// still exists and the error wraps ErrNotRecorded, with the result returned too (an Intender
+// Recorder then records it late). If it cannot become the current position, it is removed.
 func (s *Store) Checkpoint(ctx context.Context, label string) (*CheckpointResult, error) {
 	start := time.Now()
 	unlock, err := s.lockAndRecover(ctx)
@@ -138,29 +139,51 @@ func (s *Store) checkpointLocked(ctx context.Context, label string, kind Kind, r
 	if _, err := os.Lstat(cname); err == nil {
 		return nil, nil, fmt.Errorf("checkpoint id %s already exists (a 48-bit collision): try again", id)
 	}
+	record, drop, err := s.intend("checkpoint", CheckpointRecord{
+		ID: id, Label: label, Kind: kind, Time: cp.Time, Parent: cp.Parent, Manifest: mh.String(),
+		Files: cp.Counts.Files, Dirs: cp.Counts.Dirs, Symlinks: cp.Counts.Symlinks, Skipped: cp.Counts.Skipped, Bytes: cp.Counts.Bytes,
+	}, cname, b)
+	if err != nil {
+		return nil, nil, fmt.Errorf("checkpoint not taken: %w", err)
+	}
 	if err := writeFileDurable(cname, b, 0o600); err != nil {
+		drop()
 		return nil, nil, fmt.Errorf("write checkpoint: %w", err)
 	}
 	pos.Current, pos.Time = id, cp.Time
 	if err := s.writePosition(pos); err != nil {
-		return nil, nil, fmt.Errorf("write position: %w", err)
+		// A checkpoint that did not become the position failed: take it back, so that it is not
+		// listed as if it had been taken.
+		if rerr := removeDurable(cname); rerr != nil {
+			return nil, nil, fmt.Errorf("write position: %w; removing the checkpoint %s also failed (%v), so it stays, and the next command records it on the chain", err, id, rerr)
+		}
+		drop()
+		return nil, nil, fmt.Errorf("write position: %w (checkpoint not taken)", err)
 	}
 	res.Checkpoint = cp
 	indexWritten = true
-	if err := <-indexDone; err != nil {
-		return res, c, err
-	}
+	indexErr := <-indexDone // a cache: the checkpoint is committed and recorded either way
 	if s.opts.Recorder != nil {
-		seq, err := s.opts.Recorder.Record("checkpoint", CheckpointRecord{
-			ID: id, Label: label, Kind: kind, Time: cp.Time, Parent: cp.Parent, Manifest: mh.String(),
-			Files: cp.Counts.Files, Dirs: cp.Counts.Dirs, Symlinks: cp.Counts.Symlinks, Skipped: cp.Counts.Skipped, Bytes: cp.Counts.Bytes,
-		})
+		seq, err := record()
 		if err != nil {
 			return res, c, fmt.Errorf("%w: checkpoint %s: %v", ErrNotRecorded, id, err)
 		}
 		res.ChainSeq = seq
 	}
-	return res, c, nil
+	return res, c, indexErr
+}
+
+// intend notes a chain entry before the commit it describes, when the Recorder can (Intender),
+// and returns how to record it after the commit, and how to drop the note when the commit fails.
+func (s *Store) intend(kind string, data any, file string, content []byte) (record func() (int64, error), drop func(), err error) {
+	switch r := s.opts.Recorder.(type) {
+	case nil:
+		return func() (int64, error) { return 0, nil }, func() {}, nil
+	case Intender:
+		return r.Intend(kind, data, file, content)
+	default:
+		return func() (int64, error) { return r.Record(kind, data) }, func() {}, nil
+	}
 }
 
 func countEntries(entries []liveEntry) Counts {

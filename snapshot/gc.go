@@ -21,12 +21,18 @@ type GCOptions struct {
 // GCResult reports what GC removed (or, in a dry run, would remove).
 type GCResult struct {
 	DryRun           bool     `json:"dryRun"`
-	Removed          []string `json:"removed"`          // checkpoint ids, oldest first
-	Kept             int      `json:"kept"`             // checkpoints kept
-	Protected        []string `json:"protected"`        // kept whatever the rules say (see GC)
-	ManifestsRemoved int      `json:"manifestsRemoved"` // manifests no kept checkpoint uses
-	ObjectsRemoved   int      `json:"objectsRemoved"`   // contents no kept checkpoint uses
-	BytesFreed       int64    `json:"bytesFreed"`       // their size
+	Removed          []string `json:"removed"`            // checkpoint ids, oldest first
+	Kept             int      `json:"kept"`               // checkpoints kept
+	Protected        []string `json:"protected"`          // kept whatever the rules say (see GC)
+	ManifestsRemoved int      `json:"manifestsRemoved"`   // manifests no kept checkpoint uses
+	ObjectsRemoved   int      `json:"objectsRemoved"`     // contents no kept checkpoint uses
+	BytesFreed       int64    `json:"bytesFreed"`         // their size
+	ChainSeq         *int64   `json:"chainSeq,omitempty"` // the "gc" entry, when checkpoints were removed
+}
+
+// GCRecord is the data of a "gc" chain entry: the checkpoints a GC is about to remove.
+type GCRecord struct {
+	Removed []string `json:"removed"`
 }
 
 // GC removes the checkpoints the options do not keep, then every manifest and object that no
@@ -111,6 +117,16 @@ func (s *Store) GC(ctx context.Context, opts GCOptions) (*GCResult, error) {
 			return fmt.Errorf("gc: %w", err)
 		}
 		return nil
+	}
+	// The chain learns of the removal before it happens, so every "checkpoint" entry naming a
+	// checkpoint that no longer exists is explained by a "gc" entry (a crash in between leaves
+	// checkpoints the chain calls removed, which the next gc removes or keeps as it decides).
+	if !opts.DryRun && len(res.Removed) > 0 && s.opts.Recorder != nil {
+		seq, err := s.opts.Recorder.Record("gc", GCRecord{Removed: res.Removed})
+		if err != nil {
+			return nil, fmt.Errorf("gc: record the removal on the chain: %w (nothing was removed)", err)
+		}
+		res.ChainSeq = &seq
 	}
 	for _, id := range res.Removed {
 		if err := remove(filepath.Join(s.state, "checkpoints", id)); err != nil {

@@ -168,6 +168,9 @@ type Operation struct {
 	Time   time.Time `json:"time"`
 }
 
+// testHookWritePosition, when set by a test, fails writing the position (an injected ENOSPC).
+var testHookWritePosition func() error
+
 // position is the content of StateDir/position.
 type position struct {
 	Format  int        `json:"format"`
@@ -193,6 +196,11 @@ func (s *Store) readPosition() (*position, error) {
 }
 
 func (s *Store) writePosition(p *position) error {
+	if testHookWritePosition != nil {
+		if err := testHookWritePosition(); err != nil {
+			return err
+		}
+	}
 	p.Format = 1
 	b, _ := json.Marshal(p)
 	return writeFileDurable(filepath.Join(s.state, "position"), append(b, '\n'), 0o600)

@@ -21,6 +21,15 @@ type Recorder interface {
 	Record(kind string, data any) (seq int64, err error)
 }
 
+// Intender is implemented by a Recorder that keeps the chain complete across a crash between a
+// commit and its record (FORMAT.md, "Chain records"): before writing content to file, which
+// commits a checkpoint, the store calls Intend, which notes the entry durably; after the commit
+// it calls record (which appends the entry and clears the note), or drop when the commit did
+// not happen. A note left by a killed process is recorded late by the next writer.
+type Intender interface {
+	Intend(kind string, data any, file string, content []byte) (record func() (int64, error), drop func(), err error)
+}
+
 // Progress is a snapshot of a long operation's progress, passed to Options.Progress.
 type Progress struct {
 	Phase string // "scan", "hash", "restore"

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"hash/crc32"
 	"os"
@@ -182,7 +183,7 @@ func TestCheckRepair(t *testing.T) {
 	for _, s := range out.Sections {
 		names = append(names, s.Name)
 	}
-	if want := []string{"checkpoints", "manifests", "packs", "objects", "position", "statCache", "leftovers", "chain"}; !out.OK || out.Found != 0 || !slices.Equal(names, want) {
+	if want := []string{"checkpoints", "manifests", "packs", "objects", "position", "statCache", "leftovers", "chain", "record"}; !out.OK || out.Found != 0 || !slices.Equal(names, want) {
 		t.Fatalf("check of a sound store: %+v, sections %v (want %v)", out, names, want)
 	}
 	if r := ok(t, ws, "check"); !strings.Contains(r.stdout, "ok: every part of the state agrees") {
@@ -262,4 +263,46 @@ func TestStatCacheSampleEndToEnd(t *testing.T) {
 		t.Fatalf("the checkpoint after: warnings %q, manifest %s (want %s)", cp.Warnings, cp.Manifest, first.Manifest)
 	}
 	ok(t, ws, "check")
+}
+
+// TestCheckRecordSection: a gc is recorded before it removes checkpoints, so the record stays
+// complete after it (check exits 0); a checkpoint removed by hand is reported by the record
+// section, and "chain verify" lists the same gap.
+func TestCheckRecordSection(t *testing.T) {
+	ws, _ := checkWorkspace(t)
+	if err := os.WriteFile(filepath.Join(ws, "more.txt"), []byte("more\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	second := jsonOK[cpOut](t, ws, "checkpoint", "second")
+	if err := os.WriteFile(filepath.Join(ws, "more.txt"), []byte("more still\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	jsonOK[cpOut](t, ws, "checkpoint", "third")
+	if r := run(t, ws, "", "gc", "--keep-last", "2"); r.code != 0 {
+		t.Fatalf("gc: %d %s", r.code, r.stderr)
+	}
+	kinds := map[string]int{}
+	for _, e := range readChain(t, ws) {
+		kinds[e.Kind]++
+	}
+	if kinds["gc"] != 1 {
+		t.Fatalf("chain kinds %v: want one gc entry", kinds)
+	}
+	if r := run(t, ws, "", "check"); r.code != 0 {
+		t.Fatalf("check after gc: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if err := os.Remove(filepath.Join(stateDir(t, ws), "checkpoints", second.ID)); err != nil {
+		t.Fatal(err)
+	}
+	r := run(t, ws, "", "--json", "check")
+	var out checkOut
+	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil || r.code != 1 {
+		t.Fatalf("check: exit %d, %v\n%s%s", r.code, err, r.stdout, r.stderr)
+	}
+	if !slices.Contains(out.kinds(), "record-missing-checkpoint") {
+		t.Fatalf("check found %v, want record-missing-checkpoint", out.kinds())
+	}
+	if v := run(t, ws, "", "chain", "verify"); !strings.Contains(v.stdout, "gap: entry") || !strings.Contains(v.stdout, second.ID) {
+		t.Fatalf("chain verify does not report the gap:\n%s%s", v.stdout, v.stderr)
+	}
 }

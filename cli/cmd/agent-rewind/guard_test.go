@@ -371,9 +371,19 @@ func TestGuardKilledAfterPending(t *testing.T) {
 	if r.code != 2 || !strings.Contains(r.stderr, "outcome is unknown") {
 		t.Fatalf("after the kill: %+v", r)
 	}
-	// The admission never reached the chain; the refusal did.
-	if got := kinds(readChain(t, root)); got["effect"] != 0 || got["refusal"] != 1 {
+	// The killed guard's admission was committed but never reached the chain: the next guard,
+	// the next writer, records it late, before its own refusal.
+	es := readChain(t, root)
+	if got := kinds(es); got["effect"] != 1 || got["refusal"] != 1 || es[0].Kind != "effect" {
 		t.Fatalf("chain: %v", got)
+	}
+	var d struct {
+		ToolUseID string                 `json:"tool_use_id"`
+		Late      *struct{ Time string } `json:"recorded_late"`
+	}
+	json.Unmarshal(es[0].Data, &d)
+	if d.Late == nil || d.Late.Time == "" || d.ToolUseID != "toolu_kill_1" {
+		t.Fatalf("the killed guard's admission is not recorded late: %+v", es[0])
 	}
 	verifyChain(t, root)
 }

@@ -609,7 +609,8 @@ func TestSnapshotErrors(t *testing.T) {
 }
 
 // TestNotRecordedOnTheChain: a checkpoint made while the chain cannot be appended to (a torn
-// last line) is saved and printed, and the command fails saying what to do.
+// last line) is saved and printed, and the command fails saying what to do; once a person has
+// recovered the chain, the next writer records those checkpoints late, in order.
 func TestNotRecordedOnTheChain(t *testing.T) {
 	dir := t.TempDir()
 	bash(t, dir, "printf 'a\\n' > a.txt")
@@ -638,9 +639,15 @@ func TestNotRecordedOnTheChain(t *testing.T) {
 	}
 	ok(t, dir, "chain", "recover")
 	ok(t, dir, "rewind", id)
-	kinds, _ := chainKinds(t, dir)
-	if !slices.Equal(kinds, []string{"checkpoint", "recover", "rewind"}) {
+	// The first writer after the recovery records the two checkpoints late, before its own entry.
+	kinds, data := chainKinds(t, dir)
+	if !slices.Equal(kinds, []string{"checkpoint", "recover", "checkpoint", "checkpoint", "rewind"}) {
 		t.Fatalf("chain kinds %v", kinds)
+	}
+	for i, want := range []string{id, c.ID} {
+		if d := data[2+i]; d["id"] != want || d["recorded_late"] == nil {
+			t.Fatalf("entry %d: %v, want checkpoint %s recorded late", 2+i, d, want)
+		}
 	}
 }
 

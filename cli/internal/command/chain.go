@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/agent-rewind/rewind/cli/internal/workspace"
 	"github.com/agent-rewind/rewind/hashchain"
@@ -87,6 +88,9 @@ type VerifyResult struct {
 	Signature     string          `json:"signature,omitempty"`     // "verified", "unchecked" (signed, no --key), "none"
 	SidecarLeaves int64           `json:"sidecarLeaves,omitempty"` // entries the sidecar covered
 	SidecarLags   bool            `json:"sidecarLags,omitempty"`   // the sidecar is behind (rebuilt on next open)
+	// The workspace's chain only: what the store holds that the chain does not record, and
+	// the reverse (workspace.ChainGaps).
+	Gaps *workspace.Gaps `json:"gaps,omitempty"`
 	// Set when it does not:
 	Line    int64  `json:"line,omitempty"`    // 1-based line of the first bad entry (0: not one line's)
 	Seq     *int64 `json:"seq,omitempty"`     // the seq expected there
@@ -125,11 +129,13 @@ func (c *ChainVerifyCmd) Run(env *Env) error {
 		opts.Head, opts.ExactHead = &h, true
 		res.Against, res.AgainstHead = "head", &h
 	}
+	var ws *workspace.Workspace
 	if c.File == "" {
-		ws, err := openWorkspace(env)
-		if err != nil {
+		var err error
+		if ws, err = openWorkspace(env); err != nil {
 			return err
 		}
+		defer ws.Close()
 		res.File = ws.ChainPath()
 		if opts.Head == nil {
 			h, err := anchoredHead(ws)
@@ -165,6 +171,11 @@ func (c *ChainVerifyCmd) Run(env *Env) error {
 	if res.Against == "anchor" {
 		res.BeyondAnchor = rep.BeyondHead
 	}
+	if ws != nil {
+		if res.Gaps, err = ws.ChainGaps(); err != nil {
+			return fmt.Errorf("the chain verifies, but comparing it with the store failed: %w", err)
+		}
+	}
 	return env.Emit(res, func(w io.Writer) error {
 		fmt.Fprintf(w, "ok: %s: %d entries intact\n", res.File, res.Size)
 		fmt.Fprintf(w, "head: size %d, root %s\n", rep.Head.Size, b64(rep.Head.Root))
@@ -182,6 +193,7 @@ func (c *ChainVerifyCmd) Run(env *Env) error {
 		if res.SidecarLags {
 			fmt.Fprintf(w, "note: the Merkle sidecar covers %d of %d entries (it is brought up to date on the next open)\n", res.SidecarLeaves, res.Size)
 		}
+		writeGaps(w, res.Gaps)
 		return nil
 	})
 }
@@ -202,6 +214,36 @@ func anchoredHead(ws *workspace.Workspace) (*hashchain.Head, error) {
 		return nil, fmt.Errorf("the chain's anchor %s is damaged: %w (remove it to anchor the chain as it is now)", anchor, err)
 	}
 	return &h, nil
+}
+
+// writeGaps prints for people what ChainGaps found.
+func writeGaps(w io.Writer, g *workspace.Gaps) {
+	if g == nil {
+		return
+	}
+	if g.Complete() {
+		fmt.Fprintln(w, "record: complete (every checkpoint and effect admission has its entry, and every such entry its checkpoint or effect)")
+		return
+	}
+	for _, n := range g.Leftover {
+		what := "its operation did not commit; the next writer removes the note"
+		if n.Committed {
+			what = "its operation committed; the next checkpoint or guard records it late"
+		}
+		fmt.Fprintf(w, "gap: a %s entry noted at %s was never recorded (its process ended): %s (%s)\n", n.Kind, n.Time.Format(time.RFC3339), what, n.File)
+	}
+	for _, id := range g.UnrecordedCheckpoints {
+		fmt.Fprintf(w, "gap: checkpoint %s has no chain entry\n", id)
+	}
+	for _, e := range g.UnrecordedEffects {
+		fmt.Fprintf(w, "gap: effect %q (generation %d, admitted %s as %s) has no chain entry\n", e.Key, e.Generation, e.At.Format(time.RFC3339), e.State)
+	}
+	for _, e := range g.MissingCheckpoints {
+		fmt.Fprintf(w, "gap: entry %d records checkpoint %s, which does not exist and which no gc entry removed (removed by hand, or lost)\n", e.Seq, e.ID)
+	}
+	for _, e := range g.MissingEffects {
+		fmt.Fprintf(w, "gap: entry %d records effect %q (generation %d), which the effect ledger does not hold\n", e.Seq, e.Key, e.Generation)
+	}
 }
 
 func b64(h tlog.Hash) string { return base64.StdEncoding.EncodeToString(h[:]) }

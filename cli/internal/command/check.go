@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"time"
 
 	"github.com/agent-rewind/rewind/cli/internal/workspace"
 	"github.com/agent-rewind/rewind/hashchain"
@@ -21,7 +22,8 @@ type CheckCmd struct {
 
 // CheckOutput is the --json shape of "check". Each section is {name, checked, problems}, each
 // problem {kind, where, path, what, fix, checkpoints, repaired}; the sections, in order:
-// checkpoints, manifests, packs, objects, position, statCache, leftovers (snapshot.Check), chain.
+// checkpoints, manifests, packs, objects, position, statCache, leftovers (snapshot.Check), chain,
+// record (the chain against the checkpoints and the effect ledger).
 type CheckOutput struct {
 	OK       bool                    `json:"ok"`       // no problem remains: none was found, or every one was repaired
 	ReadData bool                    `json:"readData"` // --read-data
@@ -44,9 +46,7 @@ func (c *CheckCmd) Run(env *Env) error {
 		return err
 	}
 	out := &CheckOutput{ReadData: c.ReadData, Repair: c.Repair, Sections: rep.Sections}
-	out.Sections = append(out.Sections, chainSection(s.ws))
-	// One more section belongs here: the checkpoints and ledger records missing from the chain
-	// (cli/internal/workspace reports them), appended like chainSection's.
+	out.Sections = append(out.Sections, chainSection(s.ws), recordSection(s.ws))
 	for _, sec := range out.Sections {
 		for _, p := range sec.Problems {
 			out.Found++
@@ -144,4 +144,46 @@ func writeCheck(w io.Writer, out *CheckOutput) error {
 	_, err := fmt.Fprintf(w, "%s found, %d repaired: the state does not agree with itself%s\n",
 		plural(out.Found, "problem", "problems"), out.Repaired, hint)
 	return err
+}
+
+// recordSection compares the chain with the checkpoints and the effect ledger
+// (workspace.ChainGaps): every durable operation has its entry and every entry its operation.
+func recordSection(ws *workspace.Workspace) snapshot.CheckSection {
+	sec := snapshot.CheckSection{Name: "record", Problems: []snapshot.Problem{}}
+	add := func(kind, where, what, fix string) {
+		sec.Problems = append(sec.Problems, snapshot.Problem{Kind: kind, Where: where, What: what, Fix: fix})
+	}
+	g, err := ws.ChainGaps()
+	if err != nil {
+		add("record-unreadable", workspace.ChainFile, err.Error(), "fix what the chain section reports first, then check again")
+		return sec
+	}
+	sec.Checked = int(g.ChainSize)
+	late := "the next checkpoint or guard records it late (\"recorded_late\" on the chain); run one, then check again"
+	for _, n := range g.Leftover {
+		what := fmt.Sprintf("a %s entry noted at %s was never recorded (its process ended) and its operation did not commit", n.Kind, n.Time.Format(time.RFC3339))
+		fix := "the next checkpoint or guard removes the note"
+		if n.Committed {
+			what = fmt.Sprintf("a %s entry noted at %s was never recorded (its process ended) though its operation committed", n.Kind, n.Time.Format(time.RFC3339))
+			fix = late
+		}
+		add("record-leftover-note", n.File, what, fix)
+	}
+	for _, id := range g.UnrecordedCheckpoints {
+		sec.Problems = append(sec.Problems, snapshot.Problem{Kind: "record-unrecorded-checkpoint", Where: "checkpoints/" + id,
+			What: "checkpoint " + id + " has no chain entry", Fix: "a process was killed between committing it and recording it: " + late, Checkpoints: []string{id}})
+	}
+	for _, e := range g.UnrecordedEffects {
+		add("record-unrecorded-effect", workspace.EffectsDir, fmt.Sprintf("effect %q (generation %d, admitted %s as %s) has no chain entry", e.Key, e.Generation, e.At.Format(time.RFC3339), e.State),
+			"a guard was killed between admitting it and recording it: "+late)
+	}
+	for _, e := range g.MissingCheckpoints {
+		sec.Problems = append(sec.Problems, snapshot.Problem{Kind: "record-missing-checkpoint", Where: fmt.Sprintf("%s seq %d", workspace.ChainFile, e.Seq),
+			What: "the chain records checkpoint " + e.ID + ", which does not exist, and no gc entry removed it", Fix: "it was removed by hand or lost: restore checkpoints/" + e.ID + " from a backup of the store if you need it", Checkpoints: []string{e.ID}})
+	}
+	for _, e := range g.MissingEffects {
+		add("record-missing-effect", fmt.Sprintf("%s seq %d", workspace.ChainFile, e.Seq), fmt.Sprintf("the chain records effect %q (generation %d), which the effect ledger does not hold", e.Key, e.Generation),
+			"the ledger lost a record (removed by hand?): restore it from a backup of the store; until then that key is not refused")
+	}
+	return sec
 }

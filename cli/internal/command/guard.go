@@ -143,6 +143,17 @@ func (g *guardRun) Record(kind string, data any) (int64, error) {
 	return ws.Record(kind, data)
 }
 
+// Intend notes an admission's entry before the ledger commits it (workspace.Intend), so that a
+// guard killed between the two leaves a note the next writer records late; it makes guardRun a
+// barrier.Intender.
+func (g *guardRun) Intend(kind string, data any, file string, content []byte) (record func() (int64, error), drop func(), err error) {
+	ws, err := g.workspace(true)
+	if err != nil {
+		return nil, nil, err
+	}
+	return ws.Intend(kind, data, file, content)
+}
+
 // checkpoint returns the id of the current checkpoint for an admission record: "" in a
 // workspace that has no .rewind/ yet (and so no checkpoint), without creating it.
 func (g *guardRun) checkpoint() (string, error) {

@@ -2,6 +2,8 @@ package workspace
 
 import (
 	"fmt"
+
+	"github.com/agent-rewind/rewind/hashchain"
 )
 
 // Record appends an entry to the workspace's hash chain and returns its seq once it is durable.
@@ -11,15 +13,29 @@ import (
 func (w *Workspace) Record(kind string, data any) (int64, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	c, err := w.writerLocked()
+	if err != nil {
+		return 0, fmt.Errorf("record %q on the hash chain: %w", kind, err)
+	}
+	e, err := c.Append(kind, data)
+	return e.Seq, err
+}
+
+// writerLocked returns the chain, opening it on first use, after recording late what notes
+// left by dead processes describe (intent.go): every entry is appended after those. w.mu is
+// held.
+func (w *Workspace) writerLocked() (*hashchain.Chain, error) {
 	if w.chain == nil {
 		c, err := w.Chain()
 		if err != nil {
-			return 0, fmt.Errorf("record %q on the hash chain: %w", kind, err)
+			return nil, err
 		}
 		w.chain = c
 	}
-	e, err := w.chain.Append(kind, data)
-	return e.Seq, err
+	if err := w.recordLeftoversLocked(w.chain); err != nil {
+		return nil, err
+	}
+	return w.chain, nil
 }
 
 // Close releases what the workspace opened (the chain, if Record opened it).
