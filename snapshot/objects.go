@@ -12,6 +12,8 @@ import (
 	"sync"
 
 	"golang.org/x/sync/errgroup"
+
+	"github.com/agent-rewind/rewind/internal/regular"
 )
 
 // objectStore is the content-addressed blob store: loose objects under StateDir/objects and
@@ -81,7 +83,7 @@ func (o *objectStore) has(h Hash) (bool, error) {
 
 // open opens object h for reading, verifying its content as it is read (see verifyingReader).
 func (o *objectStore) open(h Hash) (io.ReadCloser, error) {
-	f, err := os.Open(o.path(h))
+	f, err := regular.Open(o.path(h))
 	if err == nil {
 		return &verifyingReader{r: f, want: h, h: sha256.New(), name: o.path(h)}, nil
 	}
@@ -95,7 +97,7 @@ func (o *objectStore) open(h Hash) (io.ReadCloser, error) {
 	if !ok {
 		return nil, &CorruptError{Path: o.path(h), Reason: "object is missing, loose and packed (removed by hand, or by a gc that did not know a checkpoint still needed it)"}
 	}
-	pf, err := os.Open(loc.pack)
+	pf, err := regular.Open(loc.pack)
 	if err != nil {
 		return nil, &CorruptError{Path: loc.pack, Reason: err.Error()}
 	}

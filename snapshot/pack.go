@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/agent-rewind/rewind/internal/regular"
 )
 
 // Packs hold the small objects of a large batch (a first checkpoint, an npm install) in one file
@@ -107,7 +109,7 @@ func (o *objectStore) loadPacks() (map[Hash]packLoc, error) {
 func (o *objectStore) readPackIdx(id string) ([]packEntry, error) {
 	idx := filepath.Join(o.packDir, id+".idx")
 	pack := filepath.Join(o.packDir, id+".pack")
-	b, err := os.ReadFile(idx)
+	b, err := regular.ReadFile(idx)
 	if err != nil {
 		return nil, err
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/agent-rewind/rewind/cli/internal/workspace"
 	"github.com/agent-rewind/rewind/hashchain"
+	"github.com/agent-rewind/rewind/internal/regular"
 	"golang.org/x/mod/sumdb/tlog"
 )
 
@@ -38,7 +40,7 @@ func (f signKeyFlag) readSignKey() (string, error) {
 	if inMetaDir(f.SignKey) {
 		return "", fmt.Errorf("signing key %s is inside a %s/ directory: keys must not live with the state they sign (it is exported and backed up with it); move it elsewhere", f.SignKey, workspace.MetaDir)
 	}
-	b, err := os.ReadFile(f.SignKey)
+	b, err := regular.ReadInput(f.SignKey)
 	if err != nil {
 		return "", fmt.Errorf("read signing key: %w (make one with \"agent-rewind chain keygen NAME\")", err)
 	}
@@ -104,7 +106,7 @@ func (c *ChainVerifyCmd) Run(env *Env) error {
 		return errors.New("--key checks the signature of a head: pass the head with --head FILE")
 	}
 	if c.Head != "" {
-		text, err := os.ReadFile(c.Head)
+		text, err := regular.ReadInput(c.Head)
 		if err != nil {
 			return fmt.Errorf("read head: %w", err)
 		}
@@ -136,7 +138,11 @@ func (c *ChainVerifyCmd) Run(env *Env) error {
 			if err != nil {
 				return err
 			}
-			if text, err := os.ReadFile(anchor); err == nil {
+			text, err := regular.ReadFile(anchor)
+			if err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return fmt.Errorf("read the chain's anchor: %w (remove it to anchor the chain as it is now)", err)
+			}
+			if err == nil {
 				h, _, err := hashchain.ParseHead(text)
 				if err != nil {
 					return fmt.Errorf("the chain's anchor %s is damaged: %w (remove it to anchor the chain as it is now)", anchor, err)
