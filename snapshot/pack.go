@@ -113,7 +113,10 @@ func (o *objectStore) readPackIdx(id string) ([]packEntry, error) {
 	if err != nil {
 		return nil, err
 	}
-	fi, err := os.Stat(pack)
+	fi, err := os.Lstat(pack)
+	if err == nil && !fi.Mode().IsRegular() { // its size would be no size: say what it is
+		return nil, &regular.NotRegularError{Path: pack, Type: fi.Mode().Type()}
+	}
 	if err != nil {
 		return nil, &CorruptError{Path: pack, Reason: "pack is missing but its index exists"}
 	}
