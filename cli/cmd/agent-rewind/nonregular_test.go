@@ -258,3 +258,54 @@ func TestMemoryFIFO(t *testing.T) {
 		}
 	}
 }
+
+// Every form of the guard with a FIFO in place of the ledger record it must read: a decision
+// refuses in the caller's protocol (exit 2; Cursor: exit 0 with "deny", as Cursor reads JSON),
+// a report fails with exit 1, and none waits.
+func TestGuardFormsLedgerFIFO(t *testing.T) {
+	ws, _ := fullStore(t)
+	if r := runPromptly(t, ws, pushHook(t, "toolu_a"), "--workspace", ws, "guard"); r.code != 0 {
+		t.Fatalf("first push: %d %s", r.code, r.stderr)
+	}
+	// The push's record is the ledger's one "shell:" key.
+	store := stateDir(t, ws)
+	var rel string
+	entries, _ := os.ReadDir(filepath.Join(store, "effects", "keys"))
+	for _, e := range entries {
+		name := filepath.Join("effects", "keys", e.Name())
+		if b, _ := os.ReadFile(filepath.Join(store, name)); strings.Contains(string(b), `"shell:`) {
+			rel = name
+		}
+	}
+	if rel == "" {
+		t.Fatal("no ledger record of the push")
+	}
+	mkfifo(t, filepath.Join(store, rel))
+	cursor := `{"conversation_id": "c", "generation_id": "g", "hook_event_name": "beforeShellExecution", "command": "git push origin main", "cwd": "` + ws + `", "workspace_roots": ["` + ws + `"]}`
+	post := hookInput(t, "PostToolUse", "Bash", map[string]any{"command": "git push origin main"}, "toolu_a", map[string]any{"tool_response": map[string]any{}})
+	for _, c := range []struct {
+		name, stdin string
+		json        bool
+		code        int
+		out         func(r result) string // where the error must be
+	}{
+		{"PreToolUse", pushHook(t, "toolu_b"), false, guardRefuses, func(r result) string { return r.stderr }},
+		{"PreToolUse --json", pushHook(t, "toolu_c"), true, guardRefuses, func(r result) string { return r.stdout }},
+		{"Cursor", cursor, false, 0, func(r result) string {
+			if !strings.Contains(r.stdout, `"permission":"deny"`) {
+				return ""
+			}
+			return r.stdout
+		}},
+		{"PostToolUse", post, false, 1, func(r result) string { return r.stderr }},
+	} {
+		args := []string{"--workspace", ws, "guard"}
+		if c.json {
+			args = []string{"--workspace", ws, "--json", "guard"}
+		}
+		r := runPromptly(t, ws, c.stdin, args...)
+		if out := c.out(r); r.code != c.code || !strings.Contains(out, rel) || !strings.Contains(out, "is a FIFO, not a regular file") {
+			t.Errorf("%s: exit %d (want %d), the answer does not name %s as a FIFO:\nstdout %q\nstderr %q", c.name, r.code, c.code, rel, r.stdout, r.stderr)
+		}
+	}
+}
