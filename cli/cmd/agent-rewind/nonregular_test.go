@@ -309,3 +309,26 @@ func TestGuardFormsLedgerFIFO(t *testing.T) {
 		}
 	}
 }
+
+// A state file is never reached through a symlink, even one to a valid copy of it: whatever is
+// at the name must be the regular file this program wrote.
+func TestStateFileSymlink(t *testing.T) {
+	ws, _ := fullStore(t)
+	store := stateDir(t, ws)
+	copyOf := filepath.Join(t.TempDir(), "position")
+	b, err := os.ReadFile(filepath.Join(store, "position"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(copyOf, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(filepath.Join(store, "position"))
+	if err := os.Symlink(copyOf, filepath.Join(store, "position")); err != nil {
+		t.Fatal(err)
+	}
+	r := runPromptly(t, ws, "", "--workspace", ws, "list")
+	if r.code != 1 || !strings.Contains(r.stderr, "position is a symlink, not a regular file") {
+		t.Fatalf("list with a symlinked position: exit %d\nstdout %q\nstderr %q", r.code, r.stdout, r.stderr)
+	}
+}
