@@ -79,7 +79,7 @@ func Open(ctx context.Context, opts Options) (*Tape, error) {
 	if f, err := regular.Open(t.path); err == nil {
 		f.Close()
 	} else if errors.Is(err, regular.ErrNotRegular) {
-		return nil, fmt.Errorf("%w: %v: move it aside", ErrStorage, err)
+		return nil, fmt.Errorf("%w: %v", ErrStorage, err)
 	}
 	conn, err := sqlite3.OpenFlags(t.path, sqlite3.OPEN_READWRITE|sqlite3.OPEN_CREATE)
 	if err != nil {

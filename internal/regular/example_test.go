@@ -25,5 +25,5 @@ func Example() {
 	fmt.Println(err == nil, filepath.Base(err.Error()))
 	// Output:
 	// "ck-1\n" <nil>
-	// false position is a FIFO, not a regular file
+	// false position is a FIFO, not a regular file; only regular files belong there: move it aside
 }

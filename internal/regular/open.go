@@ -14,12 +14,17 @@ var ErrNotRegular = errors.New("not a regular file")
 
 // NotRegularError says that Path is not a regular file, and what it is instead.
 type NotRegularError struct {
-	Path string
-	Type fs.FileMode // the type bits found: fs.ModeNamedPipe, fs.ModeDir, fs.ModeSymlink, ...
+	Path  string
+	Type  fs.FileMode // the type bits found: fs.ModeNamedPipe, fs.ModeDir, fs.ModeSymlink, ...
+	Input bool        // Path is a file a person named (OpenInput, ReadInput), not a state file
 }
 
 func (e *NotRegularError) Error() string {
-	return fmt.Sprintf("%s is %s, not a regular file", e.Path, describe(e.Type))
+	what := "only regular files belong there: move it aside"
+	if e.Input {
+		what = "give a regular file (save the content to one first)"
+	}
+	return fmt.Sprintf("%s is %s, not a regular file; %s", e.Path, describe(e.Type), what)
 }
 
 // Is makes errors.Is(err, ErrNotRegular) true.
@@ -47,35 +52,38 @@ func describe(t fs.FileMode) string {
 // Open opens the state file name for reading, like os.Open, but fails at once unless it is a
 // regular file (a symlink is refused too).
 func Open(name string) (*os.File, error) {
-	f, _, err := open(name, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	f, _, err := open(name, os.O_RDONLY, 0, false)
 	return f, err
 }
 
 // OpenFile is os.OpenFile for a state file: with any flags (O_RDWR, O_CREATE, O_APPEND, ...),
 // it fails at once unless name is, or is created as, a regular file (a symlink is refused too).
 func OpenFile(name string, flag int, perm fs.FileMode) (*os.File, error) {
-	f, _, err := open(name, flag|syscall.O_NOFOLLOW, perm)
+	f, _, err := open(name, flag, perm, false)
 	return f, err
 }
 
 // OpenInput opens for reading a file a person named: symlinks are followed, and what name leads
 // to must be a regular file.
 func OpenInput(name string) (*os.File, error) {
-	f, _, err := open(name, os.O_RDONLY, 0)
+	f, _, err := open(name, os.O_RDONLY, 0, true)
 	return f, err
 }
 
 // ReadFile is os.ReadFile for a state file (see Open).
 func ReadFile(name string) ([]byte, error) {
-	return readFile(open(name, os.O_RDONLY|syscall.O_NOFOLLOW, 0))
+	return readFile(open(name, os.O_RDONLY, 0, false))
 }
 
 // ReadInput is os.ReadFile for a file a person named (see OpenInput).
-func ReadInput(name string) ([]byte, error) { return readFile(open(name, os.O_RDONLY, 0)) }
+func ReadInput(name string) ([]byte, error) { return readFile(open(name, os.O_RDONLY, 0, true)) }
 
 // open opens name with flag and perm and returns it with its size, or fails unless it is a
-// regular file.
-func open(name string, flag int, perm fs.FileMode) (*os.File, int64, error) {
+// regular file. A state file (input false) is opened with O_NOFOLLOW.
+func open(name string, flag int, perm fs.FileMode, input bool) (*os.File, int64, error) {
+	if !input {
+		flag |= syscall.O_NOFOLLOW
+	}
 	var fd int
 	var err error
 	for {
@@ -88,11 +96,11 @@ func open(name string, flag int, perm fs.FileMode) (*os.File, int64, error) {
 		// A symlink under O_NOFOLLOW (ELOOP), a FIFO opened for writing with no reader or a
 		// socket (ENXIO, EOPNOTSUPP), a directory opened for writing (EISDIR): say what it is.
 		stat := os.Stat
-		if flag&syscall.O_NOFOLLOW != 0 {
+		if !input {
 			stat = os.Lstat
 		}
 		if fi, serr := stat(name); serr == nil && !fi.Mode().IsRegular() {
-			return nil, 0, &NotRegularError{Path: name, Type: fi.Mode().Type()}
+			return nil, 0, &NotRegularError{Path: name, Type: fi.Mode().Type(), Input: input}
 		}
 		return nil, 0, &fs.PathError{Op: "open", Path: name, Err: err}
 	}
@@ -109,7 +117,7 @@ func open(name string, flag int, perm fs.FileMode) (*os.File, int64, error) {
 	}
 	if st.Mode&syscall.S_IFMT != syscall.S_IFREG {
 		syscall.Close(fd)
-		return nil, 0, &NotRegularError{Path: name, Type: fileType(uint32(st.Mode))}
+		return nil, 0, &NotRegularError{Path: name, Type: fileType(uint32(st.Mode)), Input: input}
 	}
 	if err := syscall.SetNonblock(fd, false); err != nil {
 		syscall.Close(fd)

@@ -96,6 +96,14 @@ func check(t *testing.T, what, path string, got []byte, err error, w want) {
 		if !strings.Contains(msg, path) || !strings.Contains(msg, "is "+w.found) || !strings.Contains(msg, "not a regular file") {
 			t.Fatalf("%s(%s): message %q does not name the path and say it is %s, not a regular file", what, path, msg, w.found)
 		}
+		// What to do differs: a state file is moved aside, an input saved to a regular file.
+		advice := "move it aside"
+		if strings.Contains(what, "Input") {
+			advice = "give a regular file"
+		}
+		if !strings.Contains(msg, advice) || nr.Input != strings.Contains(what, "Input") {
+			t.Fatalf("%s(%s): message %q (Input %v) does not say %q", what, path, msg, nr.Input, advice)
+		}
 	case w.notExit:
 		if !errors.Is(err, fs.ErrNotExist) {
 			t.Fatalf("%s(%s): got %v, want fs.ErrNotExist", what, path, err)
