@@ -91,6 +91,9 @@
 //	  tooluse/<hex sha256(id)>.json    {"tool_use_id": "...", "key": "..."} while a call is pending
 //	  keys/.tmp-*, tooluse/.tmp-*      temporary files; left by a crash, ignored
 //
+// Each is a regular file: anything else there (a FIFO, a symlink, ...) fails the read at once,
+// naming it, and a guard deciding an effect then refuses it rather than wait.
+//
 // A record is a JSON object (Record): format (1), key, fingerprint ("sha256:<hex>"), state
 // (pending, spent, failed, released), first_seen (RFC 3339, UTC), tool_use_id, checkpoint (the
 // one current at admission, as the caller names it), seq (the chain seq of the admission; -1 (Unrecorded) if

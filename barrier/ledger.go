@@ -13,6 +13,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/agent-rewind/rewind/internal/regular"
 )
 
 // Ledger is the effect ledger in one state directory (the CLI uses .rewind/effects/). It is safe
@@ -79,7 +81,7 @@ type toolUseIndex struct {
 // readRecord reads key's record; it returns (nil, nil) when the key has none.
 func (l *Ledger) readRecord(key string) (*Record, []byte, error) {
 	name := l.keyPath(key)
-	data, err := os.ReadFile(name)
+	data, err := regular.ReadFile(name)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, nil, nil
@@ -100,7 +102,7 @@ func (l *Ledger) readRecord(key string) (*Record, []byte, error) {
 // entry for it.
 func (l *Ledger) readToolUse(id string) (string, error) {
 	name := l.toolUsePath(id)
-	data, err := os.ReadFile(name)
+	data, err := regular.ReadFile(name)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return "", nil
@@ -142,7 +144,7 @@ func (l *Ledger) lock(how int) (unlock func(), err error) {
 		}
 	}
 	name := filepath.Join(l.dir, lockName)
-	f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE, 0o600)
+	f, err := regular.OpenFile(name, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		if how == syscall.LOCK_SH && errors.Is(err, fs.ErrNotExist) {
 			return func() {}, nil
@@ -193,7 +195,7 @@ func (l *Ledger) List() ([]*Record, error) {
 			continue // temporary files left by a crash are not records
 		}
 		name := filepath.Join(dir, e.Name())
-		data, err := os.ReadFile(name)
+		data, err := regular.ReadFile(name)
 		if err != nil {
 			return nil, fmt.Errorf("barrier: list ledger: %w", err)
 		}

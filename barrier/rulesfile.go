@@ -7,9 +7,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/agent-rewind/rewind/internal/regular"
 )
 
 // RulesFile is where a workspace's effect rules live, relative to the workspace root. It is
@@ -41,7 +42,7 @@ type rulesFile struct {
 // rules, or the built-in rules alone when the file does not exist. It reads one file at most.
 func LoadRules(root string) (*Rules, error) {
 	name := filepath.Join(root, RulesFile)
-	f, err := os.Open(name)
+	f, err := regular.Open(name)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return DefaultRules(), nil

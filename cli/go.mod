@@ -8,6 +8,7 @@ require (
 	github.com/agent-rewind/rewind/cacheplan v0.0.0
 	github.com/agent-rewind/rewind/gateway v0.0.0
 	github.com/agent-rewind/rewind/hashchain v0.0.0
+	github.com/agent-rewind/rewind/internal v0.0.0
 	github.com/agent-rewind/rewind/mcpserver v0.0.0
 	github.com/agent-rewind/rewind/snapshot v0.0.0
 	github.com/alecthomas/kong v1.17.0
@@ -37,6 +38,7 @@ replace (
 	github.com/agent-rewind/rewind/cacheplan => ../cacheplan
 	github.com/agent-rewind/rewind/gateway => ../gateway
 	github.com/agent-rewind/rewind/hashchain => ../hashchain
+	github.com/agent-rewind/rewind/internal => ../internal
 	github.com/agent-rewind/rewind/mcpserver => ../mcpserver
 	github.com/agent-rewind/rewind/snapshot => ../snapshot
 	github.com/agent-rewind/rewind/tape => ../tape

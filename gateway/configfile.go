@@ -6,8 +6,9 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strings"
+
+	"github.com/agent-rewind/rewind/internal/regular"
 )
 
 // maxConfigFile bounds the configuration file: it is a handful of fields and a price table.
@@ -24,7 +25,7 @@ type configFile struct {
 
 // readConfigFile reads and checks the configuration file at path.
 func readConfigFile(path, from string) (*configFile, error) {
-	f, err := os.Open(path)
+	f, err := regular.OpenInput(path)
 	if err != nil {
 		return nil, configErr(from, "cannot read the configuration file: %v", err)
 	}

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
+
+	"github.com/agent-rewind/rewind/internal/regular"
 )
 
 // writeFileDurable replaces name with data so that after a crash name holds either its old
@@ -47,7 +49,7 @@ func syncDir(dir string) error {
 // lockFile takes an exclusive flock(2) on path, waiting for another holder; closing the
 // returned file releases it, and so does the holder's exit, however it exits.
 func lockFile(path string) (*os.File, error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	f, err := regular.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, err
 	}

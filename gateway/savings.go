@@ -8,9 +8,10 @@ import (
 	"io"
 	"io/fs"
 	"math"
-	"os"
 	"sync"
 	"time"
+
+	"github.com/agent-rewind/rewind/internal/regular"
 )
 
 // SavingsFileName is the receipt's file name in the workspace's .rewind/ directory.
@@ -77,7 +78,7 @@ func emptySavings() Savings {
 // receipt (zero counts, the note). A file that is not a receipt (damaged, or of a newer
 // kind) is an error matching ErrSavingsCorrupt.
 func LoadSavings(path string) (Savings, error) {
-	f, err := os.Open(path)
+	f, err := regular.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return emptySavings(), nil
 	}

@@ -8,6 +8,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/agent-rewind/rewind/internal/regular"
 )
 
 // The anchor (FORMAT.md §7) is a copy of the chain's latest head kept outside the workspace, so
@@ -48,7 +50,7 @@ func StateDir() (string, error) {
 
 // readAnchor reads the anchored head; ok is false when there is none yet.
 func readAnchor(path string) (h Head, ok bool, err error) {
-	b, err := os.ReadFile(path)
+	b, err := regular.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return Head{}, false, nil
 	}

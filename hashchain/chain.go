@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"golang.org/x/mod/sumdb/tlog"
+
+	"github.com/agent-rewind/rewind/internal/regular"
 )
 
 // Options configure Open.
@@ -96,7 +98,7 @@ func openFiles(path string, opts Options) (*Chain, error) {
 			created = true
 		}
 	}
-	f, err := os.OpenFile(abs, flags, 0o600)
+	f, err := regular.OpenFile(abs, flags, 0o600)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("no chain at %s: %w (nothing has been recorded in this workspace yet, or pass the right path)", abs, err)
 	}
@@ -109,12 +111,12 @@ func openFiles(path string, opts Options) (*Chain, error) {
 			return nil, err
 		}
 	}
-	lockf, err := os.OpenFile(lockPath(abs), os.O_RDWR|os.O_CREATE, 0o600)
+	lockf, err := regular.OpenFile(lockPath(abs), os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		f.Close()
 		return nil, fmt.Errorf("open chain lock: %w", err)
 	}
-	tf, err := os.OpenFile(sidecarPath(abs), os.O_RDWR|os.O_CREATE, 0o600)
+	tf, err := regular.OpenFile(sidecarPath(abs), os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		f.Close()
 		lockf.Close()

@@ -8,9 +8,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 
 	"golang.org/x/mod/sumdb/tlog"
+
+	"github.com/agent-rewind/rewind/internal/regular"
 )
 
 // VerifyOptions says what a verification checks besides the chain's own lines.
@@ -45,7 +46,7 @@ type Report struct {
 // sidecar beside path exists, it is compared too. The error is a *VerifyError for a chain that
 // does not verify, another error when the files cannot be read.
 func VerifyFile(path string, opts VerifyOptions) (Report, error) {
-	f, err := os.Open(path)
+	f, err := regular.OpenInput(path)
 	if err != nil {
 		return Report{}, fmt.Errorf("open chain: %w", err)
 	}
@@ -54,7 +55,7 @@ func VerifyFile(path string, opts VerifyOptions) (Report, error) {
 		opts.Name = path
 	}
 	if opts.Sidecar == nil {
-		s, err := os.Open(sidecarPath(path))
+		s, err := regular.OpenInput(sidecarPath(path))
 		if err == nil {
 			defer s.Close()
 			opts.Sidecar = bufio.NewReaderSize(s, 1<<20)

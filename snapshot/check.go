@@ -1,6 +1,8 @@
 package snapshot
 
 import (
+	"github.com/agent-rewind/rewind/internal/regular"
+
 	"context"
 	"crypto/sha256"
 	"errors"
@@ -275,12 +277,12 @@ func (c *checker) objects(ctx context.Context, needs map[Hash]*need, packed map[
 		var open func() (io.ReadCloser, error)
 		if fi, err := os.Lstat(loose); err == nil {
 			size = fi.Size()
-			open = func() (io.ReadCloser, error) { return os.Open(loose) }
+			open = func() (io.ReadCloser, error) { return regular.Open(loose) }
 		} else if loc, ok := packed[h]; ok {
 			where = fmt.Sprintf("%s (offset %d)", c.rel(loc.pack), loc.Off)
 			size = loc.Size
 			open = func() (io.ReadCloser, error) {
-				f, err := os.Open(loc.pack)
+				f, err := regular.Open(loc.pack)
 				if err != nil {
 					return nil, err
 				}

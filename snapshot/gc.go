@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/agent-rewind/rewind/internal/regular"
 )
 
 // GCOptions chooses which checkpoints GC keeps. A checkpoint is kept when any rule keeps it; with
@@ -250,7 +252,7 @@ func (s *Store) gcPacks(keep map[Hash]bool, res *GCResult, dryRun bool) error {
 
 // repack copies the live objects of a pack into a new one, verifying each as it is copied.
 func (s *Store) repack(oldPack string, live []packEntry) error {
-	src, err := os.Open(oldPack)
+	src, err := regular.Open(oldPack)
 	if err != nil {
 		return err
 	}

@@ -2,4 +2,9 @@ module github.com/agent-rewind/rewind/snapshot
 
 go 1.26
 
-require golang.org/x/sync v0.19.0
+require (
+	github.com/agent-rewind/rewind/internal v0.0.0
+	golang.org/x/sync v0.19.0
+)
+
+replace github.com/agent-rewind/rewind/internal => ../internal

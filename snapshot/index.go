@@ -7,9 +7,10 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"sync"
+
+	"github.com/agent-rewind/rewind/internal/regular"
 )
 
 // indexMagic starts the stat cache file; the last byte is the format version.
@@ -37,7 +38,7 @@ func (x *statIndex) clean(e *indexEntry, st statInfo) bool {
 // loadIndex reads the stat cache. A missing file gives an empty index; a damaged one gives an
 // empty index and a warning (it is a cache: every file is simply hashed again).
 func loadIndex(name string) (*statIndex, string, error) {
-	data, err := os.ReadFile(name)
+	data, err := regular.ReadFile(name)
 	if errors.Is(err, fs.ErrNotExist) {
 		return &statIndex{}, "", nil
 	}

@@ -6,9 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/agent-rewind/rewind/internal/regular"
 )
 
 // Journal is the content of StateDir/journal: a rewind or replay in flight (FORMAT.md, "Journal").
@@ -26,7 +27,7 @@ func (s *Store) journalPath() string { return filepath.Join(s.state, "journal") 
 
 // readJournal returns the journal, or nil when no operation is in flight.
 func (s *Store) readJournal() (*Journal, error) {
-	b, err := os.ReadFile(s.journalPath())
+	b, err := regular.ReadFile(s.journalPath())
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 	"syscall"
+
+	"github.com/agent-rewind/rewind/internal/regular"
 )
 
 // flockFile takes an exclusive flock(2) on name, waiting for any other holder. The kernel drops
@@ -11,7 +13,7 @@ import (
 // flock locks belong to an open file description: a second open of the same file in the same
 // process conflicts like another process would (see Options.Lock).
 func flockFile(name string) (unlock func() error, err error) {
-	f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE, 0o600)
+	f, err := regular.OpenFile(name, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("open lock %s: %w", name, err)
 	}

@@ -13,6 +13,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/agent-rewind/rewind/internal/regular"
 )
 
 // IDLen is the length of a checkpoint id: 12 lowercase hex digits, the start of the SHA-256 of
@@ -99,7 +101,7 @@ func (s *Store) readCheckpoint(id string) (*Checkpoint, error) {
 		return nil, fmt.Errorf("%w: %q is not a full checkpoint id (12 hex digits)", ErrNotFound, id)
 	}
 	name := filepath.Join(s.state, "checkpoints", id)
-	b, err := os.ReadFile(name)
+	b, err := regular.ReadFile(name)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%w: %s (see the timeline: agent-rewind list)", ErrNotFound, id)
 	}
@@ -181,7 +183,7 @@ type position struct {
 
 func (s *Store) readPosition() (*position, error) {
 	name := filepath.Join(s.state, "position")
-	b, err := os.ReadFile(name)
+	b, err := regular.ReadFile(name)
 	if errors.Is(err, fs.ErrNotExist) {
 		return &position{Format: 1}, nil
 	}

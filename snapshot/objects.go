@@ -12,6 +12,8 @@ import (
 	"sync"
 
 	"golang.org/x/sync/errgroup"
+
+	"github.com/agent-rewind/rewind/internal/regular"
 )
 
 // objectStore is the content-addressed blob store: loose objects under StateDir/objects and
@@ -130,7 +132,7 @@ func openRead(o *objectStore, name string) (*os.File, error) {
 	if err := o.check(name); err != nil {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: err}
 	}
-	return os.Open(name)
+	return regular.Open(name)
 }
 
 // faultReader consults the injected fault before every read.

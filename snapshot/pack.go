@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/agent-rewind/rewind/internal/regular"
 )
 
 // Packs hold the small objects of a large batch (a first checkpoint, an npm install) in one file
@@ -111,11 +113,14 @@ func (o *objectStore) readPackIdx(id string) ([]packEntry, error) {
 	if err := o.check(idx); err != nil {
 		return nil, &fs.PathError{Op: "read", Path: idx, Err: err}
 	}
-	b, err := os.ReadFile(idx)
+	b, err := regular.ReadFile(idx)
 	if err != nil {
 		return nil, err
 	}
-	fi, err := os.Stat(pack)
+	fi, err := os.Lstat(pack)
+	if err == nil && !fi.Mode().IsRegular() { // its size would be no size: say what it is
+		return nil, &regular.NotRegularError{Path: pack, Type: fi.Mode().Type()}
+	}
 	if err != nil {
 		return nil, &CorruptError{Path: pack, Reason: "pack is missing but its index exists"}
 	}

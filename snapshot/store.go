@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/agent-rewind/rewind/internal/regular"
 )
 
 // Recorder appends an entry to the hash chain. data marshals with encoding/json to a JSON object;
@@ -204,7 +206,7 @@ func (s *Store) loadIgnore() (*Ignore, error) {
 	if !st.Mode().IsRegular() {
 		return nil, nil // a directory or symlink named .rewindignore is captured, not obeyed
 	}
-	b, err := os.ReadFile(name)
+	b, err := regular.ReadFile(name)
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", name, err)
 	}

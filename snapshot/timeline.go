@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/agent-rewind/rewind/internal/regular"
 )
 
 // Timeline is every checkpoint, oldest first, and where the workspace is. Parent links make it a
@@ -99,7 +101,7 @@ func (s *Store) checkpointEntries(id string) ([]Entry, error) {
 // readManifest reads manifest h, checks that its bytes hash to h, and parses it.
 func (s *Store) readManifest(h Hash) ([]Entry, error) {
 	name := filepath.Join(s.state, "manifests", h.String())
-	b, err := os.ReadFile(name)
+	b, err := regular.ReadFile(name)
 	if err != nil {
 		if os.IsNotExist(err) {
 			return nil, &CorruptError{Path: name, Reason: "manifest is missing"}

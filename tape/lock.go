@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
+
+	"github.com/agent-rewind/rewind/internal/regular"
 )
 
 // fileLock is an exclusive flock(2) on a lock file. The kernel drops it when the holder exits,
@@ -18,7 +20,7 @@ func tryLock(path, what string) (*fileLock, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("%w: create lock directory %s: %v", ErrStorage, filepath.Dir(path), err)
 	}
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	f, err := regular.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("%w: open lock file %s: %v", ErrStorage, path, err)
 	}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sync"
 
+	"github.com/agent-rewind/rewind/internal/regular"
 	"github.com/ncruces/go-sqlite3"
 )
 
@@ -72,6 +73,13 @@ func Open(ctx context.Context, opts Options) (*Tape, error) {
 	t.path = filepath.Join(t.dir, DatabaseName)
 	if err := mkdirDurable(t.dir); err != nil {
 		return nil, fmt.Errorf("%w: create the tenant directory %s: %v: check the storage directory's permissions and free space", ErrStorage, t.dir, err)
+	}
+	// SQLite opens whatever is at the path: refuse a FIFO, device or symlink there first, so a
+	// command fails at once naming it instead of blocking or reporting an obscure I/O error.
+	if f, err := regular.Open(t.path); err == nil {
+		f.Close()
+	} else if errors.Is(err, regular.ErrNotRegular) {
+		return nil, fmt.Errorf("%w: %v", ErrStorage, err)
 	}
 	conn, err := sqlite3.OpenFlags(t.path, sqlite3.OPEN_READWRITE|sqlite3.OPEN_CREATE)
 	if err != nil {

@@ -4,6 +4,12 @@ go 1.26.0
 
 require github.com/agent-rewind/rewind/hashchain v0.0.0
 
-require golang.org/x/mod v0.43.0 // indirect
+require (
+	github.com/agent-rewind/rewind/internal v0.0.0 // indirect
+	golang.org/x/mod v0.43.0 // indirect
+)
 
-replace github.com/agent-rewind/rewind/hashchain => ../hashchain
+replace (
+	github.com/agent-rewind/rewind/hashchain => ../hashchain
+	github.com/agent-rewind/rewind/internal => ../internal
+)

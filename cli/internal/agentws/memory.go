@@ -17,6 +17,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agent-rewind/rewind/cli/internal/durable"
+	"github.com/agent-rewind/rewind/internal/regular"
 )
 
 // MemoryFile is failure memory's file in the workspace's .rewind/ directory.
@@ -126,7 +127,7 @@ func (m *Memory) Path() string { return m.path }
 // writer killed mid-write) is moved aside and recorded first (see TornTail); a damaged line is a
 // *MemoryError.
 func (m *Memory) Notes() ([]Note, error) {
-	data, err := os.ReadFile(m.path)
+	data, err := regular.ReadFile(m.path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -139,7 +140,7 @@ func (m *Memory) Notes() ([]Note, error) {
 	}
 	// The tail may be an append in flight (readers take no lock): look again under the lock,
 	// which waits for the writer, and repair it only if it is still there.
-	f, err := os.OpenFile(m.path, os.O_RDWR, 0)
+	f, err := regular.OpenFile(m.path, os.O_RDWR, 0)
 	if err != nil {
 		return nil, fmt.Errorf("open failure memory: %w", err)
 	}

@@ -5,10 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/agent-rewind/rewind/analyze"
+	"github.com/agent-rewind/rewind/internal/regular"
 )
 
 // AnalyzeCmd reports the exact-repeat opportunities in a capture of provider traffic.
@@ -53,7 +53,7 @@ func (c *AnalyzeCmd) Run(env *Env) error {
 	case c.Stdin:
 		rep, err = analyze.Run(env.Stdin, format, opts)
 	default:
-		f, openErr := os.Open(c.File)
+		f, openErr := regular.OpenInput(c.File)
 		if openErr != nil {
 			return fmt.Errorf("cannot open the --file capture: %w", osReason(openErr))
 		}

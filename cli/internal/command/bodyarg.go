@@ -5,8 +5,9 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"strings"
+
+	"github.com/agent-rewind/rewind/internal/regular"
 )
 
 // MaxBodyBytes bounds a request body given to cache-report or prune: the provider's own
@@ -22,7 +23,7 @@ func readBodyArg(env *Env, arg string, max int64) ([]byte, error) {
 	case arg == "-":
 		r, what = env.Stdin, "standard input"
 	case strings.HasPrefix(arg, "@"):
-		f, err := os.Open(arg[1:])
+		f, err := regular.OpenInput(arg[1:])
 		if err != nil {
 			return nil, fmt.Errorf("cannot open %s: %w; give @PATH to a readable file, - for standard input, or the JSON itself", arg, osReason(err))
 		}

@@ -3,10 +3,10 @@ package command
 import (
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/agent-rewind/rewind/cacheplan"
+	"github.com/agent-rewind/rewind/internal/regular"
 )
 
 // MaxCompareBytes bounds each file given to cache-compare.
@@ -37,7 +37,7 @@ func (c *CacheCompareCmd) Run(env *Env) error {
 
 // readCompareFile reads one input: a regular file, at most MaxCompareBytes.
 func readCompareFile(which, path string) ([]byte, error) {
-	f, err := os.Open(path)
+	f, err := regular.OpenInput(path)
 	if err != nil {
 		return nil, fmt.Errorf("%s request file %s: %w", which, path, osReason(err))
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/agent-rewind/rewind/cli/internal/workspace"
 	"github.com/agent-rewind/rewind/hashchain"
+	"github.com/agent-rewind/rewind/internal/regular"
 	"golang.org/x/mod/sumdb/tlog"
 )
 
@@ -39,7 +41,7 @@ func (f signKeyFlag) readSignKey() (string, error) {
 	if inMetaDir(f.SignKey) {
 		return "", fmt.Errorf("signing key %s is inside a %s/ directory: keys must not live with the state they sign (it is exported and backed up with it); move it elsewhere", f.SignKey, workspace.MetaDir)
 	}
-	b, err := os.ReadFile(f.SignKey)
+	b, err := regular.ReadInput(f.SignKey)
 	if err != nil {
 		return "", fmt.Errorf("read signing key: %w (make one with \"agent-rewind chain keygen NAME\")", err)
 	}
@@ -108,7 +110,7 @@ func (c *ChainVerifyCmd) Run(env *Env) error {
 		return errors.New("--key checks the signature of a head: pass the head with --head FILE")
 	}
 	if c.Head != "" {
-		text, err := os.ReadFile(c.Head)
+		text, err := regular.ReadInput(c.Head)
 		if err != nil {
 			return fmt.Errorf("read head: %w", err)
 		}
@@ -205,9 +207,12 @@ func anchoredHead(ws *workspace.Workspace) (*hashchain.Head, error) {
 	if err != nil {
 		return nil, err
 	}
-	text, err := os.ReadFile(anchor)
-	if err != nil {
+	text, err := regular.ReadFile(anchor)
+	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read the chain's anchor: %w (remove it to anchor the chain as it is now)", err)
 	}
 	h, _, err := hashchain.ParseHead(text)
 	if err != nil {

@@ -5,6 +5,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/agent-rewind/rewind/internal/regular"
 )
 
 // WriteFile writes data to name through a temporary file in the same directory: write, fsync,
@@ -38,7 +40,7 @@ func WriteFile(name string, data []byte) error {
 func OpenAppend(name string) (*os.File, error) {
 	f, err := os.OpenFile(name, os.O_RDWR|os.O_APPEND|os.O_CREATE|os.O_EXCL, 0o600)
 	if errors.Is(err, fs.ErrExist) {
-		return os.OpenFile(name, os.O_RDWR|os.O_APPEND, 0)
+		return regular.OpenFile(name, os.O_RDWR|os.O_APPEND, 0)
 	}
 	if err != nil {
 		return nil, err

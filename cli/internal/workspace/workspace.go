@@ -12,6 +12,7 @@ import (
 
 	"github.com/agent-rewind/rewind/cli/internal/durable"
 	"github.com/agent-rewind/rewind/hashchain"
+	"github.com/agent-rewind/rewind/internal/regular"
 )
 
 // MetaDir is the name of the state directory at the workspace root.
@@ -90,7 +91,7 @@ func At(root string) (*Workspace, error) {
 
 // checkFormat reads .rewind/format; fs.ErrNotExist means a fresh directory.
 func (w *Workspace) checkFormat() error {
-	b, err := os.ReadFile(w.Path("format"))
+	b, err := regular.ReadFile(w.Path("format"))
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return err

@@ -1,0 +1,3 @@
+module github.com/agent-rewind/rewind/internal
+
+go 1.26
