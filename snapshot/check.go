@@ -1,8 +1,6 @@
 package snapshot
 
 import (
-	"github.com/agent-rewind/rewind/internal/regular"
-
 	"context"
 	"crypto/sha256"
 	"errors"
@@ -16,6 +14,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/agent-rewind/rewind/internal/regular"
 )
 
 // CheckOptions chooses how deep Check looks and whether it repairs.
