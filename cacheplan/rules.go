@@ -14,6 +14,11 @@ const (
 	// BytesPerToken is the ratio of the size estimate: tokens ≈ bytes / 4. It is an estimate
 	// over the body's JSON bytes, not a tokenizer count.
 	BytesPerToken = 4
+	// DenseBytesPerToken is the fewest request JSON bytes a token is taken to span when
+	// deciding that a prefix cannot reach a model's minimum cacheable length: code, CJK text
+	// and identifiers tokenize denser than BytesPerToken, seldom below 2 bytes a token. A
+	// prefix under minimum × DenseBytesPerToken bytes gets no marker.
+	DenseBytesPerToken = 2
 )
 
 // TTL is the lifetime of a cache entry, spelled as the API spells it.
@@ -49,6 +54,10 @@ type minimum struct {
 // minimums lists the documented minimum cacheable prompt length per model family; a shorter
 // prefix is processed without being cached. Longest prefix wins. Sources in doc.go.
 var minimums = []minimum{
+	{"claude-fable-5", 512},
+	{"claude-mythos-5", 512},
+	{"claude-opus-5", 512},
+	{"claude-sonnet-5", 1024},
 	{"claude-opus-4-8", 1024},
 	{"claude-opus-4-7", 2048},
 	{"claude-opus-4-6", 4096},
