@@ -51,8 +51,8 @@
 //     claude-sonnet-5-5) until a row of their own says otherwise; a model the table does not
 //     know (Haiku 5.5) has no minimum here.
 //   - The planner places no marker where it cannot take effect: when the prefix up to the tail
-//     is shorter than the minimum at DenseBytesPerToken (2) JSON bytes a token, denser than any
-//     prompt's text tokenizes, the decision is DecisionBelowMinimum and the body is left as it
+//     is shorter than the minimum at DenseBytesPerToken (3) JSON bytes a token, denser than
+//     agent traffic tokenizes, the decision is DecisionBelowMinimum and the body is left as it
 //     is; a bridge that short is left out. Between that and the estimate reaching the minimum
 //     the marker is planned with a below-minimum warning (Plan.BelowMinimum), as the estimate
 //     is rough. Options.MinimumTokens gives a minimum the table does not know.

@@ -15,10 +15,12 @@ const (
 	// over the body's JSON bytes, not a tokenizer count.
 	BytesPerToken = 4
 	// DenseBytesPerToken is the fewest request JSON bytes a token is taken to span when
-	// deciding that a prefix cannot reach a model's minimum cacheable length: code, CJK text
-	// and identifiers tokenize denser than BytesPerToken, seldom below 2 bytes a token. A
-	// prefix under minimum × DenseBytesPerToken bytes gets no marker.
-	DenseBytesPerToken = 2
+	// deciding that a prefix cannot reach a model's minimum cacheable length: code, logs and
+	// JSON-escaped text tokenize denser than BytesPerToken, seldom below 3 bytes a token (text
+	// in scripts of 3-byte UTF-8 characters can, and then a marker the prompt could use is left
+	// out, on a prefix too short to save much). A prefix under minimum × DenseBytesPerToken
+	// bytes gets no marker.
+	DenseBytesPerToken = 3
 )
 
 // TTL is the lifetime of a cache entry, spelled as the API spells it.
