@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strconv"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -240,10 +239,13 @@ func (r *rejection) response() []byte {
 	return append(b, '\n')
 }
 
-// idText is the id as the log shows it.
+// idText is the id as the log shows it: its JSON (5, "call-7"), cut at 64 bytes, or unknown.
 func (r *rejection) idText() string {
-	if r.id == nil {
+	switch {
+	case r.id == nil:
 		return "unknown"
+	case len(r.id) > 64:
+		return string(r.id[:64]) + "..."
 	}
-	return strconv.Quote(string(r.id))
+	return string(r.id)
 }
