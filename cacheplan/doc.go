@@ -41,11 +41,21 @@
 //     https://github.com/anthropics/anthropic-sdk-python/issues/1194; that report observed
 //     2048 in practice for Sonnet 4.6, and https://docs.orq.ai/docs/proxy/prompt-caching lists
 //     2048 for it); 1024 for Sonnet 3.5 and Opus 3
-//     (https://docs.truefoundry.com/gateway/chat-completions-prompt-caching); 2048 for Opus
-//     4.7 and 1024 for Opus 4.8 from a secondary report
-//     (https://dev.to/creeta/claudes-prompt-cache-fails-silently-below-1024-tokens-1ch1). The
-//     planner only reports a prefix below the minimum (Plan.BelowMinimum): the estimate is
-//     rough, and a marker on a short prefix costs nothing.
+//     (https://docs.truefoundry.com/gateway/chat-completions-prompt-caching); 512 for Opus 5,
+//     Fable 5 and Mythos 5, 1024 for Sonnet 5 and Opus 4.8, 2048 for Opus 4.7 from secondary
+//     reports (https://dev.to/creeta/claudes-prompt-cache-fails-silently-below-1024-tokens-1ch1,
+//     and LiteLLM's prompt-caching page, https://docs.litellm.ai/docs/completion/prompt_caching,
+//     which agrees on the 5 generation but lists 4096 for Opus 4.7; where reports disagree the
+//     table keeps the lower figure, so a marker is left out only where no report says it could
+//     take effect). A family covers its later point releases (claude-sonnet-5 covers
+//     claude-sonnet-5-5) until a row of their own says otherwise; a model the table does not
+//     know (Haiku 5.5) has no minimum here.
+//   - The planner places no marker where it cannot take effect: when the prefix up to the tail
+//     is shorter than the minimum at DenseBytesPerToken (3) JSON bytes a token, denser than
+//     agent traffic tokenizes, the decision is DecisionBelowMinimum and the body is left as it
+//     is; a bridge that short is left out. Between that and the estimate reaching the minimum
+//     the marker is planned with a below-minimum warning (Plan.BelowMinimum), as the estimate
+//     is rough. Options.MinimumTokens gives a minimum the table does not know.
 //
 // Sizes are estimated without a tokenizer: EstimateTokens is the JSON byte count over
 // BytesPerToken (4), an estimate that counts JSON syntax too.
@@ -56,7 +66,8 @@
 // body in which a member the planner reads appears twice is DecisionAmbiguous; a body with any
 // non-null cache_control (top level, tools, system blocks, content blocks, blocks nested in a
 // tool_result) is DecisionClientSupplied, with warnings for what the API would reject (more
-// than 4 markers, a longer TTL after a shorter one, an unknown ttl). Otherwise the tail marker
+// than 4 markers, a longer TTL after a shorter one, an unknown ttl); a prefix too short for
+// the model's minimum is DecisionBelowMinimum. Otherwise the tail marker
 // goes on the last cacheable message block (else the last system block, else the last tool):
 // an agent's next request repeats the whole current request, so that is where the stable
 // prefix ends, and where automatic caching would put it. When the request looks like an

@@ -9,21 +9,32 @@ import (
 )
 
 func Example() {
-	body := []byte(`{"model":"claude-sonnet-4-5","max_tokens":512,"messages":[` +
+	// A short prompt is left alone: Sonnet 4.5 caches no prefix under 1024 tokens, so a
+	// marker could not take effect.
+	short := []byte(`{"model":"claude-sonnet-4-5","max_tokens":512,"messages":[` +
 		`{"role":"user","content":[{"type":"text","text":"Summarise the log."}]}]}`)
+	plan, err := cacheplan.PlanRequest(short, cacheplan.Options{})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(plan.Decision, plan.EstimatedPrefixTokens, "tokens, minimum", plan.MinimumTokens)
 
-	plan, err := cacheplan.PlanRequest(body, cacheplan.Options{})
+	// With a long stable system prompt, the marker goes at the end of the stable prefix.
+	body := []byte(`{"model":"claude-sonnet-4-5","max_tokens":512,"system":"` + strings.Repeat("Follow the house style. ", 200) + `","messages":[` +
+		`{"role":"user","content":[{"type":"text","text":"Summarise the log."}]}]}`)
+	plan, err = cacheplan.PlanRequest(body, cacheplan.Options{})
 	if err != nil {
 		panic(err)
 	}
 	fmt.Println(plan.Decision, plan.Breakpoints[0].Location, plan.EstimatedPrefixTokens, "tokens")
-	fmt.Println(string(plan.Apply(body)))
+	out := plan.Apply(body)
+	fmt.Println(string(out[strings.LastIndex(string(out), `{"type":"text"`):]))
 
 	// The planned body now carries a marker, so planning it again leaves it alone.
-	again, _ := cacheplan.PlanRequest(plan.Apply(body), cacheplan.Options{})
+	again, _ := cacheplan.PlanRequest(out, cacheplan.Options{})
 	fmt.Println(again.Decision)
 
-	prev := body
+	prev := short
 	cur := []byte(`{"model":"claude-sonnet-4-5","max_tokens":512,"messages":[` +
 		`{"role":"user","content":[{"type":"text","text":"Summarise the log."}]},` +
 		`{"role":"assistant","content":[{"type":"text","text":"It shows two failures."}]},` +
@@ -31,8 +42,9 @@ func Example() {
 	cmp, _ := cacheplan.Compare(prev, cur)
 	fmt.Println(cmp.Class, cmp.AppendedMessages)
 	// Output:
-	// insert messages[0].content[0] 18 tokens
-	// {"model":"claude-sonnet-4-5","max_tokens":512,"messages":[{"role":"user","content":[{"type":"text","text":"Summarise the log.","cache_control":{"type":"ephemeral"}}]}]}
+	// below-minimum 18 tokens, minimum 1024
+	// insert messages[0].content[0] 1218 tokens
+	// {"type":"text","text":"Summarise the log.","cache_control":{"type":"ephemeral"}}]}]}
 	// client-supplied
 	// appended-messages 2
 }

@@ -18,6 +18,7 @@ const (
 	DecisionNoCacheableBlock Decision = "no-cacheable-block" // nothing in the request can carry a marker
 	DecisionUnsupported      Decision = "unsupported-format" // not an Anthropic Messages body: left as it is
 	DecisionAmbiguous        Decision = "ambiguous"          // a member the planner reads appears twice: left as it is
+	DecisionBelowMinimum     Decision = "below-minimum"      // the prefix is too short for the model to cache: left as it is
 )
 
 // Role says why a breakpoint is where it is.
@@ -35,6 +36,10 @@ type Options struct {
 	// TTL of the planned markers: "" or "5m" (the provider's default, written without a ttl
 	// field, so the marker is the shortest possible) or "1h".
 	TTL TTL
+	// MinimumTokens is the model's minimum cacheable prefix length in tokens, for a caller
+	// that knows it better than MinimumCacheableTokens (a model the table does not know, or
+	// one whose minimum changed); 0 means the table's value.
+	MinimumTokens int
 }
 
 // Breakpoint is one cache_control marker, planned or found.
@@ -83,9 +88,12 @@ type Plan struct {
 	// PrefixBytes and EstimatedPrefixTokens size the prefix the tail breakpoint caches.
 	PrefixBytes           int `json:"prefixBytes"`
 	EstimatedPrefixTokens int `json:"estimatedPrefixTokens"`
-	// ModelFamily and MinimumTokens come from the minimum-length table; MinimumTokens is 0
-	// when the model is not in it. BelowMinimum: the estimate is under the minimum, so the
-	// provider will probably not cache this prefix (the marker is harmless and still planned).
+	// ModelFamily and MinimumTokens come from the minimum-length table (MinimumTokens from
+	// Options when given there); MinimumTokens is 0 when the model is not in the table.
+	// BelowMinimum: the estimate is under the minimum, so the provider will probably not cache
+	// this prefix. A prefix that cannot reach the minimum even at DenseBytesPerToken bytes a
+	// token gets no marker (DecisionBelowMinimum); one between that and the estimate gets its
+	// marker and a below-minimum warning, as the estimate is rough.
 	ModelFamily   string    `json:"modelFamily,omitempty"`
 	MinimumTokens int       `json:"minimumTokens,omitempty"`
 	BelowMinimum  bool      `json:"belowMinimum"`
@@ -184,6 +192,9 @@ func PlanRequest(body []byte, opts Options) (*Plan, error) {
 		if !top.modelEscaped {
 			p.MinimumTokens, p.ModelFamily, _ = MinimumCacheableTokens(string(tok[1 : len(tok)-1]))
 		}
+	}
+	if opts.MinimumTokens > 0 {
+		p.MinimumTokens = opts.MinimumTokens
 	}
 	if top.cc.present {
 		p.AutomaticCaching = true
@@ -494,14 +505,20 @@ func (w *planner) decide(top *topLevel) {
 		p.Reason = "no block can carry a cache_control marker (no tools, no non-empty system prompt, no cacheable message block)"
 		return
 	}
-	p.Decision = DecisionInsert
-	p.Reason = "no client cache_control; one marker at the end of the stable prefix (" + tail.loc.String() + ")"
-	p.Breakpoints = p.bp[:0]
 	tb := w.breakpoint(top, tail, RoleTail)
 	p.PrefixBytes, p.EstimatedPrefixTokens = tb.PrefixBytes, tb.EstimatedPrefixTokens
 	if p.MinimumTokens > 0 && p.EstimatedPrefixTokens < p.MinimumTokens {
 		p.BelowMinimum = true
 	}
+	if !p.canCache(tb) {
+		p.Decision = DecisionBelowMinimum
+		p.Reason = fmt.Sprintf("no client cache_control, and the prefix up to %s (%d bytes, about %d tokens) cannot reach the %d-token minimum for %s: a marker would have no effect; left unchanged",
+			tail.loc, p.PrefixBytes, p.EstimatedPrefixTokens, p.MinimumTokens, p.minimumOf())
+		return
+	}
+	p.Decision = DecisionInsert
+	p.Reason = "no client cache_control; one marker at the end of the stable prefix (" + tail.loc.String() + ")"
+	p.Breakpoints = p.bp[:0]
 
 	// The previous request of an agent loop ended with the user message before the last
 	// assistant turn; its tail marker was on that message's last block.
@@ -510,17 +527,20 @@ func (w *planner) decide(top *topLevel) {
 		prevEnd := prev.first + prev.count - 1
 		if prev.count > 0 && tail.global-prevEnd > LookbackBlocks {
 			bridge, ok := w.bridge(prevEnd, tail.global)
-			if ok {
-				p.Breakpoints = append(p.Breakpoints, w.breakpoint(top, bridge, RoleBridge))
-				p.Reason += fmt.Sprintf(", and a bridge at %s: the tail is %d blocks past the previous request's end, beyond the %d-block lookback", bridge.loc, tail.global-prevEnd, LookbackBlocks)
-			} else {
+			switch bb := w.breakpoint(top, bridge, RoleBridge); {
+			case !ok:
 				p.warn("lookback-gap", fmt.Sprintf("the tail is %d blocks past the previous request's end, beyond the %d-block lookback, and no block in the window can carry a bridge marker: this request will rewrite the cached prefix", tail.global-prevEnd, LookbackBlocks))
+			case p.canCache(bb):
+				p.Breakpoints = append(p.Breakpoints, bb)
+				p.Reason += fmt.Sprintf(", and a bridge at %s: the tail is %d blocks past the previous request's end, beyond the %d-block lookback", bridge.loc, tail.global-prevEnd, LookbackBlocks)
 			}
+			// A bridge too short to cache is left out: the previous request's prefix, shorter
+			// still, was not cached either, so there is nothing to bridge to.
 		}
 	}
 	p.Breakpoints = append(p.Breakpoints, tb)
 	if p.BelowMinimum {
-		p.warn("below-minimum", fmt.Sprintf("the estimated prefix (%d tokens) is under the %d-token minimum for %s: the provider will probably not cache it yet", p.EstimatedPrefixTokens, p.MinimumTokens, p.ModelFamily))
+		p.warn("below-minimum", fmt.Sprintf("the estimated prefix (%d tokens) is under the %d-token minimum for %s: the provider will probably not cache it yet", p.EstimatedPrefixTokens, p.MinimumTokens, p.minimumOf()))
 	}
 	p.extra = 0
 	for _, b := range p.Breakpoints {
@@ -529,6 +549,20 @@ func (w *planner) decide(top *topLevel) {
 			p.extra += len(wrapOpen) + len(wrapClose)
 		}
 	}
+}
+
+// canCache reports whether a marker at b can take effect: the model's minimum is unknown, or
+// b's prefix reaches it at DenseBytesPerToken bytes a token.
+func (p *Plan) canCache(b Breakpoint) bool {
+	return p.MinimumTokens <= 0 || b.PrefixBytes >= p.MinimumTokens*DenseBytesPerToken
+}
+
+// minimumOf names where the minimum comes from, for reasons.
+func (p *Plan) minimumOf() string {
+	if p.ModelFamily != "" {
+		return p.ModelFamily
+	}
+	return "the model"
 }
 
 // bridge finds the last cacheable message block within the lookback window after prevEnd.

@@ -32,11 +32,11 @@ type planWant struct {
 }
 
 var planFixtures = map[string]planWant{
-	"insert-last-block":               {decision: DecisionInsert, breakpoints: []string{"tail@messages[2].content[1]"}, warnings: []string{"below-minimum"}, below: true},
-	"insert-string-content":           {decision: DecisionInsert, breakpoints: []string{"tail@messages[2].content"}, warnings: []string{"below-minimum"}, below: true},
-	"insert-skips-thinking-and-empty": {decision: DecisionInsert, breakpoints: []string{"tail@messages[1].content[0]"}, warnings: []string{"below-minimum"}, below: true},
-	"insert-system-only":              {decision: DecisionInsert, breakpoints: []string{"tail@system"}, warnings: []string{"below-minimum"}, below: true},
-	"insert-tools-only":               {decision: DecisionInsert, breakpoints: []string{"tail@tools[1]"}, warnings: []string{"below-minimum"}, below: true},
+	"insert-last-block":               {decision: DecisionInsert, breakpoints: []string{"tail@messages[2].content[1]"}},
+	"insert-string-content":           {decision: DecisionInsert, breakpoints: []string{"tail@messages[2].content"}},
+	"insert-skips-thinking-and-empty": {decision: DecisionInsert, breakpoints: []string{"tail@messages[1].content[0]"}},
+	"insert-system-only":              {decision: DecisionInsert, breakpoints: []string{"tail@system"}},
+	"insert-tools-only":               {decision: DecisionInsert, breakpoints: []string{"tail@tools[1]"}},
 	"client-supplied-block":           {decision: DecisionClientSupplied, existing: []string{"system[0]/1h", "messages[0].content[0]/5m"}},
 	"client-supplied-automatic":       {decision: DecisionClientSupplied, existing: []string{"cache_control/5m"}, automatic: true},
 	"client-supplied-nested":          {decision: DecisionClientSupplied, existing: []string{"messages[0].content[0].content[0]/5m"}},
@@ -50,8 +50,12 @@ var planFixtures = map[string]planWant{
 	"unsupported-openai-chat":      {decision: DecisionUnsupported},
 	"unsupported-not-object":       {decision: DecisionUnsupported},
 	"ambiguous-duplicate-messages": {decision: DecisionAmbiguous},
-	"cache-control-null":           {decision: DecisionInsert, breakpoints: []string{"tail@messages[0].content[0]"}, warnings: []string{"below-minimum"}, below: true},
+	"cache-control-null":           {decision: DecisionInsert, breakpoints: []string{"tail@messages[0].content[0]"}},
 }
+
+// placement plans with a minimum every prefix reaches: the fixtures are small, and what they
+// test is where markers go (TestPlanBelowMinimum tests the minimum).
+var placement = Options{MinimumTokens: 1}
 
 func TestPlanFixtures(t *testing.T) {
 	files, _ := filepath.Glob("testdata/plan/*.json")
@@ -66,7 +70,7 @@ func TestPlanFixtures(t *testing.T) {
 				t.Fatalf("no expectation for %s", name)
 			}
 			body := readFixture(t, f)
-			p, err := PlanRequest(body, Options{})
+			p, err := PlanRequest(body, placement)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -256,15 +260,15 @@ func TestPlanLookbackBridge(t *testing.T) {
 		want     planWant
 	}{
 		// 10 calls: 20 blocks after the previous end, exactly at the lookback: no bridge.
-		{10, false, planWant{decision: DecisionInsert, breakpoints: []string{"tail@messages[2].content[9]"}, warnings: []string{"below-minimum"}, below: true}},
+		{10, false, planWant{decision: DecisionInsert, breakpoints: []string{"tail@messages[2].content[9]"}}},
 		// 11 calls: 22 blocks: a bridge at the 20th block after the previous end.
-		{11, false, planWant{decision: DecisionInsert, breakpoints: []string{"bridge@messages[2].content[8]", "tail@messages[2].content[10]"}, warnings: []string{"below-minimum"}, below: true}},
+		{11, false, planWant{decision: DecisionInsert, breakpoints: []string{"bridge@messages[2].content[8]", "tail@messages[2].content[10]"}}},
 		// 21 thinking blocks fill the window: nothing can bridge it.
-		{21, true, planWant{decision: DecisionInsert, breakpoints: []string{"tail@messages[2].content[0]"}, warnings: []string{"lookback-gap", "below-minimum"}, below: true}},
+		{21, true, planWant{decision: DecisionInsert, breakpoints: []string{"tail@messages[2].content[0]"}, warnings: []string{"lookback-gap"}}},
 	}
 	for _, c := range cases {
 		body := agentTurn(c.n, c.thinking)
-		p, err := PlanRequest(body, Options{})
+		p, err := PlanRequest(body, placement)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -275,7 +279,7 @@ func TestPlanLookbackBridge(t *testing.T) {
 
 func TestPlanTTL1h(t *testing.T) {
 	body := readFixture(t, "testdata/plan/insert-last-block.json")
-	p, err := PlanRequest(body, Options{TTL: TTL1h})
+	p, err := PlanRequest(body, Options{TTL: TTL1h, MinimumTokens: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -315,6 +319,82 @@ func TestPlanPrefixEstimate(t *testing.T) {
 	}
 }
 
+// TestPlanBelowMinimum: a prefix that cannot reach the model's minimum cacheable length even
+// at DenseBytesPerToken bytes a token gets no marker and the body is left as it is; from that
+// many bytes on it gets its marker (with a below-minimum warning while the estimate is under
+// the minimum). Unknown models are planned as before, unless Options gives their minimum.
+func TestPlanBelowMinimum(t *testing.T) {
+	// Sonnet 4.5's minimum is 1024 tokens: the boundary is a 2048-byte prefix.
+	withSystem := func(n int) []byte {
+		return []byte(`{"model":"claude-sonnet-4-5","system":"` + strings.Repeat("s", n) + `","messages":[{"role":"user","content":"go"}]}`)
+	}
+	base, err := PlanRequest(withSystem(0), placement)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pad := 1024*DenseBytesPerToken - base.PrefixBytes
+	for _, c := range []struct {
+		name string
+		body []byte
+		want planWant
+	}{
+		{"fixture far below", readFixture(t, "testdata/plan/insert-last-block.json"), planWant{decision: DecisionBelowMinimum, below: true}},
+		{"one byte short", withSystem(pad - 1), planWant{decision: DecisionBelowMinimum, below: true}},
+		{"at the boundary", withSystem(pad), planWant{decision: DecisionInsert, breakpoints: []string{"tail@messages[0].content"}, warnings: []string{"below-minimum"}, below: true}},
+		{"estimate reaches the minimum", withSystem(pad + 2048), planWant{decision: DecisionInsert, breakpoints: []string{"tail@messages[0].content"}}},
+		{"unknown model", []byte(`{"model":"in-house-proxy-model","messages":[{"role":"user","content":"go"}]}`), planWant{decision: DecisionInsert, breakpoints: []string{"tail@messages[0].content"}}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p, err := PlanRequest(c.body, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkPlan(t, p, c.want)
+			checkApplied(t, c.body, p)
+			if p.Decision == DecisionBelowMinimum && (!strings.Contains(p.Reason, "1024-token minimum for claude-sonnet-4-5") || p.PrefixBytes == 0) {
+				t.Errorf("reason %q, prefix %d bytes", p.Reason, p.PrefixBytes)
+			}
+			out, _, err := Preserve(c.body, Options{})
+			if err != nil || bytes.Equal(out, c.body) != (c.want.decision != DecisionInsert) {
+				t.Errorf("Preserve changed the body = %v (%v), want %v", !bytes.Equal(out, c.body), err, c.want.decision == DecisionInsert)
+			}
+		})
+	}
+
+	// A caller that knows an unknown model's minimum gives it.
+	p, err := PlanRequest([]byte(`{"model":"in-house-proxy-model","messages":[{"role":"user","content":"go"}]}`), Options{MinimumTokens: 1024})
+	if err != nil || p.Decision != DecisionBelowMinimum || p.MinimumTokens != 1024 || !strings.Contains(p.Reason, "minimum for the model") {
+		t.Fatalf("Options.MinimumTokens: %v %+v", err, p)
+	}
+}
+
+// TestPlanBridgeBelowMinimum: a bridge whose prefix cannot reach the minimum is left out (the
+// previous request's shorter prefix was not cached either), while the tail, long enough, keeps
+// its marker.
+func TestPlanBridgeBelowMinimum(t *testing.T) {
+	body := agentTurn(11, false)
+	both, err := PlanRequest(body, placement)
+	if err != nil || len(both.Breakpoints) != 2 {
+		t.Fatalf("%v %+v", err, both)
+	}
+	bridge, tail := both.Breakpoints[0].PrefixBytes, both.Breakpoints[1].PrefixBytes
+	if bridge >= tail-1 {
+		t.Fatalf("bridge prefix %d, tail prefix %d", bridge, tail)
+	}
+	// A minimum the tail reaches and the bridge does not.
+	p, err := PlanRequest(body, Options{MinimumTokens: tail / DenseBytesPerToken})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkPlan(t, p, planWant{decision: DecisionInsert, breakpoints: []string{"tail@messages[2].content[10]"}, warnings: []string{"below-minimum"}, below: true})
+	checkApplied(t, body, p)
+	// One both reach keeps both.
+	p, err = PlanRequest(body, Options{MinimumTokens: bridge / DenseBytesPerToken})
+	if err != nil || len(p.Breakpoints) != 2 {
+		t.Fatalf("%v %+v", err, p.Breakpoints)
+	}
+}
+
 func TestMinimumCacheableTokens(t *testing.T) {
 	cases := map[string]int{
 		"claude-opus-4-6":                          4096,
@@ -325,6 +405,12 @@ func TestMinimumCacheableTokens(t *testing.T) {
 		"claude-3-haiku-20240307":                  2048,
 		"anthropic.claude-3-5-haiku-20241022-v1:0": 2048,
 		"claude-opus-4-6@20260101":                 4096,
+		"claude-opus-5":                            512,
+		"claude-fable-5-1":                         512,
+		"claude-sonnet-5-5":                        1024,
+		"claude-opus-4-7":                          2048,
+		"claude-opus-4-8":                          1024,
+		"claude-haiku-5-5":                         0,
 		"gpt-4o":                                   0,
 		"claude-opus-40":                           0,
 	}

@@ -14,6 +14,13 @@ const (
 	// BytesPerToken is the ratio of the size estimate: tokens ≈ bytes / 4. It is an estimate
 	// over the body's JSON bytes, not a tokenizer count.
 	BytesPerToken = 4
+	// DenseBytesPerToken is the fewest request JSON bytes a token is taken to span when
+	// deciding that a prefix cannot reach a model's minimum cacheable length: code, logs and
+	// JSON-escaped text tokenize denser than BytesPerToken, seldom below 3 bytes a token (text
+	// in scripts of 3-byte UTF-8 characters can, and then a marker the prompt could use is left
+	// out, on a prefix too short to save much). A prefix under minimum × DenseBytesPerToken
+	// bytes gets no marker.
+	DenseBytesPerToken = 3
 )
 
 // TTL is the lifetime of a cache entry, spelled as the API spells it.
@@ -49,6 +56,10 @@ type minimum struct {
 // minimums lists the documented minimum cacheable prompt length per model family; a shorter
 // prefix is processed without being cached. Longest prefix wins. Sources in doc.go.
 var minimums = []minimum{
+	{"claude-fable-5", 512},
+	{"claude-mythos-5", 512},
+	{"claude-opus-5", 512},
+	{"claude-sonnet-5", 1024},
 	{"claude-opus-4-8", 1024},
 	{"claude-opus-4-7", 2048},
 	{"claude-opus-4-6", 4096},

@@ -53,6 +53,7 @@
 //	{"type":"error","error":{"type":"permission_error","code":"scope_invalid","message":"..."}}
 //
 // with these codes: scope_invalid and tenant_mismatch (403), request_id_invalid (400),
+// body_unreadable (400: a malformed chunk, or a body shorter than its Content-Length),
 // body_too_large (413), replay_refused (405: a call that could change state upstream while
 // replaying a tape), tape_strict_miss and tape_end (409), tape_invalid (400), tape_queue_full
 // (503 with Retry-After), tape_conflict, tape_untrusted, tape_storage, tape_interrupted (503),

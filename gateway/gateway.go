@@ -202,12 +202,8 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	body, err := readBody(w, r)
 	if err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			(&apiError{http.StatusRequestEntityTooLarge, "request_too_large", "body_too_large",
-				fmt.Sprintf("agent-rewind gateway: the request body is larger than %d bytes", MaxRequestBody)}).write(w, 0)
-		}
-		return // the client went away mid-body: nobody to answer
+		g.bodyError(w, r, err)
+		return
 	}
 	switch {
 	case g.cursor != nil:
@@ -217,6 +213,23 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	default:
 		g.serveMemory(w, r, body, id)
 	}
+}
+
+// bodyError answers a request whose body could not be read, and logs it: 413 for a body over
+// MaxRequestBody, else 400 (a malformed chunk, a body shorter than its Content-Length). A
+// client that is gone never reads the answer; one that is still there learns what was wrong
+// instead of getting an empty 200.
+func (g *Gateway) bodyError(w http.ResponseWriter, r *http.Request, err error) {
+	var mbe *http.MaxBytesError
+	if errors.As(err, &mbe) {
+		g.logf("request: %s %s from %s: the body is larger than %d bytes: answered 413", r.Method, r.URL.Path, r.RemoteAddr, MaxRequestBody)
+		(&apiError{http.StatusRequestEntityTooLarge, "request_too_large", "body_too_large",
+			fmt.Sprintf("agent-rewind gateway: the request body is larger than %d bytes: send a smaller request", MaxRequestBody)}).write(w, 0)
+		return
+	}
+	g.logf("request: %s %s from %s: the body could not be read (Content-Length %d): %v: answered 400", r.Method, r.URL.Path, r.RemoteAddr, r.ContentLength, err)
+	(&apiError{http.StatusBadRequest, "invalid_request_error", "body_unreadable",
+		fmt.Sprintf("agent-rewind gateway: the request body could not be read: %v: send the whole body, as many bytes as Content-Length says, or well-formed chunks", err)}).write(w, 0)
 }
 
 // metadataCall reports whether a call only reads: GET, HEAD, or counting tokens.

@@ -370,23 +370,31 @@ func TestCachePreservationAndPruning(t *testing.T) {
 		lengths = append(lengths, r.ContentLength)
 		mu.Unlock()
 	}})
-	result := strings.Repeat("line of tool output\\n", 40)
-	body := `{"model":"claude-sonnet-5-5","max_tokens":64,"messages":[` +
-		`{"role":"user","content":"run it"},` +
-		`{"role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"Bash","input":{"cmd":"go test"}}]},` +
-		`{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"` + result + `"}]},` +
-		`{"role":"assistant","content":[{"type":"tool_use","id":"toolu_2","name":"Bash","input":{"cmd":"go test"}}]},` +
-		`{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_2","content":"` + result + `"}]}]}`
+	// Two tool calls whose results are lines lines of output each.
+	agentBody := func(lines int) string {
+		result := strings.Repeat("line of tool output\\n", lines)
+		return `{"model":"claude-sonnet-5-5","max_tokens":64,"messages":[` +
+			`{"role":"user","content":"run it"},` +
+			`{"role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"Bash","input":{"cmd":"go test"}}]},` +
+			`{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"` + result + `"}]},` +
+			`{"role":"assistant","content":[{"type":"tool_use","id":"toolu_2","name":"Bash","input":{"cmd":"go test"}}]},` +
+			`{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_2","content":"` + result + `"}]}]}`
+	}
+	short := agentBody(40) // about 500 tokens: far below Sonnet 5's 1024-token minimum
+	long := agentBody(400) // about 4,200 tokens
 
 	for _, c := range []struct {
 		name            string
+		body            string
 		profile         Profile
 		prune           bool
 		wantCache, same bool
+		plan            string // X-Rewind-Cache-Plan
 	}{
-		{"compat forwards byte for byte", ProfileCompat, false, false, true},
-		{"lean adds a breakpoint", ProfileLean, false, true, false},
-		{"pruning alone", ProfileCompat, true, false, false},
+		{"compat forwards byte for byte", long, ProfileCompat, false, false, true, ""},
+		{"lean adds a breakpoint", long, ProfileLean, false, true, false, "insert"},
+		{"lean leaves a prompt too short to cache", short, ProfileLean, false, false, true, "below-minimum"},
+		{"pruning alone", short, ProfileCompat, true, false, false, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			mu.Lock()
@@ -397,9 +405,12 @@ func TestCachePreservationAndPruning(t *testing.T) {
 			cfg.PreserveCache.set(c.profile == ProfileLean, SourceProfile, "lean")
 			cfg.PruneContext.set(c.prune, SourceFlag, "--prune-context")
 			_, gw := startGateway(t, cfg)
-			r := post(t, gw, "/v1/messages", body, "x-api-key", key1)
+			r := post(t, gw, "/v1/messages", c.body, "x-api-key", key1)
 			if r.status != 200 {
 				t.Fatalf("%d %s", r.status, r.body)
+			}
+			if got := r.header.Get("X-Rewind-Cache-Plan"); got != c.plan {
+				t.Errorf("X-Rewind-Cache-Plan %q, want %q", got, c.plan)
 			}
 			mu.Lock()
 			defer mu.Unlock()
@@ -407,7 +418,7 @@ func TestCachePreservationAndPruning(t *testing.T) {
 			if lengths[0] != int64(len(got)) {
 				t.Errorf("Content-Length %d for a %d-byte body", lengths[0], len(got))
 			}
-			if bytes.Equal(got, []byte(body)) != c.same {
+			if bytes.Equal(got, []byte(c.body)) != c.same {
 				t.Errorf("forwarded body unchanged = %v, want %v", !c.same, c.same)
 			}
 			if bytes.Contains(got, []byte(`"cache_control"`)) != c.wantCache {

@@ -6,7 +6,11 @@
 //
 // # Wire format
 //
-// The server speaks MCP over JSON-RPC 2.0 (the SDK's StdioTransport: one JSON message a line).
+// The server speaks MCP over JSON-RPC 2.0 on stdio, one JSON message a line of at most
+// [DefaultMaxMessageSize] (16 MiB) bytes ([StdioTransport]). A line over the limit, one that is
+// not JSON, not a JSON-RPC message, or a batch is answered with a JSON-RPC error (-32600, or
+// -32700 for JSON that does not parse) carrying the line's id when it can be read, else null,
+// and the session goes on.
 // It advertises the tools capability only, and sends instructions on initialize ([Instructions])
 // that teach the workflow in a few lines, naming only the tools the profile exposes.
 //

@@ -23,7 +23,7 @@ func (demoWorkspace) Checkpoint(_ context.Context, label string) (mcpserver.Chec
 }
 
 // ExampleNew serves the lean profile over a Workspace and calls checkpoint as an agent would.
-// agent-rewind mcp runs the same server with srv.Run(ctx, &mcp.StdioTransport{}).
+// agent-rewind mcp runs the same server with srv.Run(ctx, &mcpserver.StdioTransport{}).
 func ExampleNew() {
 	ctx := context.Background()
 	srv, err := mcpserver.New(demoWorkspace{}, mcpserver.Options{Profile: "lean", Version: "example"})

@@ -74,15 +74,15 @@ func isFalseSchema(s *jsonschema.Schema) bool {
 	return s.Not != nil && reflect.ValueOf(*s.Not).IsZero() && reflect.ValueOf(rest).IsZero()
 }
 
-// trimOutput drops "additionalProperties": false and "required" from an output schema. Both
-// constrain inputs usefully (a misspelt or missing argument is rejected, not ignored) but tell a
-// client little about outputs, whose every property is always present and never null (tested),
-// and they cost context on every turn: about 200 tokens across the eight tools.
+// trimOutput drops "additionalProperties": false from an output schema: it constrains inputs
+// usefully (a misspelt argument is rejected, not ignored) but would make a client reject the
+// result of a newer server that adds a field, and it costs context on every turn. "required"
+// stays: every output property is always present and never null (tested), and saying so lets a
+// client's validation catch a result that lacks one.
 func trimOutput(s *jsonschema.Schema) {
 	if s.AdditionalProperties != nil && isFalseSchema(s.AdditionalProperties) {
 		s.AdditionalProperties = nil
 	}
-	s.Required = nil
 	for _, p := range s.Properties {
 		trimOutput(p)
 	}

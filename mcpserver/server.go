@@ -35,7 +35,7 @@ type server struct {
 
 // New returns an MCP server exposing the tools of opts.Profile over ws. It fails, before any
 // protocol traffic, on a nil Workspace or an unknown profile. Serve it with
-// (*mcp.Server).Run(ctx, &mcp.StdioTransport{}).
+// (*mcp.Server).Run(ctx, &StdioTransport{}).
 func New(ws Workspace, opts Options) (*mcp.Server, error) {
 	if ws == nil {
 		return nil, errors.New("mcpserver.New: nil Workspace")

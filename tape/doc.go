@@ -56,7 +56,9 @@
 //
 // Tenant, epoch and cursor names are 1 to 64 characters from [A-Za-z0-9_-], starting with a
 // letter or digit ([ValidateName]); request ids are 1 to 128 characters from [A-Za-z0-9._:-]
-// ([ValidateRequestID]). Directories are created with mode 0700 and fsynced into their parent.
+// ([ValidateRequestID]). Directories are created with mode 0700 and fsynced into their parent;
+// the database and its -wal, -shm and -journal files have mode 0600 (Open narrows wider ones an
+// older version left).
 // Lock files are empty; the kernel drops a flock when its holder exits, so a killed process
 // leaves nothing locked.
 //

@@ -81,7 +81,10 @@ func Open(ctx context.Context, opts Options) (*Tape, error) {
 	} else if errors.Is(err, regular.ErrNotRegular) {
 		return nil, fmt.Errorf("%w: %v", ErrStorage, err)
 	}
-	conn, err := sqlite3.OpenFlags(t.path, sqlite3.OPEN_READWRITE|sqlite3.OPEN_CREATE)
+	if err := privateFiles(t.path); err != nil {
+		return nil, fmt.Errorf("%w: %v: check the storage directory's permissions", ErrStorage, err)
+	}
+	conn, err := sqlite3.OpenFlags(databaseURI(t.path), sqlite3.OPEN_READWRITE|sqlite3.OPEN_CREATE|sqlite3.OPEN_URI)
 	if err != nil {
 		return nil, t.sqlError("open", err)
 	}
@@ -89,6 +92,12 @@ func Open(ctx context.Context, opts Options) (*Tape, error) {
 	if err := t.init(ctx); err != nil {
 		t.closeConn()
 		return nil, err
+	}
+	// A last connection of another process that closed while this one opened may have removed
+	// the -shm privateFiles made, and SQLite made it anew with the driver's mode.
+	if err := narrowFiles(t.path); err != nil {
+		t.closeConn()
+		return nil, fmt.Errorf("%w: %v", ErrStorage, err)
 	}
 	return t, nil
 }

@@ -61,7 +61,9 @@ func writeJSON(t *testing.T, path string, v any) []byte {
 
 func TestCacheReport(t *testing.T) {
 	dir := t.TempDir()
-	body := writeJSON(t, filepath.Join(dir, "req.json"), agentRequest(2))
+	req := agentRequest(2)
+	req["system"] = strings.Repeat("You are a build agent: keep every build green. ", 100) + promptMarker // over Sonnet 4.5's 1024-token minimum
+	body := writeJSON(t, filepath.Join(dir, "req.json"), req)
 
 	for _, args := range [][]string{
 		{"cache-report", string(body)},
@@ -90,6 +92,15 @@ func TestCacheReport(t *testing.T) {
 		t.Fatalf("--json plan %+v", plan)
 	}
 	noPromptText(t, r, "cache-report --json")
+
+	// A prompt too short for the model to cache gets no marker, and the report says why.
+	short := writeJSON(t, filepath.Join(dir, "short.json"), agentRequest(2))
+	r = run(t, dir, "", "cache-report", "@short.json")
+	if r.code != 0 || !strings.HasPrefix(r.stdout, "cache-report: below-minimum (anthropic-messages)") || strings.Contains(r.stdout, "breakpoint:") ||
+		!strings.Contains(r.stdout, "cannot reach the 1024-token minimum for claude-sonnet-4-5") || !strings.Contains(r.stdout, "model minimum: 1024 tokens") {
+		t.Fatalf("short prompt (%d bytes): %d\n%s%s", len(short), r.code, r.stdout, r.stderr)
+	}
+	noPromptText(t, r, "cache-report below-minimum")
 
 	// A body with its own marker is left alone; another format is reported, not refused.
 	r = run(t, dir, "", "cache-report", `{"model":"m","cache_control":{"type":"ephemeral"},"messages":[{"role":"user","content":"hi `+promptMarker+`"}]}`)
@@ -340,7 +351,7 @@ func TestBodyArgumentLimit(t *testing.T) {
 	dir := t.TempDir()
 	small := `{"model":"claude-sonnet-4-5","messages":[{"role":"user","content":"hi"}]}`
 	exact := small + strings.Repeat(" ", 32<<20-len(small)) // whitespace is still one JSON document
-	if r := run(t, dir, exact, "cache-report", "-"); r.code != 0 || !strings.Contains(r.stdout, "insert") {
+	if r := run(t, dir, exact, "cache-report", "-"); r.code != 0 || !strings.HasPrefix(r.stdout, "cache-report: below-minimum") {
 		t.Fatalf("exactly 32 MiB: %d %q", r.code, r.stderr)
 	}
 	if r := run(t, dir, exact+" ", "prune", "-"); r.code != 1 || !strings.Contains(r.stderr, "over the 33554432-byte limit") || r.stdout != "" {

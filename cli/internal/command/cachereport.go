@@ -49,7 +49,7 @@ func writePlan(w io.Writer, p *cacheplan.Plan) error {
 	if p.Format == cacheplan.FormatMessages {
 		fmt.Fprintf(&b, "  request: %d tools, %d system blocks, %d messages, %d message blocks\n", p.Counts.Tools, p.Counts.SystemBlocks, p.Counts.Messages, p.Counts.MessageBlocks)
 	}
-	if p.Decision == cacheplan.DecisionInsert {
+	if p.Decision == cacheplan.DecisionInsert || p.Decision == cacheplan.DecisionBelowMinimum {
 		fmt.Fprintf(&b, "  cacheable prefix: %d bytes, about %d tokens (estimate: JSON bytes / %d, not a tokenizer count)\n", p.PrefixBytes, p.EstimatedPrefixTokens, cacheplan.BytesPerToken)
 		if p.MinimumTokens > 0 {
 			fmt.Fprintf(&b, "  model minimum: %d tokens (%s)\n", p.MinimumTokens, p.ModelFamily)

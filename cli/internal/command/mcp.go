@@ -37,23 +37,18 @@ func (c *MCPCmd) Run(env *Env) error {
 	if err != nil {
 		return mcpFailure(env, err)
 	}
+	mcpTerminalNotice(env, ws.Root())
 	if err := srv.Run(context.Background(), mcpTransport(env)); err != nil && !errors.Is(err, mcp.ErrConnectionClosed) && !errors.Is(err, io.EOF) {
 		return mcpFailure(env, fmt.Errorf("serving MCP over stdio: %w", err))
 	}
 	return nil
 }
 
-// mcpTransport is stdio for the real process, and the Env's streams when Main runs in-process.
+// mcpTransport is the Env's stdin and stdout (the process's, or other streams when Main runs
+// in-process); a message the server refuses is reported on stderr.
 func mcpTransport(env *Env) mcp.Transport {
-	if env.Stdin == os.Stdin && env.Stdout == os.Stdout {
-		return &mcp.StdioTransport{}
-	}
-	return &mcp.IOTransport{Reader: io.NopCloser(env.Stdin), Writer: nopWriteCloser{env.Stdout}}
+	return &mcpserver.StdioTransport{In: env.Stdin, Out: env.Stdout, Log: env.Stderr}
 }
-
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }
 
 // mcpFailure reports err on stderr and exits 1, whatever --json says.
 func mcpFailure(env *Env, err error) error {

@@ -12,7 +12,6 @@ import (
 
 	"github.com/agent-rewind/rewind/mcpserver"
 	"github.com/agent-rewind/rewind/mcpserver/internal/fakeworkspace"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 func main() {
@@ -33,5 +32,5 @@ func run(profileFlag string) error {
 	if err != nil {
 		return err
 	}
-	return srv.Run(context.Background(), &mcp.StdioTransport{})
+	return srv.Run(context.Background(), &mcpserver.StdioTransport{Log: os.Stderr})
 }
