@@ -40,8 +40,8 @@ func (c *GuardCmd) Run(env *Env) error {
 	if werr == nil {
 		choice = nestedWorktree(choice, in.Folder())
 	}
-	if env.WorkspaceSet && env.WorkspaceFlag == "" {
-		fmt.Fprintf(env.Stderr, "agent-rewind guard: --workspace is empty (an unset variable, such as $CLAUDE_PROJECT_DIR under PowerShell?), so it was ignored; workspace %s\n", orNone(choice.root, werr))
+	if why := ignoredWorkspaceFlag(env); why != "" {
+		fmt.Fprintf(env.Stderr, "agent-rewind guard: %s; workspace %s\n", why, orNone(choice.root, werr))
 	}
 	g := newGuard(choice.root, werr)
 	defer g.close()

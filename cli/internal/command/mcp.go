@@ -35,8 +35,8 @@ func (c *MCPCmd) Run(env *Env) error {
 			return mcpFailure(env, err)
 		}
 	}
-	if env.WorkspaceSet && env.WorkspaceFlag == "" {
-		fmt.Fprintln(env.Stderr, "agent-rewind mcp: --workspace is empty (an unset variable in the client's configuration?), so it is ignored")
+	if why := ignoredWorkspaceFlag(env); why != "" {
+		fmt.Fprintln(env.Stderr, "agent-rewind mcp: "+why)
 	}
 	wd, _ := os.Getwd()
 	ws := &mcpWorkspace{env: env, log: env.Stderr, wd: wd}

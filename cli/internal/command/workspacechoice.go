@@ -85,12 +85,49 @@ func nestedWorktree(c workspaceChoice, folder string) workspaceChoice {
 }
 
 // explicitWorkspace is the --workspace folder (absolute, as kong made it) when the flag was given
-// a value, "" when it was not given or given empty.
+// a value, "" when it was not given, given empty, or given a variable the client did not
+// substitute (see unsubstituted).
 func explicitWorkspace(env *Env) string {
-	if env.WorkspaceSet && env.WorkspaceFlag != "" {
+	if env.WorkspaceSet && env.WorkspaceFlag != "" && !unsubstituted(env.WorkspaceFlag) {
 		return env.Workspace
 	}
 	return ""
+}
+
+// ignoredWorkspaceFlag says why a given --workspace is ignored ("" when it is not): empty (a
+// shell variable that was not set; PowerShell expands "$CLAUDE_PROJECT_DIR" to nothing) or a
+// ${VAR} the client left as it was (a client version without that substitution).
+func ignoredWorkspaceFlag(env *Env) string {
+	switch {
+	case !env.WorkspaceSet:
+		return ""
+	case env.WorkspaceFlag == "":
+		return "--workspace is empty (an unset variable, such as $CLAUDE_PROJECT_DIR under PowerShell?), so it is ignored"
+	case unsubstituted(env.WorkspaceFlag):
+		return fmt.Sprintf("--workspace is %q: the client did not substitute that variable, so it is ignored", env.WorkspaceFlag)
+	}
+	return ""
+}
+
+// unsubstituted reports whether v is a lone variable reference, $NAME or ${NAME}: no folder is
+// named that way on purpose.
+func unsubstituted(v string) bool {
+	name, ok := strings.CutPrefix(v, "$")
+	if !ok {
+		return false
+	}
+	if inner, ok := strings.CutPrefix(name, "{"); ok {
+		name, ok = strings.CutSuffix(inner, "}")
+		if !ok {
+			return false
+		}
+	}
+	for i, r := range name {
+		if !(r == '_' || r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || i > 0 && r >= '0' && r <= '9' || r == ':') {
+			return false
+		}
+	}
+	return name != ""
 }
 
 // enclosingProject returns the nearest folder at or above dir that holds a store, or else is a
