@@ -28,6 +28,9 @@ type Answer struct {
 //   - Cursor beforeShellExecution, beforeMCPExecution and preToolUse → exit 0 with JSON on
 //     stdout: {"permission":"allow"}, or {"permission":"deny","user_message":...,"agent_message":...}.
 //     Other Cursor events → exit 0 with {}.
+//   - VS Code, refused: exit 2 with the reason on stderr and also the documented JSON decision
+//     {"hookSpecificOutput":{"hookEventName","permissionDecision":"deny","permissionDecisionReason"}}
+//     on stdout, so that either reading refuses.
 //   - Cline → exit 0 with {"cancel":false}, or {"cancel":true,"errorMessage":...} to refuse
 //     (Cline then stops the task, not only the call).
 //   - The explicit form → exit 0 when admitted, exit 2 with the reason on stderr when refused;
@@ -91,6 +94,18 @@ func refuse(in Input, key, code, reason string) Answer {
 			ErrorMessage string `json:"errorMessage"`
 		}{true, user + ": " + reason})
 		return Answer{Stdout: string(out) + "\n"}
+	case AgentVSCode:
+		// VS Code's reference documents the JSON decision; exit 2 is Claude Code's block, which
+		// VS Code's hooks follow. Say both: a reader of either refuses.
+		type specific struct {
+			HookEventName            string `json:"hookEventName"`
+			PermissionDecision       string `json:"permissionDecision"`
+			PermissionDecisionReason string `json:"permissionDecisionReason"`
+		}
+		out, _ := json.Marshal(struct {
+			HookSpecificOutput specific `json:"hookSpecificOutput"`
+		}{specific{in.Event, "deny", reason}})
+		return Answer{Stdout: string(out) + "\n", Stderr: reason + "\n", ExitCode: 2}
 	}
 	return Answer{Stderr: reason + "\n", ExitCode: 2}
 }

@@ -279,6 +279,7 @@ func TestRespondTable(t *testing.T) {
 		{"gemini refused", Input{Agent: AgentGemini, Event: EventBeforeTool}, refused, nil, Answer{Stderr: "why\n", ExitCode: 2}},
 		{"windsurf allow", Input{Agent: AgentWindsurf, Event: EventPreRunCommand}, Decision{Admitted: true, Code: CodeAdmitted}, nil, Answer{}},
 		{"windsurf refused", Input{Agent: AgentWindsurf, Event: EventPreMCPToolUse}, refused, nil, Answer{Stderr: "why\n", ExitCode: 2}},
+		{"vscode refused", Input{Agent: AgentVSCode, Event: EventPreToolUse}, refused, nil, Answer{Stdout: `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"why"}}` + "\n", Stderr: "why\n", ExitCode: 2}},
 		{"cursor preToolUse deny", Input{Agent: AgentCursor, Event: EventCursorPreToolUse}, refused, nil, Answer{Stdout: `{"permission":"deny","user_message":"agent-rewind refused effect k (pending)","agent_message":"why"}` + "\n"}},
 	} {
 		if got := Respond(c.in, c.d, c.err); got != c.want {

@@ -93,7 +93,7 @@ func TestGuardRecordsWhereTheInputSays(t *testing.T) {
 		{"cline/pretooluse-execute-command-git-push.json", expectation{0, `\{"cancel":false\}\n`, ""}, expectation{0, `\{"cancel":true,"errorMessage":".*it already fired.*"\}\n`, ""}},
 		{"windsurf/pre-run-command-git-push.json", expectation{0, "", ""}, expectation{2, "", "it already fired"}},
 		{"gemini-cli/beforetool-shell-git-push.json", expectation{0, `\{\}\n`, ""}, expectation{2, "", "it already fired"}},
-		{"vscode/pretooluse-run-in-terminal-git-push.json", expectation{0, "", ""}, expectation{2, "", "outcome is unknown"}},
+		{"vscode/pretooluse-run-in-terminal-git-push.json", expectation{0, "", ""}, expectation{2, `\{"hookSpecificOutput":\{.*"permissionDecision":"deny".*\}\}\n`, "outcome is unknown"}},
 	} {
 		t.Run(c.file, func(t *testing.T) {
 			project := filepath.Join(t.TempDir(), "my project")

@@ -498,7 +498,7 @@ var fixtureCases = []fixtureCase{
 		repeat: &expectation{2, "", "it already fired"}},
 	{file: "gemini-cli/aftertool-shell.json", want: expectation{0, `\{\}\n`, ""}},
 	{file: "vscode/pretooluse-run-in-terminal-git-push.json", want: expectation{0, "", ""}, state: barrier.Pending,
-		repeat: &expectation{2, "", "outcome is unknown"}},
+		repeat: &expectation{2, `\{"hookSpecificOutput":\{"hookEventName":"PreToolUse","permissionDecision":"deny",.*outcome is unknown.*\}\}\n`, "outcome is unknown"}},
 	{file: "vscode/posttooluse-run-in-terminal.json", want: expectation{0, "", ""}},
 	{file: "vscode/posttooluse-run-in-terminal.json", before: "vscode/pretooluse-run-in-terminal-git-push.json", want: expectation{0, "", ""}, state: barrier.Spent},
 	{file: "explicit/charge.json", want: expectation{0, `admitted "invoice-2026-0042-charge": spent \(chain entry 0\)\n`, ""}, state: barrier.Spent,

@@ -110,7 +110,7 @@ func TestIntegrationHooks(t *testing.T) {
 		{client: "windsurf", hooks: "windsurf/.windsurf/hooks.json", event: "pre_run_command", runIn: "home",
 			fixture: "windsurf/pre-run-command-git-push.json", allow: expectation{0, "", ""}, refused: expectation{2, "", "it already fired"}},
 		{client: "vscode", hooks: "vscode/.github/hooks/agent-rewind.json", event: "PreToolUse", runIn: "home",
-			fixture: "vscode/pretooluse-run-in-terminal-git-push.json", allow: expectation{0, "", ""}, refused: expectation{2, "", "outcome is unknown"}},
+			fixture: "vscode/pretooluse-run-in-terminal-git-push.json", allow: expectation{0, "", ""}, refused: expectation{2, `\{"hookSpecificOutput":\{.*"permissionDecision":"deny".*\}\}\n`, "outcome is unknown"}},
 		{client: "gemini-cli", hooks: "gemini-cli/.gemini/settings.json", event: "BeforeTool", runIn: "elsewhere",
 			fixture: "gemini-cli/beforetool-shell-git-push.json", allow: expectation{0, `\{\}\n`, ""}, refused: expectation{2, "", "it already fired"}},
 	} {
