@@ -22,6 +22,7 @@ func TestClientFixtures(t *testing.T) {
 		{"cursor/pretooluse-shell-git-push.json", AgentCursor, "preToolUse", "Shell", "git-push", ActAdmit, true, "/Users/dev/shop"},
 		{"cursor/pretooluse-mcp-prefixed.json", AgentCursor, "preToolUse", "slack_post_message", "mcp-outbound", ActAdmit, true, "/Users/dev/shop"},
 		{"cursor/posttooluse-shell.json", AgentCursor, "postToolUse", "Shell", "", ActConfirm, false, "/Users/dev/shop"},
+		{"cursor/posttoolusefailure-shell.json", AgentCursor, "postToolUseFailure", "Shell", "", ActFail, false, "/Users/dev/shop"},
 		{"cline/pretooluse-execute-command-git-push.json", AgentCline, "PreToolUse", "execute_command", "git-push", ActAdmit, false, "/Users/dev/shop"},
 		{"cline/pretooluse-use-mcp-tool-slack.json", AgentCline, "PreToolUse", "mcp__slack__slack_post_message", "mcp-outbound", ActAdmit, false, "/Users/dev/shop"},
 		{"cline/pretooluse-read-file.json", AgentCline, "PreToolUse", "read_file", "", ActNone, false, "/Users/dev/shop"},

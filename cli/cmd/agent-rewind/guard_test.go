@@ -480,6 +480,8 @@ var fixtureCases = []fixtureCase{
 		repeat: &expectation{0, `\{"permission":"deny","user_message":"agent-rewind refused effect slack_post_message:[0-9a-f]{32} \(pending\)",.*\}\n`, ""}},
 	{file: "cursor/posttooluse-shell.json", want: expectation{0, `\{\}\n`, ""}},
 	{file: "cursor/posttooluse-shell.json", before: "cursor/pretooluse-shell-git-push.json", want: expectation{0, `\{\}\n`, ""}, state: barrier.Spent},
+	{file: "cursor/posttoolusefailure-shell.json", want: expectation{0, `\{\}\n`, ""}},
+	{file: "cursor/posttoolusefailure-shell.json", before: "cursor/pretooluse-shell-git-push.json", want: expectation{0, `\{\}\n`, ""}, state: barrier.Failed},
 	{file: "cline/pretooluse-read-file.json", want: expectation{0, `\{"cancel":false\}\n`, ""}},
 	{file: "cline/pretooluse-execute-command-git-push.json", want: expectation{0, `\{"cancel":false\}\n`, ""}, state: barrier.Spent,
 		repeat: &expectation{0, `\{"cancel":true,"errorMessage":"agent-rewind refused effect shell:[0-9a-f]{32} \(spent\): .*it already fired.*"\}\n`, ""}},
