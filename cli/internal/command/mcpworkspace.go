@@ -23,12 +23,11 @@ const mcpHint = `configure the MCP server with the project folder: "args": ["--w
 // start: the client's roots can only be asked for once the session is initialized. Until a
 // choice succeeds every tool fails with the reason and what to configure; once made, it holds.
 type mcpWorkspace struct {
-	env  *Env
-	log  io.Writer
-	wd   string
-	mu   sync.Mutex
-	ws   *agentws.Workspace
-	rule string
+	env *Env
+	log io.Writer
+	wd  string
+	mu  sync.Mutex
+	ws  *agentws.Workspace
 }
 
 var _ mcpserver.Workspace = (*mcpWorkspace)(nil)
@@ -119,7 +118,7 @@ func (m *mcpWorkspace) get(ctx context.Context) (*agentws.Workspace, error) {
 		return nil, err
 	}
 	fmt.Fprintf(m.log, "agent-rewind mcp: workspace %s (chosen by %s)\n", c.root, c.rule)
-	m.ws, m.rule = ws, c.rule
+	m.ws = ws
 	return ws, nil
 }
 
