@@ -70,6 +70,22 @@ func envWithout(names []string, extra ...string) []string {
 	return append(env, extra...)
 }
 
+// protectRoot undoes what a broken guard or server would do in a test that runs it in "/" (the
+// machine is shared): state it leaves there is removed, and the test fails.
+func protectRoot(t *testing.T) {
+	t.Helper()
+	root := stateDir(t, "/")
+	if _, err := os.Lstat(root); err == nil {
+		return // not this test's to remove
+	}
+	t.Cleanup(func() {
+		if _, err := os.Lstat(root); err == nil {
+			os.RemoveAll(root)
+			t.Errorf("agent-rewind state was written to %s (removed): / was taken as a workspace", root)
+		}
+	})
+}
+
 func noStore(t *testing.T, dir string) {
 	t.Helper()
 	if _, err := os.Lstat(stateDir(t, dir)); !errors.Is(err, os.ErrNotExist) {
@@ -158,6 +174,7 @@ func TestGuardWorkspaceRules(t *testing.T) {
 	}
 	noStore(t, nowhere)
 
+	protectRoot(t)
 	for _, c := range []struct{ name, folder, why string }{
 		{"home", home, "the home folder"},
 		{"cursor user hooks", filepath.Join(home, ".cursor"), "an agent's own folder"},
@@ -290,15 +307,20 @@ func TestMCPWorkspaceChoice(t *testing.T) {
 			if c.roots {
 				roots = []string{project}
 			}
+			if c.dir == "/" {
+				protectRoot(t)
+			}
 			cs, stderr := startMCPClient(t, sub(c.dir), env, c.proto, roots, append(args, "mcp")...)
-			res := callTool(t, cs, "checkpoint", map[string]any{"label": "first"})
 			if c.rule == "" {
+				// A read-only tool: a server that wrongly accepted the folder writes nothing there.
+				res := callTool(t, cs, "list", nil)
 				if !res.IsError || !strings.Contains(resultText(res), c.why) || !strings.Contains(resultText(res), "--workspace") {
 					t.Fatalf("want a refusal naming %q and what to configure: %s", c.why, resultText(res))
 				}
 				noStore(t, sub(c.dir))
 				return
 			}
+			res := callTool(t, cs, "checkpoint", map[string]any{"label": "first"})
 			if res.IsError {
 				t.Fatalf("checkpoint: %s\nstderr:\n%s", resultText(res), stderr)
 			}

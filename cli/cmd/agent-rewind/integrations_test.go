@@ -126,6 +126,9 @@ func TestIntegrationHooks(t *testing.T) {
 				h = hookRun{shell: cmds[0]}
 			}
 			dir := map[string]string{"home": home, "cursor": filepath.Join(home, ".cursor"), "root": "/", "elsewhere": t.TempDir()}[c.runIn]
+			if dir == "/" {
+				protectRoot(t)
+			}
 			if err := os.MkdirAll(dir, 0o755); err != nil && dir != "/" {
 				t.Fatal(err)
 			}
@@ -221,6 +224,9 @@ func TestIntegrationMCP(t *testing.T) {
 					a = project
 				}
 				args = append(args, a)
+			}
+			if c.dir == "root" {
+				protectRoot(t)
 			}
 			dir := map[string]string{"home": home, "root": "/", "cache": filepath.Join(home, ".claude", "plugins", "cache", "m", "agent-rewind", "0.1.0"), "project/sub": filepath.Join(project, "sub")}[c.dir]
 			if err := os.MkdirAll(dir, 0o755); err != nil && dir != "/" {
