@@ -253,3 +253,38 @@ func TestIntegrationMCP(t *testing.T) {
 		})
 	}
 }
+
+// Where a client can fail closed, the shipped files make it: Cursor's preToolUse has
+// "failClosed": true, and Cline's hook script exits non-zero (which Cline treats as a block)
+// when agent-rewind cannot be found. (Claude Code's "onFailure": "block" is checked in
+// TestClaudeCodePluginFiles.)
+func TestIntegrationFailClosed(t *testing.T) {
+	var cursor struct {
+		Hooks map[string][]struct {
+			Command    string `json:"command"`
+			FailClosed bool   `json:"failClosed"`
+		} `json:"hooks"`
+	}
+	readJSON(t, "cursor/.cursor/hooks.json", &cursor)
+	if pre := cursor.Hooks["preToolUse"]; len(pre) != 1 || !pre[0].FailClosed {
+		t.Fatalf("cursor preToolUse: %+v, want one hook with failClosed", pre)
+	}
+	for _, event := range []string{"beforeShellExecution", "beforeMCPExecution"} {
+		if len(cursor.Hooks[event]) != 0 {
+			t.Fatalf("cursor %s is registered too: a shell call would reach the guard twice", event)
+		}
+	}
+
+	script, err := filepath.Abs(filepath.Join(integrationsDir, "cline", ".clinerules", "hooks", "PreToolUse"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(script)
+	cmd.Dir = t.TempDir()
+	cmd.Env = []string{"PATH=/nonexistent", "HOME=" + t.TempDir()}
+	cmd.Stdin = strings.NewReader(clientFixture(t, "cline/pretooluse-execute-command-git-push.json", cmd.Dir))
+	out, err := cmd.CombinedOutput()
+	if _, ok := err.(*exec.ExitError); !ok || cmd.ProcessState.ExitCode() == 0 {
+		t.Fatalf("cline hook without agent-rewind: %v %q, want a non-zero exit", err, out)
+	}
+}
