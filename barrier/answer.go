@@ -15,27 +15,38 @@ type Answer struct {
 
 // Respond turns the outcome of one guard input into the answer for its agent:
 //
-//   - Claude Code and Codex, PreToolUse: refused → exit 2 with the reason on stderr and nothing
-//     on stdout (exit 2 is the only code that blocks; the reason reaches the model). Admitted or
-//     not an effect → exit 0, printing nothing: printing a JSON "allow" would skip the user's own
-//     permission prompt.
-//   - Claude Code and Codex, PostToolUse, PostToolUseFailure, PermissionDenied and any other
-//     event → exit 0, printing nothing; an error → exit 1 with the error on stderr, which the
-//     agent shows the user as a non-blocking hook error (the tool already ran or was denied).
-//   - Cursor beforeShellExecution and beforeMCPExecution → exit 0 with JSON on stdout:
-//     {"permission":"allow"}, or {"permission":"deny","user_message":...,"agent_message":...}.
+//   - Claude Code, VS Code, Codex, Gemini CLI and Windsurf, deciding events (PreToolUse,
+//     BeforeTool, pre_run_command, pre_mcp_tool_use): refused → exit 2 with the reason on stderr
+//     and nothing on stdout (exit 2 is the code all of them read as "block"; the reason reaches
+//     the model). Admitted or not an effect → exit 0, printing nothing (Gemini CLI: "{}", since
+//     it parses stdout as JSON): printing a JSON "allow" would skip the user's own permission
+//     prompt.
+//   - The same agents' reports (PostToolUse, PostToolUseFailure, PermissionDenied, AfterTool,
+//     post_*) and any other event → exit 0, printing nothing ("{}" for Gemini CLI); an error →
+//     exit 1 with the error on stderr, which the agent shows as a non-blocking hook error (the
+//     tool already ran or was denied).
+//   - Cursor beforeShellExecution, beforeMCPExecution and preToolUse → exit 0 with JSON on
+//     stdout: {"permission":"allow"}, or {"permission":"deny","user_message":...,"agent_message":...}.
 //     Other Cursor events → exit 0 with {}.
+//   - VS Code, refused: exit 2 with the reason on stderr and also the documented JSON decision
+//     {"hookSpecificOutput":{"hookEventName","permissionDecision":"deny","permissionDecisionReason"}}
+//     on stdout, so that either reading refuses.
+//   - Cline → exit 0 with {"cancel":false}, or {"cancel":true,"errorMessage":...} to refuse
+//     (Cline then stops the task, not only the call).
 //   - The explicit form → exit 0 when admitted, exit 2 with the reason on stderr when refused;
 //     the CLI prints the Decision itself (text or --json).
 //
 // An error while deciding an effect (a bad rules file, a ledger or chain that cannot be
-// written) fails closed: the call is refused with the error as the reason, because running it
-// unrecorded is what the barrier exists to prevent. Input that could not be parsed (in.Agent is
-// "") → exit 1 with the error on stderr: the agent then lets the call run, and the user sees the
-// hook error. d is the zero Decision when nothing was decided.
+// written, no workspace to record in) fails closed: the call is refused with the error as the
+// reason, because running it unrecorded is what the barrier exists to prevent. Input that
+// could not be parsed (in.Agent is "") is refused too (exit 2, the error on stderr naming the
+// inputs the guard knows) unless in.Event names a report, which exits 1 (shown, not
+// blocking). d is the zero Decision when nothing was decided.
 func Respond(in Input, d Decision, err error) Answer {
 	deciding := isDeciding(in)
 	switch {
+	case in.Agent == "" && IsDecidingEvent(in.Event):
+		return Answer{Stderr: fmt.Sprintf("agent-rewind guard refused this call: it could not read the hook input, so the call would run unrecorded: %v\n", err), ExitCode: 2}
 	case in.Agent == "":
 		return Answer{Stderr: fmt.Sprintf("agent-rewind guard: %v\n", err), ExitCode: 1}
 	case err != nil && deciding:
@@ -50,8 +61,10 @@ func Respond(in Input, d Decision, err error) Answer {
 		return refuse(in, d.Key, string(d.Code), d.Reason)
 	case in.Agent == AgentCursor && deciding:
 		return Answer{Stdout: `{"permission":"allow"}` + "\n"}
-	case in.Agent == AgentCursor:
+	case in.Agent == AgentCursor, in.Agent == AgentGemini:
 		return Answer{Stdout: "{}\n"}
+	case in.Agent == AgentCline:
+		return Answer{Stdout: `{"cancel":false}` + "\n"}
 	}
 	return Answer{}
 }
@@ -59,25 +72,40 @@ func Respond(in Input, d Decision, err error) Answer {
 // isDeciding reports whether the input asks whether a call may run (as opposed to reporting
 // what happened to one).
 func isDeciding(in Input) bool {
-	switch in.Event {
-	case EventPreToolUse, EventBeforeShellExecution, EventBeforeMCPExecution, EventExplicit:
-		return true
-	}
-	return false
+	return in.Event != "" && IsDecidingEvent(in.Event)
 }
 
 func refuse(in Input, key, code, reason string) Answer {
-	if in.Agent == AgentCursor {
-		user := "agent-rewind refused this call"
-		if key != "" {
-			user = fmt.Sprintf("agent-rewind refused effect %s (%s)", quoteKey(key), code)
-		}
+	user := "agent-rewind refused this call"
+	if key != "" {
+		user = fmt.Sprintf("agent-rewind refused effect %s (%s)", quoteKey(key), code)
+	}
+	switch in.Agent {
+	case AgentCursor:
 		out, _ := json.Marshal(struct {
 			Permission   string `json:"permission"`
 			UserMessage  string `json:"user_message"`
 			AgentMessage string `json:"agent_message"`
 		}{"deny", user, reason})
 		return Answer{Stdout: string(out) + "\n"}
+	case AgentCline:
+		out, _ := json.Marshal(struct {
+			Cancel       bool   `json:"cancel"`
+			ErrorMessage string `json:"errorMessage"`
+		}{true, user + ": " + reason})
+		return Answer{Stdout: string(out) + "\n"}
+	case AgentVSCode:
+		// VS Code's reference documents the JSON decision; exit 2 is Claude Code's block, which
+		// VS Code's hooks follow. Say both: a reader of either refuses.
+		type specific struct {
+			HookEventName            string `json:"hookEventName"`
+			PermissionDecision       string `json:"permissionDecision"`
+			PermissionDecisionReason string `json:"permissionDecisionReason"`
+		}
+		out, _ := json.Marshal(struct {
+			HookSpecificOutput specific `json:"hookSpecificOutput"`
+		}{specific{in.Event, "deny", reason}})
+		return Answer{Stdout: string(out) + "\n", Stderr: reason + "\n", ExitCode: 2}
 	}
 	return Answer{Stderr: reason + "\n", ExitCode: 2}
 }

@@ -49,7 +49,7 @@ func Example() {
 	o = g.Handle(hook("PreToolUse", "toolu_2"))
 	fmt.Println(o.Decision.Code, "exit", o.Answer.ExitCode)
 	fmt.Print(o.Answer.Stderr)
-	o = g.Handle(hook("PreToolUse", "toolu_3")[:0:0])
+	o = g.Handle(nil) // empty input: unreadable, so refused rather than let through
 	fmt.Println("exit", o.Answer.ExitCode)
 
 	// Output:
@@ -60,7 +60,7 @@ func Example() {
 	// chain entry 3: refusal
 	// spent exit 2
 	// agent-rewind refused effect shell:36574794d0b7d41dee4745253614802e (git push origin main): it already fired at 2026-05-02T10:00:00Z (chain entry 1), while checkpoint cp-7 was current. Rewinding the workspace does not undo external effects, so running it again would repeat it in the outside world. Do not retry it. Only if a distinct new effect is really intended, use a new key (prefix the command with REWIND_EFFECT_KEY=<new-key>, a name for this distinct effect, e.g. REWIND_EFFECT_KEY=release-v2 git push); if unsure, ask the user.
-	// exit 1
+	// exit 2
 }
 
 // Classifying a call is pure: no ledger, no I/O.

@@ -32,10 +32,21 @@ type Outcome struct {
 // Handle runs one guard input. It never panics on bad input; everything that went wrong is in
 // Outcome.Err and already reflected in Outcome.Answer.
 func (g *Guard) Handle(raw []byte) Outcome {
-	var o Outcome
-	o.Input, o.Err = ParseHookInput(raw)
-	if o.Err != nil {
-		o.Answer = Respond(Input{}, Decision{}, o.Err)
+	in, err := ParseHookInput(raw)
+	if err != nil {
+		in = Input{Event: EventOf(raw)}
+	}
+	return g.Run(in, err)
+}
+
+// Run decides an input already parsed by ParseHookInput; parseErr is its error (in then holds
+// only the Event that EventOf could read). The CLI parses first to find the workspace the
+// input names, then runs.
+func (g *Guard) Run(in Input, parseErr error) Outcome {
+	o := Outcome{Input: in, Err: parseErr}
+	if parseErr != nil {
+		o.Input.Agent = ""
+		o.Answer = Respond(o.Input, Decision{}, parseErr)
 		return o
 	}
 	o.Action, o.Decision, o.Err = g.decide(o.Input)

@@ -194,9 +194,19 @@ func TestGuardFailsClosed(t *testing.T) {
 	if o.Answer.ExitCode != 2 || !strings.Contains(o.Answer.Stderr, ".rewind/effects.json") {
 		t.Errorf("bad rules file: %+v", o.Answer)
 	}
+	// Input the guard cannot read is refused (it may be a call about to run), and the message
+	// names what the guard reads; a report it cannot read is a visible, non-blocking error.
 	o = g.Handle([]byte("not json"))
-	if o.Answer.ExitCode != 1 || !strings.Contains(o.Answer.Stderr, "agent-rewind guard: guard input") {
+	if o.Answer.ExitCode != 2 || !strings.Contains(o.Answer.Stderr, "could not read the hook input") || !strings.Contains(o.Answer.Stderr, "Windsurf (pre_run_command") {
 		t.Errorf("unparsable input: %+v", o.Answer)
+	}
+	o = g.Handle([]byte(`{"hook_event_name": "PostToolUse", "tool_name": 7}`))
+	if o.Answer.ExitCode != 1 || !strings.Contains(o.Answer.Stderr, "agent-rewind guard: guard input") {
+		t.Errorf("unparsable report: %+v", o.Answer)
+	}
+	o = g.Handle([]byte(`{"agent_action_name": "pre_run_command", "tool_info": {}}`))
+	if o.Answer.ExitCode != 2 || !strings.Contains(o.Answer.Stderr, "command_line") {
+		t.Errorf("unparsable Windsurf decision: %+v", o.Answer)
 	}
 }
 
@@ -261,7 +271,16 @@ func TestRespondTable(t *testing.T) {
 		{"cursor deny", cur, refused, nil, Answer{Stdout: `{"permission":"deny","user_message":"agent-rewind refused effect k (pending)","agent_message":"why"}` + "\n"}},
 		{"cursor other event", Input{Agent: AgentCursor, Event: "stop"}, Decision{Admitted: true, Code: CodeNotHandled}, nil, Answer{Stdout: "{}\n"}},
 		{"explicit refused", Input{Agent: AgentExplicit, Event: EventExplicit}, refused, nil, Answer{Stderr: "why\n", ExitCode: 2}},
-		{"unparsed", Input{}, Decision{}, errors.New("bad"), Answer{Stderr: "agent-rewind guard: bad\n", ExitCode: 1}},
+		{"unparsed", Input{}, Decision{}, errors.New("bad"), Answer{Stderr: "agent-rewind guard refused this call: it could not read the hook input, so the call would run unrecorded: bad\n", ExitCode: 2}},
+		{"unparsed report", Input{Event: EventAfterTool}, Decision{}, errors.New("bad"), Answer{Stderr: "agent-rewind guard: bad\n", ExitCode: 1}},
+		{"cline allow", Input{Agent: AgentCline, Event: EventPreToolUse}, Decision{Admitted: true, Code: CodeAdmitted}, nil, Answer{Stdout: `{"cancel":false}` + "\n"}},
+		{"cline cancel", Input{Agent: AgentCline, Event: EventPreToolUse}, refused, nil, Answer{Stdout: `{"cancel":true,"errorMessage":"agent-rewind refused effect k (pending): why"}` + "\n"}},
+		{"gemini allow", Input{Agent: AgentGemini, Event: EventBeforeTool}, Decision{Admitted: true, Code: CodeNotEffect}, nil, Answer{Stdout: "{}\n"}},
+		{"gemini refused", Input{Agent: AgentGemini, Event: EventBeforeTool}, refused, nil, Answer{Stderr: "why\n", ExitCode: 2}},
+		{"windsurf allow", Input{Agent: AgentWindsurf, Event: EventPreRunCommand}, Decision{Admitted: true, Code: CodeAdmitted}, nil, Answer{}},
+		{"windsurf refused", Input{Agent: AgentWindsurf, Event: EventPreMCPToolUse}, refused, nil, Answer{Stderr: "why\n", ExitCode: 2}},
+		{"vscode refused", Input{Agent: AgentVSCode, Event: EventPreToolUse}, refused, nil, Answer{Stdout: `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"why"}}` + "\n", Stderr: "why\n", ExitCode: 2}},
+		{"cursor preToolUse deny", Input{Agent: AgentCursor, Event: EventCursorPreToolUse}, refused, nil, Answer{Stdout: `{"permission":"deny","user_message":"agent-rewind refused effect k (pending)","agent_message":"why"}` + "\n"}},
 	} {
 		if got := Respond(c.in, c.d, c.err); got != c.want {
 			t.Errorf("%s: Respond = %+v, want %+v", c.name, got, c.want)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"unicode"
@@ -18,9 +19,19 @@ type Agent string
 const (
 	AgentClaudeCode Agent = "claude-code" // Claude Code hooks
 	AgentCodex      Agent = "codex"       // Codex CLI hooks (Claude Code's shape, plus turn_id)
-	AgentCursor     Agent = "cursor"      // Cursor hooks
+	AgentCursor     Agent = "cursor"      // Cursor hooks (Cursor also runs .claude/settings.json hooks with this shape)
+	AgentCline      Agent = "cline"       // Cline hooks: executables named for the event, camelCase input
+	AgentWindsurf   Agent = "windsurf"    // Windsurf Cascade hooks: agent_action_name and tool_info
+	AgentGemini     Agent = "gemini-cli"  // Gemini CLI hooks: Claude Code's shape with BeforeTool/AfterTool
+	AgentVSCode     Agent = "vscode"      // VS Code agent hooks: Claude Code's tool fields, camelCase common fields
 	AgentExplicit   Agent = "explicit"    // {"key", "payload", "description"}: a script or a person
 )
+
+// KnownInputs names, for error messages, every client and event the guard reads.
+const KnownInputs = `Claude Code and VS Code (PreToolUse, PostToolUse, PostToolUseFailure, PermissionDenied), ` +
+	`Codex CLI (PreToolUse, PostToolUse), Cursor (beforeShellExecution, beforeMCPExecution, preToolUse, postToolUse, postToolUseFailure), ` +
+	`Cline (PreToolUse, PostToolUse), Windsurf (pre_run_command, pre_mcp_tool_use, post_run_command, post_mcp_tool_use), ` +
+	`Gemini CLI (BeforeTool, AfterTool), and the explicit form {"key", "payload", "description"}`
 
 // Hook events the guard acts on. Any other event parses, and is answered as not handled.
 const (
@@ -30,8 +41,27 @@ const (
 	EventPermissionDenied     = "PermissionDenied"     // Claude Code (auto mode): release
 	EventBeforeShellExecution = "beforeShellExecution" // Cursor: decide
 	EventBeforeMCPExecution   = "beforeMCPExecution"   // Cursor: decide
+	EventCursorPreToolUse     = "preToolUse"           // Cursor (any tool): decide
+	EventCursorPostToolUse    = "postToolUse"          // Cursor (any tool): confirm
+	EventCursorPostToolFail   = "postToolUseFailure"   // Cursor (any tool): mark failed
+	EventBeforeTool           = "BeforeTool"           // Gemini CLI: decide
+	EventAfterTool            = "AfterTool"            // Gemini CLI: report
+	EventPreRunCommand        = "pre_run_command"      // Windsurf: decide
+	EventPreMCPToolUse        = "pre_mcp_tool_use"     // Windsurf: decide
 	EventExplicit             = "explicit"             // the explicit form: decide, spent at once
 )
+
+// IsDecidingEvent reports whether an event asks whether a call may run, for any client. An
+// event name nobody sent (an input too broken to name one) counts as deciding: the guard then
+// refuses rather than let a call it could not read run unrecorded.
+func IsDecidingEvent(event string) bool {
+	switch event {
+	case EventPreToolUse, EventBeforeShellExecution, EventBeforeMCPExecution, EventCursorPreToolUse,
+		EventBeforeTool, EventPreRunCommand, EventPreMCPToolUse, EventExplicit, "":
+		return true
+	}
+	return false
+}
 
 // MaxInputSize is the largest guard input ParseHookInput accepts. PostToolUse carries the tool's
 // whole output, so this is generous; the CLI should read at most MaxInputSize+1 bytes.
@@ -49,7 +79,7 @@ type InputError struct {
 
 // Error says what was wrong and which inputs the guard accepts.
 func (e *InputError) Error() string {
-	return "guard input: " + e.Msg + ` (the guard reads one JSON object: {"key": "...", "payload": {...}, "description": "..."}, or the hook input of Claude Code, Codex CLI or Cursor on stdin)`
+	return "guard input: " + e.Msg + " (the guard reads one JSON object on stdin or as its argument: the hook input of " + KnownInputs + ")"
 }
 
 // Unwrap returns ErrUnknownInput.
@@ -72,7 +102,7 @@ type Input struct {
 	Model          string   `json:"model,omitempty"`           // Codex, Cursor
 	TurnID         string   `json:"turn_id,omitempty"`         // Codex
 	GenerationID   string   `json:"generation_id,omitempty"`   // Cursor
-	WorkspaceRoots []string `json:"workspace_roots,omitempty"` // Cursor
+	WorkspaceRoots []string `json:"workspace_roots,omitempty"` // Cursor workspace_roots, Cline workspaceRoots
 
 	ToolName     string          `json:"tool_name,omitempty"`
 	ToolInput    json.RawMessage `json:"tool_input,omitempty"` // the tool's arguments as JSON (Cursor's JSON string is decoded)
@@ -81,6 +111,8 @@ type Input struct {
 	Error        string          `json:"error,omitempty"`         // PostToolUseFailure
 	IsInterrupt  bool            `json:"is_interrupt,omitempty"`  // PostToolUseFailure
 	Reason       string          `json:"reason,omitempty"`        // PermissionDenied
+
+	MCPTool bool `json:"mcp_tool,omitempty"` // the call is an MCP tool's, whatever its name looks like
 
 	Command   string `json:"command,omitempty"`    // Cursor beforeShellExecution: the command line; beforeMCPExecution: the server's command
 	ServerURL string `json:"server_url,omitempty"` // Cursor beforeMCPExecution: the server's URL
@@ -109,6 +141,22 @@ func ParseHookInput(data []byte) (Input, error) {
 		return Input{}, inputErr("not valid JSON: %v", err)
 	}
 	f := fields(m)
+	switch {
+	case f.has("hookName"):
+		return parseCline(f)
+	case f.has("agent_action_name"):
+		return parseWindsurf(f)
+	case f.has("hookEventName") && !f.has("hook_event_name"):
+		event, _, err := f.str("hookEventName")
+		if err != nil {
+			return Input{}, err
+		}
+		in, err := parseClaudeShape(f, Input{Agent: AgentVSCode, Event: event})
+		if err == nil {
+			in.SessionID = f.text("sessionId")
+		}
+		return in, err
+	}
 	event, hasEvent, err := f.str("hook_event_name")
 	if err != nil {
 		return Input{}, err
@@ -117,7 +165,7 @@ func ParseHookInput(data []byte) (Input, error) {
 		if _, hasKey := m["key"]; hasKey {
 			return parseExplicit(f)
 		}
-		return Input{}, inputErr("it has neither \"key\" (the explicit form) nor \"hook_event_name\" (an agent's hook input); its members are %s", memberList(m))
+		return Input{}, inputErr("it has neither \"key\" (the explicit form) nor \"hook_event_name\", \"hookName\" or \"agent_action_name\" (an agent's hook input); its members are %s", memberList(m))
 	}
 	if event == "" {
 		return Input{}, inputErr("\"hook_event_name\" is empty")
@@ -129,12 +177,31 @@ func ParseHookInput(data []byte) (Input, error) {
 	case isCursor || hasCursorVersion || startsLower(event):
 		in.Agent = AgentCursor
 		return parseCursor(f, in)
+	case event == EventBeforeTool || event == EventAfterTool:
+		in.Agent = AgentGemini
 	case f.has("turn_id"):
 		in.Agent = AgentCodex
 	default:
 		in.Agent = AgentClaudeCode
 	}
 	return parseClaudeShape(f, in)
+}
+
+// EventOf returns the event a hook input names, even when the input does not parse as a whole,
+// so that an unreadable input can still be answered as a decision or as a report. It returns ""
+// when no event can be read.
+func EventOf(data []byte) string {
+	var m map[string]json.RawMessage
+	if len(data) > MaxInputSize || json.Unmarshal(bytes.TrimSpace(data), &m) != nil {
+		return ""
+	}
+	for _, name := range []string{"hook_event_name", "hookName", "agent_action_name", "hookEventName"} {
+		var s string
+		if json.Unmarshal(m[name], &s) == nil && s != "" {
+			return s
+		}
+	}
+	return ""
 }
 
 func parseExplicit(f fields) (Input, error) {
@@ -191,7 +258,7 @@ func parseClaudeShape(f fields, in Input) (Input, error) {
 		_ = json.Unmarshal(b, &in.IsInterrupt) // advisory only: a wrong type means "not interrupted"
 	}
 	switch in.Event {
-	case EventPreToolUse, EventPostToolUse, EventPostToolUseFailure, EventPermissionDenied:
+	case EventPreToolUse, EventPostToolUse, EventPostToolUseFailure, EventPermissionDenied, EventBeforeTool, EventAfterTool:
 		if in.ToolName == "" {
 			return Input{}, inputErr("%s hook input without \"tool_name\"", in.Event)
 		}
@@ -227,7 +294,24 @@ func parseCursor(f fields, in Input) (Input, error) {
 		}
 		in.ToolInput = append(json.RawMessage(nil), ti...)
 	}
+	// Cursor may name MCP tools "MCP:<tool>" (or "MCP:<server>:<tool>"), which no rule written
+	// for the bare tool name would match: keep the tool's own name, and remember it is MCP's.
+	if rest, ok := strings.CutPrefix(in.ToolName, "MCP:"); ok {
+		in.ToolName = rest[strings.LastIndex(rest, ":")+1:]
+		in.MCPTool = true
+	}
+	if in.Event == EventBeforeMCPExecution {
+		in.MCPTool = true
+	}
 	switch in.Event {
+	case EventCursorPreToolUse, EventCursorPostToolUse, EventCursorPostToolFail:
+		if in.ToolName == "" {
+			return Input{}, inputErr("%s hook input without \"tool_name\"", in.Event)
+		}
+		in.Error = f.text("error_message")
+		if in.Error == "" {
+			in.Error = f.text("error")
+		}
 	case EventBeforeShellExecution:
 		if _, ok := f["command"]; !ok {
 			return Input{}, inputErr("beforeShellExecution hook input without \"command\"")
@@ -300,10 +384,10 @@ func startsLower(s string) bool {
 // (ShellTools). A command given as an argument vector (Codex's older shell tool) is returned as
 // argv instead. ok is false when the input is not a shell call.
 func (in Input) ShellCommand() (script string, argv []string, ok bool) {
-	if in.Agent == AgentCursor {
-		if in.Event == EventBeforeShellExecution {
-			return in.Command, nil, true
-		}
+	if in.Agent == AgentCursor && in.Event == EventBeforeShellExecution {
+		return in.Command, nil, true
+	}
+	if in.Agent == AgentCursor && in.Event == EventBeforeMCPExecution {
 		return "", nil, false
 	}
 	if !ShellTools[in.ToolName] {
@@ -335,8 +419,37 @@ func (in Input) toolCommand() (script string, argv []string) {
 }
 
 // ShellTools are the tool names whose tool_input.command is a shell command line: Claude Code's
-// Bash and PowerShell, Codex's Bash (and the names of its older shell tools), Cursor's Shell.
+// Bash and PowerShell, Codex's Bash (and the names of its older shell tools), Cursor's Shell,
+// Gemini CLI's run_shell_command, Cline's execute_command, VS Code's run_in_terminal, and
+// run_command, the name the guard gives Windsurf's pre_run_command.
 var ShellTools = map[string]bool{
 	"Bash": true, "PowerShell": true, "Shell": true, "shell": true,
 	"local_shell": true, "exec_command": true, "container.exec": true, "unified_exec": true,
+	"run_shell_command": true, "execute_command": true, "run_in_terminal": true, "run_command": true,
+}
+
+// Folder returns the folder the input names as the agent's project, "" when it names none:
+// the workspace root that holds the working directory (Cursor's workspace_roots, Cline's
+// workspaceRoots; the first root when none holds it), else the working directory (cwd of Claude
+// Code, Codex, Gemini CLI and Cursor; Windsurf's tool_info.cwd).
+func (in Input) Folder() string {
+	for _, r := range in.WorkspaceRoots {
+		if in.Cwd != "" && within(in.Cwd, r) {
+			return r
+		}
+	}
+	if len(in.WorkspaceRoots) > 0 && in.WorkspaceRoots[0] != "" {
+		return in.WorkspaceRoots[0]
+	}
+	return in.Cwd
+}
+
+// within reports whether path p is dir or lies under it (lexically).
+func within(p, dir string) bool {
+	p, dir = filepath.Clean(p), filepath.Clean(dir)
+	if p == dir {
+		return true
+	}
+	rel, err := filepath.Rel(dir, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }

@@ -167,10 +167,15 @@ func FuzzParseHookInput(f *testing.F) {
 		a := o.Answer
 		switch {
 		case o.Input.Agent == "":
-			if a.ExitCode != 1 || a.Stdout != "" || o.Err == nil {
+			// Unreadable input is refused unless it names a report: never allowed silently.
+			want := 1
+			if IsDecidingEvent(EventOf(data)) {
+				want = 2
+			}
+			if a.ExitCode != want || a.Stdout != "" || a.Stderr == "" || o.Err == nil {
 				t.Fatalf("unparsed input answered %+v", a)
 			}
-		case o.Input.Agent == AgentCursor:
+		case o.Input.Agent == AgentCursor || o.Input.Agent == AgentCline:
 			switch a.ExitCode {
 			case 0:
 				if !json.Valid([]byte(a.Stdout)) || !strings.HasPrefix(a.Stdout, "{") {
@@ -178,16 +183,16 @@ func FuzzParseHookInput(f *testing.F) {
 				}
 			case 1:
 				if o.Err == nil || isDeciding(o.Input) {
-					t.Fatalf("cursor exit 1 without an error of a report: %+v", a)
+					t.Fatalf("%s exit 1 without an error of a report: %+v", o.Input.Agent, a)
 				}
 			default:
-				t.Fatalf("cursor exit code %d", a.ExitCode)
+				t.Fatalf("%s exit code %d", o.Input.Agent, a.ExitCode)
 			}
 		default:
 			if a.ExitCode != 0 && a.ExitCode != 1 && a.ExitCode != 2 {
 				t.Fatalf("exit code %d", a.ExitCode)
 			}
-			if a.ExitCode == 2 && (a.Stderr == "" || a.Stdout != "") {
+			if a.ExitCode == 2 && (a.Stderr == "" || (a.Stdout != "" && o.Input.Agent != AgentVSCode)) {
 				t.Fatalf("refusal without a reason on stderr: %+v", a)
 			}
 		}

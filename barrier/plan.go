@@ -51,7 +51,7 @@ func (rs *Rules) Plan(in Input) (Action, error) {
 			Key: in.Key, Payload: in.Payload, Description: in.Description, Source: "cli",
 			NewKeyHint: `run the guard again with a new "key"`,
 		}}, nil
-	case AgentClaudeCode, AgentCodex:
+	case AgentClaudeCode, AgentCodex, AgentVSCode:
 		switch in.Event {
 		case EventPreToolUse:
 			return rs.planAdmit(in, true)
@@ -69,7 +69,27 @@ func (rs *Rules) Plan(in Input) (Action, error) {
 	case AgentCursor:
 		switch in.Event {
 		case EventBeforeShellExecution, EventBeforeMCPExecution:
-			// Cursor gives no tool call id to confirm by, so its admissions are spent at once.
+			// These events carry no tool call id to confirm by, so their admissions are spent at once.
+			return rs.planAdmit(in, false)
+		case EventCursorPreToolUse:
+			return rs.planAdmit(in, true) // pending when the input has a tool_use_id, else spent
+		case EventCursorPostToolUse:
+			if in.ToolUseID != "" {
+				return Action{Kind: ActConfirm, ToolUseID: in.ToolUseID, By: by}, nil
+			}
+		case EventCursorPostToolFail:
+			if in.ToolUseID != "" {
+				return Action{Kind: ActFail, ToolUseID: in.ToolUseID, Reason: in.Error, By: by}, nil
+			}
+		}
+	case AgentCline, AgentGemini:
+		// No tool call id reaches the hooks, so the admission is spent at once; the report after
+		// the call has nothing left to do.
+		if in.Event == EventPreToolUse || in.Event == EventBeforeTool {
+			return rs.planAdmit(in, false)
+		}
+	case AgentWindsurf:
+		if in.Event == EventPreRunCommand || in.Event == EventPreMCPToolUse {
 			return rs.planAdmit(in, false)
 		}
 	}

@@ -111,8 +111,8 @@ type Match struct {
 }
 
 // Classify reports whether a tool call is an external effect, and which rule says so; nil means
-// it is not. It is pure: no I/O, no ledger. Only PreToolUse-like inputs are classified: Cursor's
-// beforeShellExecution and beforeMCPExecution, and tool calls of Claude Code and Codex.
+// it is not. It is pure: no I/O, no ledger. Only PreToolUse-like inputs are classified: the
+// deciding events of every agent (see IsDecidingEvent).
 func (rs *Rules) Classify(in Input) *Match {
 	script, argv, isShell := in.ShellCommand()
 	var cmds []command
@@ -167,7 +167,7 @@ func (rs *Rules) Classify(in Input) *Match {
 		return nil
 	}
 
-	if toolName == "" || !(strings.HasPrefix(toolName, "mcp__") || in.Event == EventBeforeMCPExecution) {
+	if toolName == "" || !(strings.HasPrefix(toolName, "mcp__") || in.MCPTool || in.Event == EventBeforeMCPExecution) {
 		return nil
 	}
 	for _, b := range rs.toolRules {

@@ -482,6 +482,37 @@ var fixtureCases = []fixtureCase{
 		repeat: &expectation{0, `\{"permission":"deny",.*"agent_message":"agent-rewind refused effect slack_post_message:.*"\}\n`, ""}},
 	{file: "cursor/beforemcpexecution-object-input.json", want: expectation{0, `\{"permission":"allow"\}\n`, ""}},
 	{file: "cursor/afterfileedit.json", want: expectation{0, `\{\}\n`, ""}},
+	{file: "claude-code/pretooluse-powershell-git-push.json", want: expectation{0, "", ""}, state: barrier.Pending,
+		repeat: &expectation{2, "", "outcome is unknown"}},
+	{file: "cursor/pretooluse-shell-git-push.json", want: expectation{0, `\{"permission":"allow"\}\n`, ""}, state: barrier.Pending,
+		repeat: &expectation{0, `\{"permission":"deny","user_message":"agent-rewind refused effect shell:[0-9a-f]{32} \(pending\)",.*\}\n`, ""}},
+	{file: "cursor/pretooluse-mcp-prefixed.json", want: expectation{0, `\{"permission":"allow"\}\n`, ""}, state: barrier.Pending,
+		repeat: &expectation{0, `\{"permission":"deny","user_message":"agent-rewind refused effect slack_post_message:[0-9a-f]{32} \(pending\)",.*\}\n`, ""}},
+	{file: "cursor/posttooluse-shell.json", want: expectation{0, `\{\}\n`, ""}},
+	{file: "cursor/posttooluse-shell.json", before: "cursor/pretooluse-shell-git-push.json", want: expectation{0, `\{\}\n`, ""}, state: barrier.Spent},
+	{file: "cursor/posttoolusefailure-shell.json", want: expectation{0, `\{\}\n`, ""}},
+	{file: "cursor/posttoolusefailure-shell.json", before: "cursor/pretooluse-shell-git-push.json", want: expectation{0, `\{\}\n`, ""}, state: barrier.Failed},
+	{file: "cline/pretooluse-read-file.json", want: expectation{0, `\{"cancel":false\}\n`, ""}},
+	{file: "cline/pretooluse-execute-command-git-push.json", want: expectation{0, `\{"cancel":false\}\n`, ""}, state: barrier.Spent,
+		repeat: &expectation{0, `\{"cancel":true,"errorMessage":"agent-rewind refused effect shell:[0-9a-f]{32} \(spent\): .*it already fired.*"\}\n`, ""}},
+	{file: "cline/pretooluse-use-mcp-tool-slack.json", want: expectation{0, `\{"cancel":false\}\n`, ""}, state: barrier.Spent,
+		repeat: &expectation{0, `\{"cancel":true,"errorMessage":"agent-rewind refused effect mcp__slack__slack_post_message:[0-9a-f]{32} \(spent\): .*"\}\n`, ""}},
+	{file: "cline/posttooluse-execute-command.json", want: expectation{0, `\{"cancel":false\}\n`, ""}},
+	{file: "windsurf/pre-run-command-ls.json", want: expectation{0, "", ""}},
+	{file: "windsurf/pre-run-command-git-push.json", want: expectation{0, "", ""}, state: barrier.Spent,
+		repeat: &expectation{2, "", "it already fired"}},
+	{file: "windsurf/pre-mcp-tool-use-slack.json", want: expectation{0, "", ""}, state: barrier.Spent,
+		repeat: &expectation{2, "", "it already fired"}},
+	{file: "windsurf/post-run-command.json", want: expectation{0, "", ""}},
+	{file: "gemini-cli/beforetool-shell-git-push.json", want: expectation{0, `\{\}\n`, ""}, state: barrier.Spent,
+		repeat: &expectation{2, "", "it already fired"}},
+	{file: "gemini-cli/beforetool-mcp-slack.json", want: expectation{0, `\{\}\n`, ""}, state: barrier.Spent,
+		repeat: &expectation{2, "", "it already fired"}},
+	{file: "gemini-cli/aftertool-shell.json", want: expectation{0, `\{\}\n`, ""}},
+	{file: "vscode/pretooluse-run-in-terminal-git-push.json", want: expectation{0, "", ""}, state: barrier.Pending,
+		repeat: &expectation{2, `\{"hookSpecificOutput":\{"hookEventName":"PreToolUse","permissionDecision":"deny",.*outcome is unknown.*\}\}\n`, "outcome is unknown"}},
+	{file: "vscode/posttooluse-run-in-terminal.json", want: expectation{0, "", ""}},
+	{file: "vscode/posttooluse-run-in-terminal.json", before: "vscode/pretooluse-run-in-terminal-git-push.json", want: expectation{0, "", ""}, state: barrier.Spent},
 	{file: "explicit/charge.json", want: expectation{0, `admitted "invoice-2026-0042-charge": spent \(chain entry 0\)\n`, ""}, state: barrier.Spent,
 		repeat: &expectation{2, "", "it already fired"}},
 }
@@ -550,8 +581,9 @@ func TestGuardHookFixtures(t *testing.T) {
 }
 
 // The path taken before every tool call that is not an effect touches nothing: no .rewind/ is
-// created, also by the reports that follow such calls, and input the guard cannot read is a
-// non-blocking error (exit 1).
+// created, also by the reports that follow such calls. Input the guard cannot read is refused
+// (exit 2: it may be a call about to run, unrecorded) unless it names a report, which is a
+// visible, non-blocking error (exit 1).
 func TestGuardHotPathAndBadInput(t *testing.T) {
 	root := t.TempDir()
 	for _, in := range []string{
@@ -567,14 +599,19 @@ func TestGuardHotPathAndBadInput(t *testing.T) {
 	}
 	noRewindDir(t, root)
 
-	for _, c := range []struct{ in, want string }{
-		{"", "it is empty"},
-		{"not json", "does not start with '{'"},
-		{`{"tool_name": "Bash"}`, `neither "key"`},
-		{`{"key": "k"`, "not valid JSON"},
+	for _, c := range []struct {
+		in, want string
+		code     int
+	}{
+		{"", "it is empty", 2},
+		{"not json", "does not start with '{'", 2},
+		{`{"tool_name": "Bash"}`, `neither "key"`, 2},
+		{`{"key": "k"`, "not valid JSON", 2},
+		{`{"hookName": "PreToolUse", "preToolUse": {}}`, `Cline PreToolUse hook input without a "preToolUse" object`, 2},
+		{`{"hook_event_name": "PostToolUse"}`, `PostToolUse hook input without "tool_name"`, 1},
 	} {
 		r := guard(t, root, c.in)
-		if r.code != 1 || r.stdout != "" || !strings.Contains(r.stderr, c.want) {
+		if r.code != c.code || r.stdout != "" || !strings.Contains(r.stderr, c.want) || !strings.Contains(r.stderr, "Gemini CLI (BeforeTool") {
 			t.Fatalf("input %q: %+v", c.in, r)
 		}
 		r = guard(t, root, c.in, "--json")
@@ -582,7 +619,7 @@ func TestGuardHotPathAndBadInput(t *testing.T) {
 			Error    string
 			ExitCode int
 		}
-		if r.code != 1 || json.Unmarshal([]byte(r.stdout), &e) != nil || e.ExitCode != 1 || !strings.Contains(e.Error, c.want) {
+		if r.code != c.code || json.Unmarshal([]byte(r.stdout), &e) != nil || e.ExitCode != c.code || !strings.Contains(e.Error, c.want) {
 			t.Fatalf("input %q with --json: %+v", c.in, r)
 		}
 	}

@@ -36,8 +36,10 @@ func decodeStrict(t *testing.T, rel string, v any) {
 	}
 }
 
-// The guard command the plugin's hooks run.
-const pluginGuardCommand = `agent-rewind --workspace "$CLAUDE_PROJECT_DIR" guard`
+// The guard command the plugin's hooks run, in exec form: Claude Code substitutes
+// ${CLAUDE_PROJECT_DIR} into each argument and runs no shell (PowerShell would expand
+// "$CLAUDE_PROJECT_DIR" to nothing).
+var pluginGuardArgs = []string{"--workspace", "${CLAUDE_PROJECT_DIR}", "guard"}
 
 func TestClaudeCodePluginFiles(t *testing.T) {
 	var manifest struct {
@@ -63,14 +65,17 @@ func TestClaudeCodePluginFiles(t *testing.T) {
 		} `json:"mcpServers"`
 	}
 	decodeStrict(t, ".mcp.json", &mcp)
-	if s, ok := mcp.MCPServers["agent-rewind"]; len(mcp.MCPServers) != 1 || !ok || s.Command != "agent-rewind" || !slices.Equal(s.Args, []string{"mcp"}) {
+	// A user-scope plugin's server starts in the plugin cache: name the project explicitly.
+	if s, ok := mcp.MCPServers["agent-rewind"]; len(mcp.MCPServers) != 1 || !ok || s.Command != "agent-rewind" || !slices.Equal(s.Args, []string{"--workspace", "${CLAUDE_PROJECT_DIR}", "mcp"}) {
 		t.Fatalf(".mcp.json: %+v", mcp)
 	}
 
 	type hook struct {
-		Type    string `json:"type"`
-		Command string `json:"command"`
-		Timeout *int   `json:"timeout"`
+		Type      string   `json:"type"`
+		Command   string   `json:"command"`
+		Args      []string `json:"args"`
+		Timeout   *int     `json:"timeout"`
+		OnFailure string   `json:"onFailure"`
 	}
 	type group struct {
 		Matcher string `json:"matcher"`
@@ -99,7 +104,7 @@ func TestClaudeCodePluginFiles(t *testing.T) {
 			t.Fatalf("%s: matcher %q: %v", event, g.Matcher, err)
 		}
 		anchored := regexp.MustCompile(`^(?:` + g.Matcher + `)$`)
-		for _, tool := range []string{"Bash", "mcp__slack__slack_post_message", "mcp__stripe__create_refund", "mcp__plugin_agent-rewind_agent-rewind__guard_effect"} {
+		for _, tool := range []string{"Bash", "PowerShell", "mcp__slack__slack_post_message", "mcp__stripe__create_refund", "mcp__plugin_agent-rewind_agent-rewind__guard_effect"} {
 			if !anchored.MatchString(tool) {
 				t.Errorf("%s: matcher %q does not match %s", event, g.Matcher, tool)
 			}
@@ -110,8 +115,13 @@ func TestClaudeCodePluginFiles(t *testing.T) {
 			}
 		}
 		h := g.Hooks[0]
-		if h.Type != "command" || h.Command != pluginGuardCommand {
-			t.Errorf("%s: hook %+v, want command %q", event, h, pluginGuardCommand)
+		if h.Type != "command" || h.Command != "agent-rewind" || !slices.Equal(h.Args, pluginGuardArgs) {
+			t.Errorf("%s: hook %+v, want exec form agent-rewind %q", event, h, pluginGuardArgs)
+		}
+		// Only the deciding event blocks when the guard cannot run: a missing binary must not let
+		// effects run unguarded; a failed report is shown and changes nothing.
+		if want := map[bool]string{true: "block", false: ""}[event == "PreToolUse"]; h.OnFailure != want {
+			t.Errorf("%s: onFailure %q, want %q", event, h.OnFailure, want)
 		}
 		// Claude Code's timeout is in seconds; without one it waits 10 minutes.
 		if h.Timeout == nil || *h.Timeout < 5 || *h.Timeout > 120 {
@@ -125,25 +135,22 @@ func TestClaudeCodePluginFiles(t *testing.T) {
 	}
 }
 
-// The hooks' command line works as Claude Code runs it: through a shell, from any working
-// directory, with CLAUDE_PROJECT_DIR naming the project (here with a space in its path).
+// The hooks work as Claude Code runs them: exec form, ${CLAUDE_PROJECT_DIR} substituted into
+// the arguments (here a path with a space), from any working directory.
 func TestClaudeCodePluginHookCommand(t *testing.T) {
-	sh, err := exec.LookPath("sh")
-	if err != nil {
-		if os.Getenv("REWIND_CI") == "1" {
-			t.Fatal("sh is not on PATH")
-		}
-		t.Skip("sh is not on PATH")
-	}
 	project := filepath.Join(t.TempDir(), "my project")
 	if err := os.Mkdir(project, 0o755); err != nil {
 		t.Fatal(err)
 	}
+	var args []string
+	for _, a := range pluginGuardArgs {
+		args = append(args, strings.ReplaceAll(a, "${CLAUDE_PROJECT_DIR}", project))
+	}
 	hook := func(input string) result {
 		t.Helper()
-		cmd := exec.Command(sh, "-c", pluginGuardCommand)
+		cmd := exec.Command(bin, args...)
 		cmd.Dir = t.TempDir()
-		cmd.Env = append(os.Environ(), "CLAUDE_PROJECT_DIR="+project, "PATH="+filepath.Dir(bin)+string(os.PathListSeparator)+os.Getenv("PATH"))
+		cmd.Env = append(os.Environ(), "CLAUDE_PROJECT_DIR="+project)
 		cmd.Stdin = strings.NewReader(input)
 		var out, errb bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &errb
@@ -167,8 +174,9 @@ func TestClaudeCodePluginHookCommand(t *testing.T) {
 	if rec := ledgerRecord(t, project, onlyKey(t, project)); rec.State != barrier.Spent || rec.Rule != "image-push" {
 		t.Fatalf("record in $CLAUDE_PROJECT_DIR: %+v", rec)
 	}
-	if r := hook(bashHook(t, "PreToolUse", "docker push registry.example.com/app:1.2", "toolu_p2")); r.code != 2 || r.stdout != "" || !strings.Contains(r.stderr, "it already fired") {
-		t.Fatalf("repeat: %+v", r)
+	ps := hookInput(t, "PreToolUse", "PowerShell", map[string]any{"command": "docker push registry.example.com/app:1.2"}, "toolu_p2", nil)
+	if r := hook(ps); r.code != 2 || r.stdout != "" || !strings.Contains(r.stderr, "it already fired") {
+		t.Fatalf("repeat through PowerShell: %+v", r)
 	}
 	verifyChain(t, project)
 }

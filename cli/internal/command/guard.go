@@ -32,9 +32,20 @@ func (c *GuardCmd) Run(env *Env) error {
 	if err != nil {
 		return err
 	}
-	g := newGuard(env.Workspace)
+	in, perr := barrier.ParseHookInput(raw)
+	if perr != nil {
+		in = barrier.Input{Event: barrier.EventOf(raw)}
+	}
+	choice, werr := chooseWorkspace(guardSources(env, in), guardHint)
+	if werr == nil {
+		choice = nestedWorktree(choice, in.Folder())
+	}
+	if why := ignoredWorkspaceFlag(env); why != "" {
+		fmt.Fprintf(env.Stderr, "agent-rewind guard: %s; workspace %s\n", why, orNone(choice.root, werr))
+	}
+	g := newGuard(choice.root, werr)
 	defer g.close()
-	o := g.guard.Handle(raw)
+	o := g.guard.Run(in, perr)
 	if env.JSON {
 		return guardJSON(env, o)
 	}
@@ -47,6 +58,31 @@ func (c *GuardCmd) Run(env *Env) error {
 		return &ExitError{Code: o.Answer.ExitCode, Err: errors.New(o.Answer.Stderr), Silent: true}
 	}
 	return nil
+}
+
+// guardHint says what to configure when the guard finds no workspace.
+const guardHint = `pass the project folder with --workspace in the hook command (for Claude Code: "${CLAUDE_PROJECT_DIR}"), or run the hook in the project`
+
+// guardSources are the places the guard takes its workspace from, in order: a non-empty
+// --workspace; the folder the hook input names (Claude Code, Codex and Gemini CLI: cwd, which
+// follows a worktree; Cursor and Cline: the workspace root; Windsurf: the command's cwd), up to
+// its project; then the working directory's project. Only a person's explicit input falls back
+// to the working directory itself.
+func guardSources(env *Env, in barrier.Input) []workspaceSource {
+	wd, _ := os.Getwd()
+	return []workspaceSource{
+		{rule: "--workspace", folder: explicitWorkspace(env), exact: true},
+		{rule: "the folder the " + string(in.Agent) + " hook input names", folder: in.Folder(), orItself: true},
+		{rule: "the working directory", folder: wd, orItself: in.Agent == barrier.AgentExplicit},
+	}
+}
+
+// orNone is root, or what went wrong finding it.
+func orNone(root string, err error) string {
+	if err != nil {
+		return "not found: " + err.Error()
+	}
+	return root
 }
 
 // read returns the guard input: the argument, or standard input up to barrier.MaxInputSize+1
@@ -72,8 +108,8 @@ func (c *GuardCmd) read(env *Env) ([]byte, error) {
 func guardJSON(env *Env, o barrier.Outcome) error {
 	if o.Err != nil {
 		code := 1
-		if deciding(o.Input) {
-			code = 2 // an error while deciding an effect refuses it (fail closed)
+		if barrier.IsDecidingEvent(o.Input.Event) {
+			code = 2 // an error while deciding, or input that could not be read, refuses (fail closed)
 		}
 		return &ExitError{Code: code, Err: o.Err}
 	}
@@ -84,16 +120,6 @@ func guardJSON(env *Env, o barrier.Outcome) error {
 		return &ExitError{Code: 2, Err: errors.New(o.Decision.Reason), Silent: true}
 	}
 	return nil
-}
-
-// deciding reports whether the input asked whether a call may run (as opposed to reporting on
-// one, or not parsing at all).
-func deciding(in barrier.Input) bool {
-	switch in.Event {
-	case barrier.EventPreToolUse, barrier.EventBeforeShellExecution, barrier.EventBeforeMCPExecution, barrier.EventExplicit:
-		return in.Agent != ""
-	}
-	return false
 }
 
 // explicitSummary is the line printed when an explicit effect is admitted.
@@ -113,9 +139,15 @@ type guardRun struct {
 }
 
 // newGuard prepares a guard for the workspace at root. It reads the rules file (one small
-// file, when it exists) and nothing else.
-func newGuard(root string) *guardRun {
+// file, when it exists) and nothing else. With werr (no workspace could be chosen), calls that
+// are not effects are still answered at once, and every effect is refused with werr: recording
+// it elsewhere, or not at all, is what the barrier exists to prevent.
+func newGuard(root string, werr error) *guardRun {
 	g := &guardRun{root: root}
+	if werr != nil {
+		g.guard = barrier.Guard{OpenLedger: func() (*barrier.Ledger, error) { return nil, werr }}
+		return g
+	}
 	rules, err := barrier.LoadRules(root)
 	g.guard = barrier.Guard{
 		Rules:      rules,
@@ -214,7 +246,7 @@ func guardFastPath(args []string, stdin io.Reader, stdout, stderr io.Writer) (co
 	if !ok {
 		return 0, false
 	}
-	env := &Env{Workspace: g.workspace, JSON: g.json, Stdin: stdin, Stdout: stdout, Stderr: stderr}
+	env := &Env{Workspace: g.workspace, JSON: g.json, Stdin: stdin, Stdout: stdout, Stderr: stderr, WorkspaceFlag: g.flag, WorkspaceSet: g.flagSet}
 	if err := g.cmd.Run(env); err != nil {
 		return env.fail(err), true
 	}
@@ -224,6 +256,8 @@ func guardFastPath(args []string, stdin io.Reader, stdout, stderr io.Writer) (co
 // guardArgs is what parseGuardArgs found: the global flags and the guard command.
 type guardArgs struct {
 	workspace string // absolute, as kong's "path" type makes it
+	flag      string // --workspace as given
+	flagSet   bool
 	json      bool
 	cmd       GuardCmd
 }
@@ -239,10 +273,11 @@ func parseGuardArgs(args []string) (g guardArgs, ok bool) {
 		case a == "--json":
 			g.json = true
 		case a == "--workspace" && i+1 < len(args) && plainValue(args[i+1]):
-			g.workspace = args[i+1]
+			g.workspace, g.flag, g.flagSet = args[i+1], args[i+1], true
 			i++
 		case strings.HasPrefix(a, "--workspace=") && plainValue(a[len("--workspace="):]):
 			g.workspace = a[len("--workspace="):]
+			g.flag, g.flagSet = g.workspace, true
 		case a == "guard" && !seenGuard:
 			seenGuard = true
 		case seenGuard && !seenArg && plainValue(a):

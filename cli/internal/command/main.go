@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/alecthomas/kong"
 )
@@ -37,6 +38,23 @@ type CLI struct {
 	MCP     MCPCmd     `cmd:"" name:"mcp" help:"Serve the MCP tools (checkpoint, rewind, guard_effect, ...) over stdio to a coding agent, until stdin closes."`
 	Gateway GatewayCmd `cmd:"" name:"gateway" help:"Run the token-saving reverse proxy in front of the Anthropic API: exact replay, cache preservation, pruning, the durable tape."`
 	Savings SavingsCmd `cmd:"" name:"savings" help:"Print the gateway's replay-savings receipt (.rewind/savings.json): replay savings only."`
+}
+
+// workspaceFlag returns the last --workspace value among args as given (before "--"), and
+// whether there was one.
+func workspaceFlag(args []string) (value string, set bool) {
+	for i := 0; i < len(args); i++ {
+		switch a := args[i]; {
+		case a == "--":
+			return value, set
+		case a == "--workspace" && i+1 < len(args):
+			value, set = args[i+1], true
+			i++
+		case strings.HasPrefix(a, "--workspace="):
+			value, set = a[len("--workspace="):], true
+		}
+	}
+	return value, set
 }
 
 // exitPanic carries kong's requested exit code out of Parse (for --help and usage errors) so
@@ -80,6 +98,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 		return 1
 	}
 	env := &Env{Workspace: cli.Workspace, JSON: cli.JSON, Stdin: stdin, Stdout: stdout, Stderr: stderr}
+	env.WorkspaceFlag, env.WorkspaceSet = workspaceFlag(args)
 	if err := ctx.Run(env); err != nil {
 		return env.fail(err)
 	}
@@ -90,6 +109,12 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 type Env struct {
 	Workspace string // absolute path of the workspace root (--workspace, default ".")
 	JSON      bool   // --json
+
+	// WorkspaceFlag is --workspace as given, and WorkspaceSet whether it was given at all: kong
+	// turns an empty value into the default ".", which the guard and the MCP server must not
+	// take silently (an unset $CLAUDE_PROJECT_DIR expands to "").
+	WorkspaceFlag string
+	WorkspaceSet  bool
 
 	Stdin  io.Reader
 	Stdout io.Writer

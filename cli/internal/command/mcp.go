@@ -28,16 +28,25 @@ func (c *MCPCmd) Run(env *Env) error {
 	if err != nil {
 		return mcpFailure(env, err)
 	}
-	ws, err := agentws.New(env.Workspace, agentws.Options{Log: env.Stderr})
-	if err != nil {
-		return mcpFailure(env, err)
+	// The workspace is chosen at the first tool call (mcpworkspace.go); a --workspace that
+	// cannot be a workspace at all still stops the server before any protocol traffic.
+	if dir := explicitWorkspace(env); dir != "" {
+		if _, err := agentws.New(dir, agentws.Options{}); err != nil {
+			return mcpFailure(env, err)
+		}
 	}
+	if why := ignoredWorkspaceFlag(env); why != "" {
+		fmt.Fprintln(env.Stderr, "agent-rewind mcp: "+why)
+	}
+	wd, _ := os.Getwd()
+	ws := &mcpWorkspace{env: env, log: env.Stderr, wd: wd}
 	defer ws.Close()
 	srv, err := mcpserver.New(ws, mcpserver.Options{Profile: string(profile), Version: mcpVersion()})
 	if err != nil {
 		return mcpFailure(env, err)
 	}
-	mcpTerminalNotice(env, ws.Root())
+	srv.AddReceivingMiddleware(withSession)
+	mcpTerminalNotice(env, wd)
 	if err := srv.Run(context.Background(), mcpTransport(env)); err != nil && !errors.Is(err, mcp.ErrConnectionClosed) && !errors.Is(err, io.EOF) {
 		return mcpFailure(env, fmt.Errorf("serving MCP over stdio: %w", err))
 	}

@@ -1,6 +1,7 @@
 package command
 
 import (
+	"context"
 	"fmt"
 	"os"
 )
@@ -8,12 +9,21 @@ import (
 // mcpTerminalNotice tells a person who typed "agent-rewind mcp" in a terminal what the silent
 // process is: an MCP server waiting for a client on stdin, which folder it protects, and how to
 // leave. An MCP client starts the server with pipes, and gets nothing extra.
-func mcpTerminalNotice(env *Env, root string) {
+func mcpTerminalNotice(env *Env, wd string) {
 	if !stdinIsTerminal(env) {
 		return
 	}
-	fmt.Fprintf(env.Stderr, "agent-rewind mcp: an MCP server protecting %s is waiting for an MCP client on stdin (JSON-RPC, one message a line).\n"+
-		"To use it, add \"agent-rewind mcp\" to your agent's MCP servers (see the README, MCP server). To leave, press Ctrl-D or Ctrl-C.\n", root)
+	// No client is connected yet, so no roots: the folder as the other rules choose it.
+	what := "an MCP server"
+	if src, err := mcpSources(context.Background(), env, wd); err == nil {
+		if c, err := chooseWorkspace(src, mcpHint); err == nil {
+			what = fmt.Sprintf("an MCP server protecting %s (chosen by %s)", c.root, c.rule)
+		} else {
+			what = fmt.Sprintf("an MCP server with no workspace yet (%v)", err)
+		}
+	}
+	fmt.Fprintf(env.Stderr, "agent-rewind mcp: %s is waiting for an MCP client on stdin (JSON-RPC, one message a line).\n"+
+		"To use it, add \"agent-rewind mcp\" to your agent's MCP servers (see the README, MCP server). To leave, press Ctrl-D or Ctrl-C.\n", what)
 }
 
 // stdinIsTerminal reports whether the Env's stdin is a terminal: a character device other than
