@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/agent-rewind/rewind/cli/internal/workspace"
@@ -27,7 +26,7 @@ type ChainCmd struct {
 
 // signKeyFlag is the --sign-key flag shared by head and export.
 type signKeyFlag struct {
-	SignKey string `help:"Sign the head with this Ed25519 key file (from \"chain keygen\"); never keep it under .rewind/." type:"path" env:"REWIND_SIGNING_KEY_FILE" placeholder:"FILE"`
+	SignKey string `help:"Sign the head with this Ed25519 key file (from \"chain keygen\"); never keep it in agent-rewind's state folder." type:"path" env:"REWIND_SIGNING_KEY_FILE" placeholder:"FILE"`
 }
 
 // readSignKey reads the signing key file, refusing one kept in a workspace's state directory.
@@ -35,18 +34,14 @@ func (f signKeyFlag) readSignKey() (string, error) {
 	if f.SignKey == "" {
 		return "", nil
 	}
-	if inMetaDir(f.SignKey) {
-		return "", fmt.Errorf("signing key %s is inside a %s/ directory: keys must not live with the state they sign (it is exported and backed up with it); move it elsewhere", f.SignKey, workspace.MetaDir)
+	if workspace.InState(f.SignKey) {
+		return "", fmt.Errorf("signing key %s is inside agent-rewind's state (a store, or the state folder): keys must not live with the state they sign (it is exported and backed up with it); move it elsewhere", f.SignKey)
 	}
 	b, err := os.ReadFile(f.SignKey)
 	if err != nil {
 		return "", fmt.Errorf("read signing key: %w (make one with \"agent-rewind chain keygen NAME\")", err)
 	}
 	return strings.TrimSpace(string(b)), nil
-}
-
-func inMetaDir(path string) bool {
-	return slices.Contains(strings.Split(filepath.Clean(path), string(filepath.Separator)), workspace.MetaDir)
 }
 
 // openWorkspace opens the workspace of --workspace, which must already exist.
@@ -437,8 +432,8 @@ func (c *ChainKeygenCmd) Run(env *Env) error {
 		}
 		out = abs
 	}
-	if inMetaDir(out) {
-		return fmt.Errorf("refusing to write a signing key under %s/ (%s): keys must not live with the state they sign; pass --out elsewhere", workspace.MetaDir, out)
+	if workspace.InState(out) {
+		return fmt.Errorf("refusing to write a signing key inside agent-rewind's state (%s): keys must not live with the state they sign; pass --out elsewhere", out)
 	}
 	skey, vkey, err := hashchain.GenerateKey(c.Name)
 	if err != nil {

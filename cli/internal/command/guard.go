@@ -6,7 +6,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
 	"unicode/utf8"
 
@@ -17,8 +16,8 @@ import (
 
 // GuardCmd decides whether one tool call or explicit effect may run (barrier/doc.go, HOOKS.md).
 // Agents run it as a hook before and after every tool call, so the path for a call that is
-// not an effect reads at most the rules file and opens nothing else: no ledger, no chain, and
-// it never creates .rewind/.
+// not an effect finds the store, reads at most the rules file and opens nothing else: no
+// ledger, no chain, and it never creates a store.
 type GuardCmd struct {
 	Input string `arg:"" name:"json" optional:"" help:"The guard input, one JSON object: {\"key\": ..., \"payload\": ..., \"description\": ...}, or an agent's hook input. Default: standard input." placeholder:"JSON"`
 }
@@ -109,14 +108,17 @@ func explicitSummary(d barrier.Decision) string {
 type guardRun struct {
 	root  string
 	guard barrier.Guard
-	ws    *workspace.Workspace // opened by the first chain record or checkpoint lookup
+	ws    *workspace.Workspace // opened by the rules lookup, or created by the first record
+	// noStore: the workspace had no store when looked for
+	noStore bool
 }
 
-// newGuard prepares a guard for the workspace at root. It reads the rules file (one small
-// file, when it exists) and nothing else.
+// newGuard prepares a guard for the workspace at root. It finds the store (workspace.Open: one
+// statx and two small reads) and reads its rules file (one small file, when it exists), and
+// nothing else.
 func newGuard(root string) *guardRun {
 	g := &guardRun{root: root}
-	rules, err := barrier.LoadRules(root)
+	rules, err := g.rules()
 	g.guard = barrier.Guard{
 		Rules:      rules,
 		RulesErr:   err,
@@ -126,14 +128,31 @@ func newGuard(root string) *guardRun {
 	return g
 }
 
-// ledger opens the workspace's effect ledger, recording through g. Opening does no I/O, and
-// neither does recording until something is recorded: a PostToolUse for a call that was never
-// an effect costs one failed open and leaves a workspace without .rewind/ as it was.
-func (g *guardRun) ledger() (*barrier.Ledger, error) {
-	return barrier.Open(filepath.Join(g.root, workspace.MetaDir, workspace.EffectsDir), g)
+// rules returns the workspace's effect rules: its store's rules file over the built-in rules,
+// or the built-in rules alone in a workspace that has no store yet.
+func (g *guardRun) rules() (*barrier.Rules, error) {
+	ws, err := g.workspace(false)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", barrier.ErrBadRules, err)
+	}
+	if ws == nil {
+		return barrier.DefaultRules(), nil
+	}
+	return barrier.LoadRulesFile(ws.Path(barrier.RulesFileName))
 }
 
-// Record records on the workspace's chain, creating .rewind/ (and the chain) on the first
+// ledger opens the workspace's effect ledger, recording through g. It is called only for a
+// call the rules make an effect (or the report of one), and creates the store on first use:
+// the store lives outside the workspace, so the workspace itself is left as it was.
+func (g *guardRun) ledger() (*barrier.Ledger, error) {
+	ws, err := g.workspace(true)
+	if err != nil {
+		return nil, err
+	}
+	return ws.Ledger()
+}
+
+// Record records on the workspace's chain, creating the store (and the chain) on the first
 // record; it makes guardRun the ledger's barrier.Recorder.
 func (g *guardRun) Record(kind string, data any) (int64, error) {
 	ws, err := g.workspace(true)
@@ -144,7 +163,7 @@ func (g *guardRun) Record(kind string, data any) (int64, error) {
 }
 
 // checkpoint returns the id of the current checkpoint for an admission record: "" in a
-// workspace that has no .rewind/ yet (and so no checkpoint), without creating it.
+// workspace that has no store yet (and so no checkpoint), without creating it.
 func (g *guardRun) checkpoint() (string, error) {
 	ws, err := g.workspace(false)
 	if ws == nil || err != nil {
@@ -157,12 +176,14 @@ func (g *guardRun) checkpoint() (string, error) {
 	return s.Current()
 }
 
-// workspace opens the workspace once. With create, it is created (workspace.Init: .rewind/
-// and its format file, which the ledger's first admission may have left without the format
-// file); without, a workspace with no .rewind/ or no format file yet is (nil, nil).
+// workspace opens the workspace once. With create, its store is created on first use
+// (workspace.Init); without, a workspace with no store yet is (nil, nil).
 func (g *guardRun) workspace(create bool) (*workspace.Workspace, error) {
 	if g.ws != nil {
 		return g.ws, nil
+	}
+	if !create && g.noStore {
+		return nil, nil
 	}
 	var ws *workspace.Workspace
 	var err error
@@ -170,7 +191,8 @@ func (g *guardRun) workspace(create bool) (*workspace.Workspace, error) {
 		ws, err = workspace.Init(g.root)
 	} else {
 		ws, err = workspace.Open(g.root)
-		if errors.Is(err, workspace.ErrNotInitialized) || errors.Is(err, fs.ErrNotExist) {
+		if errors.Is(err, workspace.ErrNotInitialized) {
+			g.noStore = true
 			return nil, nil
 		}
 	}

@@ -34,6 +34,7 @@ type RestoreOutput struct {
 	*snapshot.RestoreResult
 	Counts ChangeCounts `json:"counts"`
 	Undo   string       `json:"undo,omitempty"` // e.g. "agent-rewind replay 9abc0123def4"; absent in a dry run or when nothing changed
+	Store  string       `json:"store"`          // the store's folder, outside the workspace ("agent-rewind store")
 	failure
 }
 
@@ -56,7 +57,7 @@ func restore(env *Env, op, ref string, dryRun bool) error {
 	if res == nil {
 		return s.resolveError(err)
 	}
-	out := &RestoreOutput{RestoreResult: res, Counts: countChanges(res.Changes)}
+	out := &RestoreOutput{RestoreResult: res, Counts: countChanges(res.Changes), Store: s.ws.Meta}
 	target, _ := s.store.Get(res.To) // for the label and time shown; the restore itself succeeded
 	if !res.DryRun {
 		out.Undo = undoCommand(res, target)
