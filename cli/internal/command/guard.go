@@ -6,6 +6,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 	"unicode/utf8"
 
@@ -32,6 +33,7 @@ func (c *GuardCmd) Run(env *Env) error {
 		return err
 	}
 	g := newGuard(env.Workspace)
+	g.input = raw
 	defer g.close()
 	o := g.guard.Handle(raw)
 	if env.JSON {
@@ -111,6 +113,7 @@ type guardRun struct {
 	ws    *workspace.Workspace // opened by the rules lookup, or created by the first record
 	// noStore: the workspace had no store when looked for
 	noStore bool
+	input   []byte // the guard input, to tell a decision from a report (ledger)
 }
 
 // newGuard prepares a guard for the workspace at root. It finds the store (workspace.Open: one
@@ -142,12 +145,23 @@ func (g *guardRun) rules() (*barrier.Rules, error) {
 }
 
 // ledger opens the workspace's effect ledger, recording through g. It is called only for a
-// call the rules make an effect (or the report of one), and creates the store on first use:
-// the store lives outside the workspace, so the workspace itself is left as it was.
+// call the rules make an effect, or the report that follows one. A decision (an admission)
+// creates the store on first use, outside the workspace. A report in a workspace that has no
+// store finds nothing to confirm and must create nothing (agents report after every tool
+// call): it gets a ledger over a folder that does not exist, which answers "unknown" without
+// writing, as a ledger does for a call it never admitted.
 func (g *guardRun) ledger() (*barrier.Ledger, error) {
-	ws, err := g.workspace(true)
+	ws, err := g.workspace(false)
 	if err != nil {
 		return nil, err
+	}
+	if ws == nil {
+		if in, perr := barrier.ParseHookInput(g.input); perr == nil && !deciding(in) {
+			return barrier.Open(filepath.Join(g.root, workspace.LegacyDir, workspace.EffectsDir), g)
+		}
+		if ws, err = g.workspace(true); err != nil {
+			return nil, err
+		}
 	}
 	return ws.Ledger()
 }
