@@ -63,7 +63,7 @@ func openChain(env *Env) (*hashchain.Chain, error) {
 
 // ChainVerifyCmd verifies a chain file.
 type ChainVerifyCmd struct {
-	File string `help:"Chain file to verify (default: .rewind/chain.jsonl of the workspace, checked against its anchored head)." type:"path" placeholder:"PATH"`
+	File string `help:"Chain file to verify (default: chain.jsonl in the workspace's store, checked against its anchored head)." type:"path" placeholder:"PATH"`
 	Head string `help:"A head (checkpoint or signed note) the chain must match exactly, as an auditor checks an export." type:"path" placeholder:"FILE"`
 	Key  string `help:"Verifier key (NAME+HASH+KEY, from \"chain keygen\") that must have signed --head." placeholder:"VKEY"`
 }
@@ -412,7 +412,7 @@ func (c *ChainExportCmd) Run(env *Env) error {
 // ChainKeygenCmd makes a signing key.
 type ChainKeygenCmd struct {
 	Name string `arg:"" help:"The key's name, shown in signatures (no spaces, no '+'), e.g. host.example/rewind."`
-	Out  string `help:"Write the private key to FILE (default: NAME.key in the current directory, '/' replaced by '_'); never under .rewind/." type:"path" placeholder:"FILE"`
+	Out  string `help:"Write the private key to FILE (default: NAME.key in the current directory, '/' replaced by '_'); never in agent-rewind's state." type:"path" placeholder:"FILE"`
 }
 
 // KeygenResult is the --json shape of "chain keygen".

@@ -3,9 +3,9 @@ package command
 import (
 	"bytes"
 	"errors"
+	"github.com/agent-rewind/rewind/cli/internal/workspace"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -107,14 +107,15 @@ func TestGuardFastPathDeclines(t *testing.T) {
 	}
 }
 
-// The non-effect path must not create .rewind/ (nor read anything but the rules file).
+// The non-effect path must not create a store, nor write in the workspace (nor read anything
+// but the rules file).
 func TestGuardNonEffectCreatesNothing(t *testing.T) {
 	root := t.TempDir()
 	if code, out, errs := runMain(t, true, nonEffect, "--workspace", root, "guard"); code != 0 || out != "" || errs != "" {
 		t.Fatalf("non-effect: %d %q %q", code, out, errs)
 	}
-	if _, err := os.Lstat(filepath.Join(root, ".rewind")); !os.IsNotExist(err) {
-		t.Fatalf(".rewind: %v", err)
+	if ents, err := os.ReadDir(root); err != nil || len(ents) != 0 || workspace.HasStore(root) {
+		t.Fatalf("the workspace has %d entries (%v), store %v", len(ents), err, workspace.HasStore(root))
 	}
 }
 
