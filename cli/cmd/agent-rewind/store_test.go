@@ -126,6 +126,9 @@ func TestRecreatedWorkspace(t *testing.T) {
 	if !orphans.DryRun || len(orphans.Orphans) != 1 || orphans.Orphans[0].ID != old.ID || !strings.Contains(orphans.Orphans[0].Reason, "now another folder") {
 		t.Fatalf("gc --orphans --dry-run: %+v", orphans)
 	}
+	if txt := ok(t, root, "gc", "--orphans", "--dry-run").stdout; !strings.Contains(txt, "would remove store "+old.ID) || !strings.Contains(txt, "nothing was removed") {
+		t.Fatalf("gc --orphans --dry-run:\n%s", txt)
+	}
 
 	// A new history: checkpoint, chain verify, and the effect is new here.
 	other := t.TempDir()
@@ -152,6 +155,9 @@ func TestRecreatedWorkspace(t *testing.T) {
 	stillProtected(t, root, cp, before)
 
 	// The store of the second folder is now an orphan; gc --orphans removes it and only it.
+	if txt := ok(t, other, "gc", "--orphans", "--dry-run").stdout; strings.Contains(txt, old.ID) || !strings.Contains(txt, "would remove store ") {
+		t.Fatalf("gc --orphans --dry-run after the adoption:\n%s", txt)
+	}
 	gone := jsonOK[struct {
 		Orphans    []struct{ ID, Dir string }
 		BytesFreed int64
@@ -161,6 +167,9 @@ func TestRecreatedWorkspace(t *testing.T) {
 	}
 	if _, err := os.Stat(gone.Orphans[0].Dir); !os.IsNotExist(err) {
 		t.Fatalf("orphan %s still there: %v", gone.Orphans[0].Dir, err)
+	}
+	if txt := ok(t, other, "gc", "--orphans").stdout; !strings.Contains(txt, "no orphan stores") {
+		t.Fatalf("gc --orphans with none left:\n%s", txt)
 	}
 	verifyChain(t, root)
 }

@@ -205,7 +205,9 @@ func (g *guardRun) workspace(create bool) (*workspace.Workspace, error) {
 		ws, err = workspace.Init(g.root)
 	} else {
 		ws, err = workspace.Open(g.root)
-		if errors.Is(err, workspace.ErrNotInitialized) {
+		// A workspace that contains the state folder (the user's home) has no store: calls
+		// that are not effects pass; an effect fails closed when Init refuses to make one.
+		if errors.Is(err, workspace.ErrNotInitialized) || errors.Is(err, workspace.ErrStateInWorkspace) {
 			g.noStore = true
 			return nil, nil
 		}

@@ -17,6 +17,9 @@ func HasStore(root string) bool {
 }
 
 func (w *Workspace) hasStore() bool {
+	if within(w.Base, w.Root) {
+		return false
+	}
 	if _, ok, err := (registry{w.Base}).find(w.Identity); ok && err == nil {
 		return true
 	}

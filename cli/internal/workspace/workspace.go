@@ -26,6 +26,11 @@ const FormatVersion = 1
 // ErrNotInitialized reports a workspace that has no store yet.
 var ErrNotInitialized = errors.New("no agent-rewind state here")
 
+// ErrStateInWorkspace reports a workspace that contains the state folder (the user's home,
+// say): it can have no store, since a checkpoint would capture every store and a rewind change
+// them.
+var ErrStateInWorkspace = errors.New("the workspace contains agent-rewind's state folder")
+
 // Log receives the one-line notices a person should see once: a store moved out of the
 // workspace, a workspace found again after a move, a history left at the same path by an
 // earlier folder. It is stderr: an MCP server's stdout carries only the protocol.
@@ -66,7 +71,8 @@ func Init(root string) (*Workspace, error) {
 }
 
 // At returns the workspace at root (an existing folder; symlinks resolved) without finding,
-// reading or creating its store: Meta is empty until Open or Init.
+// reading or creating its store: Meta is empty until Open or Init, which also refuse a
+// workspace that contains the state folder (ErrStateInWorkspace).
 func At(root string) (*Workspace, error) {
 	abs, err := filepath.Abs(root)
 	if err != nil {
@@ -94,9 +100,6 @@ func At(root string) (*Workspace, error) {
 	if resolved, err := filepath.EvalSymlinks(base); err == nil {
 		base = resolved
 	}
-	if within(base, abs) {
-		return nil, fmt.Errorf("the state folder %s is inside the workspace %s: a checkpoint would capture it and a rewind, git clean or rm -rf could erase it; choose a folder outside the workspace with --state-dir or %s", base, abs, StateDirEnv)
-	}
 	return &Workspace{Root: abs, Base: base, Identity: id}, nil
 }
 
@@ -109,6 +112,9 @@ func within(path, dir string) bool {
 // open finds the workspace's store (moving a legacy one out of the workspace first) and, with
 // create, makes one when there is none.
 func (w *Workspace) open(create bool) error {
+	if within(w.Base, w.Root) {
+		return fmt.Errorf("%w: the state folder %s is inside the workspace %s: a checkpoint would capture it and a rewind, git clean or rm -rf could erase it; choose a folder outside the workspace with --state-dir or %s", ErrStateInWorkspace, w.Base, w.Root, StateDirEnv)
+	}
 	reg := registry{w.Base}
 	rec, ok, err := reg.find(w.Identity)
 	if err != nil {

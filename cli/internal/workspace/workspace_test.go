@@ -65,7 +65,7 @@ func TestNewerFormatRefused(t *testing.T) {
 func TestStateDirInsideWorkspaceRefused(t *testing.T) {
 	root := t.TempDir()
 	t.Setenv(StateDirEnv, filepath.Join(root, "state"))
-	if _, err := Init(root); err == nil || !strings.Contains(err.Error(), "inside the workspace") {
+	if _, err := Init(root); !errors.Is(err, ErrStateInWorkspace) || !strings.Contains(err.Error(), "--state-dir") {
 		t.Fatalf("a state folder inside the workspace: %v", err)
 	}
 }
