@@ -405,3 +405,26 @@ func TestMCPServerNoticesItsStoreRemoved(t *testing.T) {
 		t.Fatal("the server made a new store")
 	}
 }
+
+// TestWorkspaceMovedAcrossFileSystems: a move to another file system is a copy and a delete, so
+// the folder is new; the error says so and names the store to adopt, which continues the history.
+func TestWorkspaceMovedAcrossFileSystems(t *testing.T) {
+	shm, err := os.MkdirTemp("/dev/shm", "rewind-e2e-ws-")
+	if err != nil {
+		t.Skip("no /dev/shm, so no second file system:", err)
+	}
+	t.Cleanup(func() { os.RemoveAll(shm) })
+	t.Setenv(workspace.StateDirEnv, t.TempDir())
+	root := filepath.Join(t.TempDir(), "project")
+	os.Mkdir(root, 0o755)
+	cp, before := blastWorkspace(t, root)
+	id := jsonOK[struct{ ID string }](t, root, "store").ID
+	moved := filepath.Join(shm, "project")
+	bash(t, shm, "mv "+root+" "+moved)
+	r := run(t, moved, "", "list")
+	if r.code != 1 || !strings.Contains(r.stderr, "moved here from "+root) || !strings.Contains(r.stderr, "store --adopt "+id) {
+		t.Fatalf("list after a move across file systems: %+v", r)
+	}
+	ok(t, moved, "store", "--adopt", id)
+	stillProtected(t, moved, cp, before)
+}

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -142,14 +143,24 @@ func (e *notInitializedError) Error() string {
 
 func (e *notInitializedError) Unwrap() error { return ErrNotInitialized }
 
-// earlierHint names the stores of earlier folders at the same path, which a person may adopt.
+// earlierHint names the stores a person may want to continue here: of an earlier folder at
+// this path, or of a gone folder with this folder's name (moved here from another file system).
 func (w *Workspace) earlierHint() string {
-	prev := w.earlier()
-	if len(prev) == 0 {
-		return ""
+	if prev := w.earlier(); len(prev) > 0 {
+		r := prev[len(prev)-1]
+		return fmt.Sprintf("; a store of an earlier folder at this path exists (store %s, created %s): to continue its history here, run \"agent-rewind store --adopt %s\"", r.ID, r.Created.Local().Format(time.DateTime), r.ID)
 	}
-	r := prev[len(prev)-1]
-	return fmt.Sprintf("; a store of an earlier folder at this path exists (store %s, created %s): to continue its history here, run \"agent-rewind store --adopt %s\"", r.ID, r.Created.Local().Format(time.DateTime), r.ID)
+	reg := registry{w.Base}
+	recs, _, _ := reg.all()
+	for _, r := range recs {
+		if filepath.Base(r.Root) != filepath.Base(w.Root) || r.Root == w.Root {
+			continue
+		}
+		if alive, _ := reg.alive(r); !alive {
+			return fmt.Sprintf("; if this folder was moved here from %s (another file system, so it is a new folder to agent-rewind), run \"agent-rewind store --adopt %s\" to continue its history (store %s)", r.Root, r.ID, r.ID)
+		}
+	}
+	return "; \"agent-rewind gc --orphans --dry-run\" lists the stores whose folder is gone, which \"agent-rewind store --adopt ID\" continues here"
 }
 
 // earlier returns the records of stores made for another folder at this workspace's path,
@@ -162,6 +173,7 @@ func (w *Workspace) earlier() []Record {
 			out = append(out, r)
 		}
 	}
+	slices.SortFunc(out, func(a, b Record) int { return a.Created.Compare(b.Created) })
 	return out
 }
 
