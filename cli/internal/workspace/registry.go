@@ -71,7 +71,11 @@ func (r registry) find(id Identity) (rec Record, ok bool, err error) {
 	if errors.Is(err, fs.ErrNotExist) {
 		return Record{}, false, nil // a migration or creation killed before its store was in place
 	}
-	return rec, err == nil, err
+	if err != nil {
+		return Record{}, false, err
+	}
+	// An entry left behind for another folder (an adoption killed midway) finds nothing.
+	return rec, rec.Identity.same(id), nil
 }
 
 // record reads stores/<id>/store.json.
