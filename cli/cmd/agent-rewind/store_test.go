@@ -376,6 +376,18 @@ func TestWorktreeCheckpointSaysWhatIsNotCaptured(t *testing.T) {
 	if r := ok(t, main, "checkpoint"); strings.Contains(r.stdout, "worktree") {
 		t.Fatalf("checkpoint of the main repository warns:\n%s", r.stdout)
 	}
+
+	// A rewind in the worktree restores its files exactly and keeps the ledger; the branch,
+	// which lives in the shared repository, stays where the later commit put it, as the note said.
+	cp := jsonOK[struct{ ID string }](t, wt, "checkpoint", "before").ID
+	before := readTree(t, wt)
+	head := strings.TrimSpace(bash(t, wt, "git rev-parse HEAD"))
+	spend(t, wt)
+	bash(t, wt, "echo b > b && git add -A && git commit -qm b && git clean -fdxq")
+	stillProtected(t, wt, cp, before)
+	if now := strings.TrimSpace(bash(t, wt, "git rev-parse HEAD")); now == head {
+		t.Fatalf("the worktree's HEAD was rewound to %s: the note says it is not", head)
+	}
 }
 
 // TestMCPServerNoticesItsStoreRemoved: a store deleted under a running MCP server fails its
