@@ -440,3 +440,43 @@ func TestWorkspaceMovedAcrossFileSystems(t *testing.T) {
 	ok(t, moved, "store", "--adopt", id)
 	stillProtected(t, moved, cp, before)
 }
+
+// TestConcurrentFirstUse: processes that start at once in a fresh workspace, or in one with a
+// legacy .rewind/, make or move exactly one store, and every checkpoint lands in it.
+func TestConcurrentFirstUse(t *testing.T) {
+	for _, legacy := range []bool{false, true} {
+		state := t.TempDir()
+		t.Setenv(workspace.StateDirEnv, state)
+		var root string
+		if legacy {
+			root, _, _ = legacyWorkspace(t, 3)
+		} else {
+			root = t.TempDir()
+			os.WriteFile(filepath.Join(root, "a"), []byte("a"), 0o644)
+		}
+		const n = 6
+		cmds := make([]*exec.Cmd, n)
+		for i := range cmds {
+			cmds[i] = exec.Command(bin, "--json", "checkpoint")
+			cmds[i].Dir = root
+			if err := cmds[i].Start(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for i, c := range cmds {
+			if err := c.Wait(); err != nil {
+				t.Fatalf("legacy %v: checkpoint %d: %v", legacy, i, err)
+			}
+		}
+		stores, _ := os.ReadDir(filepath.Join(state, "stores"))
+		if len(stores) != 1 {
+			t.Fatalf("legacy %v: %d stores for one workspace: %v", legacy, len(stores), stores)
+		}
+		verifyChain(t, root)
+		var list struct{ Checkpoints []json.RawMessage }
+		json.Unmarshal([]byte(ok(t, root, "--json", "list").stdout), &list)
+		if want := n + map[bool]int{false: 0, true: 2}[legacy]; len(list.Checkpoints) != want {
+			t.Fatalf("legacy %v: %d checkpoints, want %d", legacy, len(list.Checkpoints), want)
+		}
+	}
+}
