@@ -109,8 +109,8 @@
 //
 // # Ledger format (on disk)
 //
-// The ledger is a directory given by the caller; agent-rewind uses .rewind/effects/, which no
-// checkpoint captures and no rewind touches:
+// The ledger is a directory given by the caller; agent-rewind uses effects/ in the workspace's
+// store (outside the workspace), which no checkpoint captures and no rewind touches:
 //
 //	effects/
 //	  lock                       flock(2): admissions and transitions hold it exclusively

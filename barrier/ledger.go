@@ -17,7 +17,7 @@ import (
 	"github.com/agent-rewind/rewind/internal/regular"
 )
 
-// Ledger is the effect ledger in one state directory (the CLI uses .rewind/effects/). It is safe
+// Ledger is the effect ledger in one state directory (the CLI uses effects/ in the store). It is safe
 // for use by many processes at once; a *Ledger value itself is not safe for concurrent use by
 // several goroutines without their own locking (each guard process uses one).
 //
@@ -35,7 +35,7 @@ type Ledger struct {
 // transition and refusal is recorded.
 func Open(dir string, rec Recorder) (*Ledger, error) {
 	if dir == "" {
-		return nil, errors.New("barrier: Open needs the ledger directory (the CLI passes .rewind/effects)")
+		return nil, errors.New("barrier: Open needs the ledger directory (the CLI passes effects/ in the workspace's store)")
 	}
 	if rec == nil {
 		return nil, fmt.Errorf("barrier: %w: pass an adapter over the chain (for tests, a file-backed Recorder)", ErrNoRecorder)

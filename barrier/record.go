@@ -67,7 +67,7 @@ func (r *Record) Refused() bool { return r.State != Released }
 func decodeRecord(data []byte, name string) (*Record, error) {
 	var r Record
 	if err := json.Unmarshal(data, &r); err != nil {
-		return nil, fmt.Errorf("%w: %s: %v (the file is not a ledger record; restore .rewind/ from a backup, or move the file away to forget that key)", ErrCorruptLedger, name, err)
+		return nil, fmt.Errorf("%w: %s: %v (the file is not a ledger record; restore the store from a backup, or move the file away to forget that key)", ErrCorruptLedger, name, err)
 	}
 	if r.Format > RecordFormat {
 		return nil, fmt.Errorf("%w: %s is format %d, this agent-rewind reads %d: upgrade agent-rewind", ErrNewerFormat, name, r.Format, RecordFormat)

@@ -13,12 +13,17 @@ import (
 	"github.com/agent-rewind/rewind/internal/regular"
 )
 
-// RulesFile is where a workspace's effect rules live, relative to the workspace root. It is
-// inside .rewind/ on purpose: nothing there is captured by a checkpoint or touched by a rewind,
-// so a rewind can never change which calls are effects or how their keys are derived (a key that
+// RulesFileName is the effect rules file's name in the workspace's state directory (the
+// agent-rewind CLI keeps that directory outside the workspace: docs/store.md). It is kept with
+// the state on purpose: nothing there is captured by a checkpoint or touched by a rewind, so a
+// rewind can never change which calls are effects or how their keys are derived (a key that
 // changed after a rewind would let a spent effect fire again). The price is that it is not
 // committed with the project; to share rules, commit a copy elsewhere and install it.
-const RulesFile = ".rewind/effects.json"
+const RulesFileName = "effects.json"
+
+// RulesFile is the rules file relative to a workspace root whose state directory is
+// <root>/.rewind (LoadRules); the CLI's stores live elsewhere and use LoadRulesFile.
+const RulesFile = ".rewind/" + RulesFileName
 
 // RulesFileVersion is the rules file format this package reads.
 const RulesFileVersion = 1
@@ -41,7 +46,12 @@ type rulesFile struct {
 // LoadRules returns the rules of the workspace at root: its RulesFile on top of the built-in
 // rules, or the built-in rules alone when the file does not exist. It reads one file at most.
 func LoadRules(root string) (*Rules, error) {
-	name := filepath.Join(root, RulesFile)
+	return LoadRulesFile(filepath.Join(root, RulesFile))
+}
+
+// LoadRulesFile returns the rules in the rules file name on top of the built-in rules, or the
+// built-in rules alone when the file does not exist. It reads one file at most.
+func LoadRulesFile(name string) (*Rules, error) {
 	f, err := regular.Open(name)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {

@@ -69,7 +69,11 @@ func (c *Config) WriteBanner(w io.Writer) error {
 	} else {
 		line("pruning: off (opt-in with --prune-context: it changes what the model sees)")
 	}
-	line("savings receipt: .rewind/savings.json counts replay savings only (memory replays priced with the table of %s); cache preservation, pruning and tape replay are not counted", PriceDate)
+	receipt := c.SavingsFile
+	if receipt == "" {
+		receipt = "none (no file configured)"
+	}
+	line("savings receipt: %s counts replay savings only (memory replays priced with the table of %s); cache preservation, pruning and tape replay are not counted", receipt, PriceDate)
 	line("tenancy: tenant %q from configuration only; x-rewind-scope selects a subordinate scope (1 to 128 of A-Z a-z 0-9 . _ : -), anything else gets 403; every x-rewind-* header is stripped before the upstream; run one process and one store per tenant", c.Tenant.Value)
 	if isLoopback(c.Host.Value) {
 		line("access: loopback only; this is not a remotely authenticated service")

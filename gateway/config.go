@@ -65,7 +65,8 @@ const (
 	DefaultUpstream = "https://api.anthropic.com"
 	DefaultTenant   = "default"
 	DefaultEpoch    = "default"
-	// DefaultStorageDirectory is relative to the workspace root.
+	// DefaultStorageDirectory is relative to the workspace root (agent-rewind replaces it with
+	// storage/ in the workspace's store, outside the workspace).
 	DefaultStorageDirectory = ".rewind/storage"
 	// DefaultUpstreamTimeout is the absolute deadline of one tape exchange's upstream call.
 	DefaultUpstreamTimeout = 120 * time.Second
@@ -102,7 +103,7 @@ type Config struct {
 
 	// Run-time fields, not from the layers.
 
-	// SavingsFile is where the savings receipt is kept (<workspace>/.rewind/savings.json);
+	// SavingsFile is where the savings receipt is kept (agent-rewind: savings.json in the store);
 	// "" disables the receipt.
 	SavingsFile string
 	// Prepare, when set, is called once before the gateway first writes under the

@@ -71,7 +71,7 @@
 // the gateway forwarded (after pruning and cache preservation): replay with the same body
 // settings as the recording.
 //
-// # Savings receipt: .rewind/savings.json
+// # Savings receipt: savings.json in the workspace's state directory
 //
 // Each memory replay adds its recorded usage, priced with [DefaultPrices] (or the file's
 // prices), to the receipt ([Savings]; read it with [LoadSavings]):

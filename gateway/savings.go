@@ -14,7 +14,7 @@ import (
 	"github.com/agent-rewind/rewind/internal/regular"
 )
 
-// SavingsFileName is the receipt's file name in the workspace's .rewind/ directory.
+// SavingsFileName is the receipt's file name in the workspace's state directory (its store).
 const SavingsFileName = "savings.json"
 
 // SavingsKind is the receipt's "kind": its format and version.
@@ -26,7 +26,7 @@ const SavingsNote = "replay savings only: calls the gateway answered from a reco
 // maxSavingsFile bounds what LoadSavings reads: a receipt is a few kilobytes.
 const maxSavingsFile = 4 << 20
 
-// Savings is the replay-savings receipt, .rewind/savings.json. It accumulates across gateway
+// Savings is the replay-savings receipt (savings.json in the workspace's store). It accumulates across gateway
 // runs (and across gateway processes sharing a workspace, which add under a file lock).
 type Savings struct {
 	// Kind is SavingsKind.

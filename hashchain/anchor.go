@@ -15,7 +15,8 @@ import (
 // The anchor (FORMAT.md §7) is a copy of the chain's latest head kept outside the workspace, so
 // that cutting or rewriting the chain file inside it is noticed on the next open.
 
-// AnchorPath returns the default anchor file for the workspace at root:
+// AnchorPath returns the path-keyed anchor file for the workspace at root, as agent-rewind used
+// before its stores left the workspace (it now keys anchors by store id, hashchain/FORMAT.md §7):
 // $REWIND_STATE_DIR/<hex SHA-256 of the absolute root>/head, where REWIND_STATE_DIR defaults to
 // $XDG_STATE_HOME/agent-rewind, or ~/.local/state/agent-rewind.
 func AnchorPath(root string) (string, error) {

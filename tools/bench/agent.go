@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -10,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/agent-rewind/rewind/tools/bench/measure"
 )
 
 // Agent is the agent-rewind binary built from this checkout, shared by every suite of a run.
@@ -17,7 +20,7 @@ import (
 // as a child process.
 type Agent struct {
 	Path      string
-	StateHome string // XDG_STATE_HOME of every child: the chain's anchored heads stay in the run's scratch
+	StateHome string // XDG_STATE_HOME of every child: the stores and anchors stay in the run's scratch
 
 	mu  sync.Mutex
 	has map[string]bool
@@ -89,14 +92,27 @@ func (a *Agent) Require(ctx context.Context, b *Bench, commands ...[]string) err
 	return nil
 }
 
-// ResetState empties StateHome: what agent-rewind keeps outside a workspace (the chain's
-// anchored head) must go when a suite deletes a workspace's .rewind/ to start over, or the
-// next command would rightly report the chain as cut.
+// ResetState empties StateHome, where every workspace's store and anchor live: a suite that
+// starts over from no store at all calls it.
 func (a *Agent) ResetState() error {
 	if err := os.RemoveAll(a.StateHome); err != nil {
 		return err
 	}
 	return os.MkdirAll(a.StateHome, 0o700)
+}
+
+// Store returns the folder of the store of the workspace at dir ("agent-rewind --json store");
+// an error when it has none.
+func (a *Agent) Store(ctx context.Context, dir string) (string, error) {
+	r, err := measure.Run(a.Command(ctx, dir, "--json", "store"))
+	if err != nil {
+		return "", err
+	}
+	var out struct{ Store string }
+	if err := json.Unmarshal(r.Stdout, &out); err != nil || out.Store == "" {
+		return "", fmt.Errorf("store --json printed no store: %v: %.200q", err, r.Stdout)
+	}
+	return out.Store, nil
 }
 
 // Command returns the binary run with args in dir (also passed as --workspace), with the

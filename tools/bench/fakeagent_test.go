@@ -42,7 +42,7 @@ func fakeAgent(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			words = append(words, a)
 		}
 	}
-	known := [][]string{{"version"}, {"checkpoint"}, {"rewind"}, {"guard"}, {"chain", "verify"}, {"analyze"}, {"cache-compare"}, {"mcp"}, {"gateway"}}
+	known := [][]string{{"version"}, {"checkpoint"}, {"rewind"}, {"guard"}, {"chain", "verify"}, {"analyze"}, {"cache-compare"}, {"mcp"}, {"gateway"}, {"store"}}
 	var cmd []string
 	for _, k := range known {
 		if len(words) >= len(k) && slices.Equal(words[:len(k)], k) {
@@ -98,6 +98,10 @@ func fakeAgent(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			}
 		}
 		fmt.Fprintln(stdout, `{"classification": "appended messages"}`)
+	case "store":
+		if _, err = os.Stat(fakeStore(ws)); err == nil {
+			fmt.Fprintf(stdout, "{\"store\": %q}\n", fakeStore(ws))
+		}
 	case "mcp":
 		err = fakeMCP(flag("--profile"), stdin, stdout)
 	case "gateway":
@@ -110,9 +114,17 @@ func fakeAgent(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// fakeCheckpoint copies the workspace (less .rewind) to .rewind/fake/<n>.
+// fakeStore is the fake's store of the workspace ws: outside it, under XDG_STATE_HOME (which the
+// bench points at its scratch), as the real agent-rewind keeps its stores (docs/store.md).
+func fakeStore(ws string) string {
+	abs, _ := filepath.Abs(ws)
+	sum := sha256.Sum256([]byte(abs))
+	return filepath.Join(os.Getenv("XDG_STATE_HOME"), "fake-agent-rewind", hex.EncodeToString(sum[:8]))
+}
+
+// fakeCheckpoint copies the workspace to <store>/fake/<n>.
 func fakeCheckpoint(ws string) (string, error) {
-	dir := filepath.Join(ws, ".rewind", "fake")
+	dir := filepath.Join(fakeStore(ws), "fake")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
@@ -124,20 +136,18 @@ func fakeCheckpoint(ws string) (string, error) {
 	return id, copyTree(ws, filepath.Join(dir, id))
 }
 
-// fakeRestore empties the workspace (less .rewind) and copies checkpoint id back.
+// fakeRestore empties the workspace and copies checkpoint id back.
 func fakeRestore(ws, id string) error {
 	ents, err := os.ReadDir(ws)
 	if err != nil {
 		return err
 	}
 	for _, e := range ents {
-		if e.Name() != ".rewind" {
-			if err := os.RemoveAll(filepath.Join(ws, e.Name())); err != nil {
-				return err
-			}
+		if err := os.RemoveAll(filepath.Join(ws, e.Name())); err != nil {
+			return err
 		}
 	}
-	return copyTree(filepath.Join(ws, ".rewind", "fake", id), ws)
+	return copyTree(filepath.Join(fakeStore(ws), "fake", id), ws)
 }
 
 func copyTree(src, dst string) error {
@@ -146,9 +156,6 @@ func copyTree(src, dst string) error {
 			return err
 		}
 		rel, _ := filepath.Rel(src, p)
-		if d.IsDir() && d.Name() == ".rewind" {
-			return filepath.SkipDir
-		}
 		to := filepath.Join(dst, rel)
 		info, err := d.Info()
 		if err != nil {
@@ -191,7 +198,7 @@ func fakeGuard(ws string, stdin io.Reader, stderr io.Writer) error {
 	if !ok {
 		return nil
 	}
-	dir := filepath.Join(ws, ".rewind", "fake-keys")
+	dir := filepath.Join(fakeStore(ws), "fake-keys")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}

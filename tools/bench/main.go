@@ -278,7 +278,7 @@ func genMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	var v any
 	if *changes > 0 {
-		cs, err := workspace.MakeChanges(*dir, *changes, *seed, ".rewind", ".git")
+		cs, err := workspace.MakeChanges(*dir, *changes, *seed, ".git")
 		if err != nil {
 			fmt.Fprintf(stderr, "bench gen: %v\n", err)
 			return 1

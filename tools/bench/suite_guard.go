@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -21,8 +20,8 @@ import (
 //
 // The non-effect calls are Bash calls because the hooks are (integrations/claude-code matches
 // Bash and MCP tools only); they go through the shell splitter and every built-in rule. They
-// run in a workspace of their own, which must still have no .rewind/ at the end: the hot path
-// creates nothing. Hook input goes on stdin, as agents pass it.
+// run in a workspace of their own, which must still have no store at the end ("agent-rewind
+// store" fails): the hot path creates nothing. Hook input goes on stdin, as agents pass it.
 func init() {
 	register(Suite{
 		Name:        "guard",
@@ -97,8 +96,8 @@ func runGuard(ctx context.Context, b *Bench) error {
 	if err != nil {
 		return err
 	}
-	if _, err := os.Lstat(filepath.Join(hotWS, ".rewind")); err == nil {
-		return fmt.Errorf("the non-effect calls created %s/.rewind: the hot path must create nothing", hotWS)
+	if s, err := agent.Store(ctx, hotWS); err == nil {
+		return fmt.Errorf("the non-effect calls created the store %s for %s: the hot path must create nothing", s, hotWS)
 	}
 	floor, hot, after, admit := ss[0], ss[1], ss[2], ss[3]
 	p := func(s measure.Series, q float64) float64 { return ms(measure.Percentile(s.Walls(), q)) }

@@ -42,8 +42,9 @@ func init() {
 // snapshotIDField is the member of "agent-rewind checkpoint --json" holding the checkpoint id.
 const snapshotIDField = "id"
 
-// snapshotSkip are the names the stat walks and the change maker never enter.
-var snapshotSkip = []string{".rewind"}
+// snapshotSkip are the names the stat walks and the change maker never enter: none, since the
+// store lives outside the workspace (docs/store.md); the shadow git needs no exclude either.
+var snapshotSkip []string
 
 func runSnapshot(ctx context.Context, b *Bench) error {
 	agent, err := b.Agent(ctx)
@@ -69,7 +70,7 @@ func runSnapshot(ctx context.Context, b *Bench) error {
 	if err != nil {
 		return err
 	}
-	meta := filepath.Join(ws, ".rewind")
+	var meta string // the workspace's store, as "agent-rewind store" reports it after the first checkpoint
 
 	var peak measure.Series // every agent-rewind run, for the peak RSS figure
 	peak.Name = "every agent-rewind checkpoint and rewind of this suite"
@@ -101,10 +102,7 @@ func runSnapshot(ctx context.Context, b *Bench) error {
 	b.Logf("first checkpoint: agent-rewind vs shadow git, %d each", b.Reps(3, 2))
 	first, err := measure.Alternate(ctx, b.Reps(3, 2),
 		ours("agent-rewind checkpoint (first)", func(context.Context) error {
-			if err := os.RemoveAll(meta); err != nil {
-				return err
-			}
-			return agent.ResetState()
+			return agent.ResetState() // every store lives under the state home
 		}),
 		measure.Arm{
 			Name: "shadow git: git add -A && git commit (first)",
@@ -112,7 +110,7 @@ func runSnapshot(ctx context.Context, b *Bench) error {
 				if err := os.RemoveAll(gitDir); err != nil {
 					return err
 				}
-				git, err = baseline.InitShadowGit(ctx, gitDir, ws, "/.rewind/")
+				git, err = baseline.InitShadowGit(ctx, gitDir, ws)
 				return err
 			},
 			Run: func(ctx context.Context) (measure.Sample, error) { return git.Checkpoint(ctx) },
@@ -121,12 +119,15 @@ func runSnapshot(ctx context.Context, b *Bench) error {
 		return err
 	}
 	b.Ratio("first_checkpoint", first[0], first[1], AtMost(0.2), "")
+	if meta, err = agent.Store(ctx, ws); err != nil {
+		return err
+	}
 	store, err := baseline.DirBytes(meta)
 	if err != nil {
 		return err
 	}
 	b.Value("store_size_first", float64(store)/float64(res.Bytes), "ratio", fmt.Sprintf("workspace bytes (%d)", res.Bytes), nil, AtMost(1.1),
-		fmt.Sprintf(".rewind/ holds %d bytes after the first checkpoint", store))
+		fmt.Sprintf("the store holds %d bytes after the first checkpoint", store))
 	if gs, err := git.Size(); err == nil {
 		b.Value("shadow_git_store_size_first", float64(gs)/float64(res.Bytes), "ratio", fmt.Sprintf("workspace bytes (%d)", res.Bytes), nil, NoGoal,
 			"for comparison: git zlib-compresses objects, and the generated binaries are incompressible")
@@ -197,7 +198,7 @@ func runSnapshot(ctx context.Context, b *Bench) error {
 	den = faster(change10[1], change10[2])
 	b.Ratio("checkpoint_10_changes", change10[0], den, AtMost(1.5), "denominator: the faster stat walk, "+den.Name)
 	b.Value("store_growth_10_changes", float64(grown)/float64(changed), "ratio", fmt.Sprintf("bytes written by the changes (%d over %d checkpoints)", changed, reps), nil, NoGoal,
-		"all of .rewind/: the contents plus, per checkpoint, a full manifest of the tree (about 100 bytes a path), its metadata and chain entry, and the rewritten stat cache")
+		"all of the store: the contents plus, per checkpoint, a full manifest of the tree (about 100 bytes a path), its metadata and chain entry, and the rewritten stat cache")
 	b.Value("store_content_growth_10_changes", float64(grownContent)/float64(changed), "ratio", fmt.Sprintf("bytes written by the changes (%d over %d checkpoints)", changed, reps), nil, NoGoal,
 		"issue 3: later checkpoints add about the changed bytes; this counts the stored contents only (objects/ and packs/)")
 

@@ -74,22 +74,25 @@ func envWithout(names []string, extra ...string) []string {
 // machine is shared): state it leaves there is removed, and the test fails.
 func protectRoot(t *testing.T) {
 	t.Helper()
-	root := stateDir(t, "/")
-	if _, err := os.Lstat(root); err == nil {
+	legacy := filepath.Join("/", ".rewind")
+	if _, err := os.Lstat(legacy); err == nil || hasStore(t, "/") {
 		return // not this test's to remove
 	}
 	t.Cleanup(func() {
-		if _, err := os.Lstat(root); err == nil {
-			os.RemoveAll(root)
-			t.Errorf("agent-rewind state was written to %s (removed): / was taken as a workspace", root)
+		if _, err := os.Lstat(legacy); err == nil {
+			os.RemoveAll(legacy)
+			t.Errorf("agent-rewind state was written to %s (removed): / was taken as a workspace", legacy)
+		}
+		if hasStore(t, "/") {
+			t.Errorf("a store was made for /: / was taken as a workspace")
 		}
 	})
 }
 
-func noStore(t *testing.T, dir string) {
+func noStoreFor(t *testing.T, dir string) {
 	t.Helper()
-	if _, err := os.Lstat(stateDir(t, dir)); !errors.Is(err, os.ErrNotExist) {
-		t.Fatalf("%s has a store (%v): the guard recorded in the wrong folder", dir, err)
+	if hasStore(t, dir) {
+		t.Fatalf("%s has a store: the guard recorded in the wrong folder", dir)
 	}
 }
 
@@ -126,13 +129,13 @@ func TestGuardRecordsWhereTheInputSays(t *testing.T) {
 				}
 			}
 			check("first", runIn(t, elsewhere, env, in, "guard"), c.allow)
-			noStore(t, elsewhere)
+			noStoreFor(t, elsewhere)
 			if rec := ledgerRecord(t, project, onlyKey(t, project)); rec == nil {
 				t.Fatal("no record in the project")
 			}
 			again := regexp.MustCompile(`"tool_use_id":\s*"([^"]*)"`).ReplaceAllString(in, `"tool_use_id": "${1}_again"`)
 			check("repeat", runIn(t, elsewhere, env, again, "guard"), c.refused)
-			noStore(t, elsewhere)
+			noStoreFor(t, elsewhere)
 			verifyChain(t, project)
 		})
 	}
@@ -162,7 +165,7 @@ func TestGuardWorkspaceRules(t *testing.T) {
 	if rec := ledgerRecord(t, project, onlyKey(t, project)); rec == nil || rec.State != barrier.Spent {
 		t.Fatalf("record at the repository top: %+v", rec)
 	}
-	noStore(t, sub)
+	noStoreFor(t, sub)
 
 	nowhere := t.TempDir()
 	r := runIn(t, nowhere, env, mcpCall, "guard")
@@ -172,7 +175,7 @@ func TestGuardWorkspaceRules(t *testing.T) {
 	if r := runIn(t, nowhere, env, clientFixture(t, "windsurf/pre-run-command-ls.json", ""), "guard"); r.code != 0 {
 		t.Fatalf("a call that is not an effect, with no workspace: %+v", r)
 	}
-	noStore(t, nowhere)
+	noStoreFor(t, nowhere)
 
 	protectRoot(t)
 	for _, c := range []struct{ name, folder, why string }{
@@ -188,7 +191,7 @@ func TestGuardWorkspaceRules(t *testing.T) {
 			t.Errorf("%s: %+v", c.name, r)
 		}
 	}
-	noStore(t, home)
+	noStoreFor(t, home)
 
 	// PowerShell expands "$CLAUDE_PROJECT_DIR" to nothing: the flag is empty, not ".".
 	p2 := t.TempDir()
@@ -199,7 +202,7 @@ func TestGuardWorkspaceRules(t *testing.T) {
 	if ledgerRecord(t, p2, onlyKey(t, p2)) == nil {
 		t.Fatal("empty --workspace: not recorded in the input's folder")
 	}
-	noStore(t, nowhere)
+	noStoreFor(t, nowhere)
 }
 
 // In a Claude Code worktree session CLAUDE_PROJECT_DIR (and so the plugin's --workspace) stays at
@@ -225,7 +228,7 @@ func TestGuardClaudeWorktree(t *testing.T) {
 	if ledgerRecord(t, wt, onlyKey(t, wt)) == nil {
 		t.Fatal("not recorded in the worktree")
 	}
-	noStore(t, project)
+	noStoreFor(t, project)
 }
 
 // startMCPClient starts "agent-rewind args..." in dir with env, connected to a Go SDK client that
@@ -317,7 +320,7 @@ func TestMCPWorkspaceChoice(t *testing.T) {
 				if !res.IsError || !strings.Contains(resultText(res), c.why) || !strings.Contains(resultText(res), "--workspace") {
 					t.Fatalf("want a refusal naming %q and what to configure: %s", c.why, resultText(res))
 				}
-				noStore(t, sub(c.dir))
+				noStoreFor(t, sub(c.dir))
 				return
 			}
 			res := callTool(t, cs, "checkpoint", map[string]any{"label": "first"})
@@ -331,7 +334,7 @@ func TestMCPWorkspaceChoice(t *testing.T) {
 				t.Fatalf("stderr %q does not say the rule %q", stderr, c.rule)
 			}
 			if c.dir != "$P" {
-				noStore(t, sub(c.dir))
+				noStoreFor(t, sub(c.dir))
 			}
 		})
 	}

@@ -150,8 +150,8 @@ func TestChainSignExportAudit(t *testing.T) {
 	if r := run(t, dir, "", "chain", "keygen", "rewind.test/ci", "--out", key); r.code != 1 || !strings.Contains(r.stderr, "already exists") {
 		t.Fatalf("keygen over an existing key: %d %q", r.code, r.stderr)
 	}
-	if r := run(t, dir, "", "chain", "keygen", "x", "--out", filepath.Join(dir, ".rewind", "x.key")); r.code != 1 || !strings.Contains(r.stderr, "refusing") {
-		t.Fatalf("keygen into .rewind: %d %q", r.code, r.stderr)
+	if r := run(t, dir, "", "chain", "keygen", "x", "--out", filepath.Join(stateDir(t, dir), "x.key")); r.code != 1 || !strings.Contains(r.stderr, "refusing") {
+		t.Fatalf("keygen into the store: %d %q", r.code, r.stderr)
 	}
 	kj := decode[struct{ Name, KeyFile, VerifierKey string }](t, run(t, keys, "", "--json", "chain", "keygen", "other"))
 	if kj.KeyFile != filepath.Join(keys, "other.key") || !strings.HasPrefix(kj.VerifierKey, "other+") {

@@ -58,7 +58,7 @@ func TestKillDuringRewind(t *testing.T) {
 			cmd.Process.Signal(syscall.SIGKILL)
 			cmd.Wait()
 		}
-		_, err := os.Lstat(filepath.Join(dir, ".rewind", "journal"))
+		_, err := os.Lstat(filepath.Join(stateDir(t, dir), "journal"))
 		interrupted := err == nil
 
 		// Any command finishes an interrupted rewind; list says so on stderr.
@@ -143,9 +143,6 @@ func mutateWorkspace(t *testing.T, root string, r *rand.Rand) {
 	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
 		if err != nil {
 			return err
-		}
-		if d.IsDir() && d.Name() == ".rewind" {
-			return filepath.SkipDir
 		}
 		switch {
 		case d.Type()&os.ModeSymlink != 0:

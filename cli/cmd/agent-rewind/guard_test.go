@@ -103,10 +103,13 @@ func decision(t *testing.T, r result) barrier.Decision {
 	return d
 }
 
-func noRewindDir(t *testing.T, root string) {
+func noStore(t *testing.T, root string) {
 	t.Helper()
-	if _, err := os.Lstat(filepath.Join(root, ".rewind")); !errors.Is(err, os.ErrNotExist) {
-		t.Fatalf("%s/.rewind exists (%v): this path must not create it", root, err)
+	if hasStore(t, root) {
+		t.Fatalf("%s has a store: this path must not create one", root)
+	}
+	if ents, err := os.ReadDir(root); err != nil || len(ents) != 0 {
+		t.Fatalf("%s: %d entries (%v): this path must not write in the workspace", root, len(ents), err)
 	}
 }
 
@@ -326,7 +329,7 @@ func TestGuardKilledAfterPending(t *testing.T) {
 		t.Fatal(err)
 	}
 	ws.Close()
-	lock, err := os.OpenFile(filepath.Join(root, ".rewind", "chain.lock"), os.O_RDWR|os.O_CREATE, 0o600)
+	lock, err := os.OpenFile(filepath.Join(stateDir(t, root), "chain.lock"), os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -344,7 +347,7 @@ func TestGuardKilledAfterPending(t *testing.T) {
 	}
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
-	keys := filepath.Join(root, ".rewind", "effects", "keys")
+	keys := filepath.Join(stateDir(t, root), "effects", "keys")
 	for linked := false; !linked; {
 		select {
 		case err := <-exited:
@@ -445,7 +448,7 @@ type fixtureCase struct {
 	file   string // under barrier/testdata/hooks
 	before string // a fixture run first in the same workspace ("": none)
 	want   expectation
-	state  barrier.State // the ledger state of the one key afterwards ("": no .rewind/ at all)
+	state  barrier.State // the ledger state of the one key afterwards ("": no store at all)
 	repeat *expectation  // the same input again, with a new tool_use_id where it has one
 }
 
@@ -565,7 +568,7 @@ func TestGuardHookFixtures(t *testing.T) {
 			input := read(c.file)
 			check(t, c.file, guard(t, root, input), c.want)
 			if c.state == "" {
-				noRewindDir(t, root)
+				noStore(t, root)
 				return
 			}
 			if rec := ledgerRecord(t, root, onlyKey(t, root)); rec.State != c.state {
@@ -580,7 +583,7 @@ func TestGuardHookFixtures(t *testing.T) {
 	}
 }
 
-// The path taken before every tool call that is not an effect touches nothing: no .rewind/ is
+// The path taken before every tool call that is not an effect touches nothing: no store is
 // created, also by the reports that follow such calls. Input the guard cannot read is refused
 // (exit 2: it may be a call about to run, unrecorded) unless it names a report, which is a
 // visible, non-blocking error (exit 1).
@@ -597,7 +600,7 @@ func TestGuardHotPathAndBadInput(t *testing.T) {
 			t.Fatalf("%s: %+v", in, r)
 		}
 	}
-	noRewindDir(t, root)
+	noStore(t, root)
 
 	for _, c := range []struct {
 		in, want string
@@ -623,17 +626,14 @@ func TestGuardHotPathAndBadInput(t *testing.T) {
 			t.Fatalf("input %q with --json: %+v", c.in, r)
 		}
 	}
-	noRewindDir(t, root)
+	noStore(t, root)
 }
 
 // The rules file adds effects; a rules file that cannot be used refuses every decision (fail
 // closed) but still lets reports through.
 func TestGuardRulesFile(t *testing.T) {
 	root := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(root, ".rewind"), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	rules := filepath.Join(root, filepath.FromSlash(barrier.RulesFile))
+	rules := filepath.Join(stateDir(t, root), barrier.RulesFileName)
 	if err := os.WriteFile(rules, []byte(`{"version": 1, "rules": [{"name": "deploy-script", "command": "^deploy\\.sh( |$)"}]}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -685,7 +685,7 @@ func TestReleaseAndEffects(t *testing.T) {
 	}
 	r = run(t, root, "", "--json", "effects", "--state", "pending")
 	if err := json.Unmarshal([]byte(r.stdout), &list); err != nil || len(list.Effects) != 1 || list.Effects[0].ToolUseID != "toolu_tf" ||
-		list.Ledger != filepath.Join(mustEval(t, root), ".rewind", "effects") {
+		list.Ledger != filepath.Join(stateDir(t, root), "effects") {
 		t.Fatalf("effects --json --state pending: %v\n%s", err, r.stdout)
 	}
 	tf := list.Effects[0].Key

@@ -84,7 +84,7 @@ func TestUsageErrorIsKongs(t *testing.T) {
 	}
 }
 
-// chainEntry is what the end-to-end tests read back from .rewind/chain.jsonl.
+// chainEntry is what the end-to-end tests read back from the store's chain.jsonl.
 type chainEntry struct {
 	Seq  int64           `json:"seq"`
 	Kind string          `json:"kind"`
@@ -93,7 +93,7 @@ type chainEntry struct {
 
 func readChain(t *testing.T, root string) []chainEntry {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(root, ".rewind", "chain.jsonl"))
+	b, err := os.ReadFile(filepath.Join(stateDir(t, root), "chain.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}

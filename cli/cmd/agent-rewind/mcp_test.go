@@ -162,13 +162,13 @@ func TestMCPEndToEnd(t *testing.T) {
 	if text := mcpToolError(t, cs, "rewind", map[string]any{"id": "0123456789ab"}); !strings.Contains(text, "no checkpoints yet") {
 		t.Fatalf("rewind in a fresh folder: %s", text)
 	}
-	if isThere(dir, ".rewind") {
-		t.Fatal(".rewind/ was created before any tool wrote")
+	if hasStore(t, dir) {
+		t.Fatal("a store was created before any tool wrote")
 	}
 
 	// Checkpoint, change files with the shell, rewind: the files are back.
 	cp := mcpOK[mcpserver.CheckpointResult](t, cs, "checkpoint", map[string]any{"label": "green"})
-	if len(cp.ID) != 12 || cp.Label != "green" || cp.Files != 2 || !isThere(dir, ".rewind/checkpoints/"+cp.ID) {
+	if len(cp.ID) != 12 || cp.Label != "green" || cp.Files != 2 || !isThere(stateDir(t, dir), "checkpoints/"+cp.ID) {
 		t.Fatalf("checkpoint: %+v", cp)
 	}
 	sh(t, dir, "printf 'v2\\n' > app.txt && rm src/a.go && printf 'junk' > junk.txt")
@@ -224,11 +224,11 @@ func TestMCPEndToEnd(t *testing.T) {
 	if len(commit.Notes) != 1 || commit.Notes[0].WhatFailed != "v3 broke the build" || commit.Notes[0].Lesson != "run the tests before v3" {
 		t.Fatalf("backtrack_commit notes: %+v", commit.Notes)
 	}
-	memory := fileText(t, dir, ".rewind/memory.jsonl")
+	memory := fileText(t, stateDir(t, dir), "memory.jsonl")
 	if text := mcpToolError(t, cs, "backtrack_commit", map[string]any{"id": "ffffffffffff", "what_failed": "x"}); !strings.Contains(text, "no such checkpoint") {
 		t.Fatalf("backtrack_commit to an unknown id: %s", text)
 	}
-	if fileText(t, dir, ".rewind/memory.jsonl") != memory {
+	if fileText(t, stateDir(t, dir), "memory.jsonl") != memory {
 		t.Fatal("a backtrack_commit to an unknown id wrote a note")
 	}
 	noteOf := func(c mcpserver.CandidatesResult) *mcpserver.Candidate {
@@ -295,7 +295,7 @@ func TestMCPProfiles(t *testing.T) {
 				if err == nil || !strings.Contains(err.Error(), "not enabled in MCP profile") {
 					t.Fatalf("calling hidden %s: %v", name, err)
 				}
-				if p == mcpserver.ProfileAnalytics && isThere(dir, ".rewind") {
+				if p == mcpserver.ProfileAnalytics && hasStore(t, dir) {
 					t.Fatal("the hidden checkpoint ran")
 				}
 			}
@@ -345,8 +345,8 @@ func TestMCPStartupFailures(t *testing.T) {
 			t.Errorf("%v %v: stderr %q, want %q", c.env, c.args, stderr.String(), c.want)
 		}
 	}
-	if isThere(dir, ".rewind") {
-		t.Fatal("a failed start created .rewind/")
+	if hasStore(t, dir) {
+		t.Fatal("a failed start created a store")
 	}
 	// --help is help, not a failure.
 	if r := run(t, dir, "", "mcp", "--help"); r.code != 0 || !strings.Contains(r.stdout, "--profile") {
@@ -414,7 +414,7 @@ func TestMCPTypeScriptClient(t *testing.T) {
 	if report.Checkpoint.IsError || json.Unmarshal(report.Checkpoint.StructuredContent, &cp) != nil || cp.Label != "from node" || cp.Files != 1 {
 		t.Fatalf("checkpoint: %+v", report.Checkpoint)
 	}
-	if !isThere(dir, ".rewind/checkpoints/"+cp.ID) || !strings.Contains(report.Checkpoint.Text, cp.ID) {
+	if !isThere(stateDir(t, dir), "checkpoints/"+cp.ID) || !strings.Contains(report.Checkpoint.Text, cp.ID) {
 		t.Fatalf("checkpoint %s is not in the workspace's store", cp.ID)
 	}
 	var g1, g2 mcpserver.GuardResult

@@ -21,11 +21,11 @@ func noPromptText(t *testing.T, r result, what string) {
 	}
 }
 
-// noWorkspace fails if a command created .rewind/ where it ran.
+// noWorkspace fails if a command created a store for the folder where it ran, or anything in it.
 func noWorkspace(t *testing.T, dir string) {
 	t.Helper()
-	if _, err := os.Stat(filepath.Join(dir, ".rewind")); !os.IsNotExist(err) {
-		t.Fatalf(".rewind/ was created in %s (%v)", dir, err)
+	if hasStore(t, dir) {
+		t.Fatalf("a store was created for %s", dir)
 	}
 }
 

@@ -164,7 +164,7 @@ func TestClaudeCodePluginHookCommand(t *testing.T) {
 	if r := hook(bashHook(t, "PreToolUse", "ls -la", "toolu_p0")); r.code != 0 || r.stdout != "" || r.stderr != "" {
 		t.Fatalf("non-effect: %+v", r)
 	}
-	noRewindDir(t, project)
+	noStore(t, project)
 	if r := hook(bashHook(t, "PreToolUse", "docker push registry.example.com/app:1.2", "toolu_p1")); r.code != 0 || r.stdout != "" || r.stderr != "" {
 		t.Fatalf("PreToolUse: %+v", r)
 	}

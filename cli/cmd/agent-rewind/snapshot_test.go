@@ -79,7 +79,6 @@ type (
 
 // tree is a workspace as a comparable map, path -> "f 0644 <sha256>", "d 0755", "l -> target"
 // or "special": what "byte for byte" means here (paths, types, modes, contents, link targets).
-// .rewind/ is left out.
 type tree map[string]string
 
 func readTree(t testing.TB, root string) tree {
@@ -94,9 +93,6 @@ func readTree(t testing.TB, root string) tree {
 			return nil
 		}
 		rel = filepath.ToSlash(rel)
-		if rel == ".rewind" {
-			return filepath.SkipDir
-		}
 		fi, err := os.Lstat(p)
 		if err != nil {
 			return err
@@ -390,7 +386,6 @@ func TestRewindUndoesGit(t *testing.T) {
 	bash(t, dir, `
 git init -q .
 git symbolic-ref HEAD refs/heads/main
-printf '.rewind/\n' > .git/info/exclude
 printf 'one\n' > f.txt
 git add -A && git commit -qm one`)
 	head := strings.TrimSpace(bash(t, dir, "git rev-parse HEAD"))
@@ -531,14 +526,14 @@ func TestSnapshotReadersNeedAWorkspace(t *testing.T) {
 	for _, args := range [][]string{{"list"}, {"diff", "abcd"}, {"rewind", "abcd"}, {"replay", "abcd"}, {"rewind", "--dry-run", "abcd"}, {"gc"}, {"check"}} {
 		r := run(t, dir, "", args...)
 		if r.code != 1 || !strings.Contains(r.stderr, "no agent-rewind state here") || !strings.Contains(r.stderr, `run "agent-rewind checkpoint" there first`) {
-			t.Fatalf("%v without .rewind/: exit %d, stderr %q", args, r.code, r.stderr)
+			t.Fatalf("%v without a store: exit %d, stderr %q", args, r.code, r.stderr)
 		}
 		r = run(t, dir, "", append([]string{"--json"}, args...)...)
 		if e := decode[struct {
 			Error    string
 			ExitCode int
 		}](t, r); r.code != 1 || e.ExitCode != 1 || !strings.Contains(e.Error, "no agent-rewind state here") {
-			t.Fatalf("--json %v without .rewind/: %d %q", args, r.code, r.stdout)
+			t.Fatalf("--json %v without a store: %d %q", args, r.code, r.stdout)
 		}
 		noWorkspace(t, dir)
 	}
@@ -584,7 +579,7 @@ func TestSnapshotErrors(t *testing.T) {
 		if other, dup := seen[id[:4]]; dup {
 			for _, l := range []string{other, fmt.Sprint("twin ", i)} {
 				data, id := meta(l)
-				if err := os.WriteFile(filepath.Join(dir, ".rewind", "checkpoints", id), data, 0o600); err != nil {
+				if err := os.WriteFile(filepath.Join(stateDir(t, dir), "checkpoints", id), data, 0o600); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -615,7 +610,7 @@ func TestNotRecordedOnTheChain(t *testing.T) {
 	dir := t.TempDir()
 	bash(t, dir, "printf 'a\\n' > a.txt")
 	ok(t, dir, "checkpoint", "A")
-	f, err := os.OpenFile(filepath.Join(dir, ".rewind", "chain.jsonl"), os.O_WRONLY|os.O_APPEND, 0)
+	f, err := os.OpenFile(filepath.Join(stateDir(t, dir), "chain.jsonl"), os.O_WRONLY|os.O_APPEND, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -662,7 +657,7 @@ func TestInterruptedRewindIsFinished(t *testing.T) {
 	b := jsonOK[cpOut](t, dir, "checkpoint", "B")
 	bash(t, dir, "mkdir d && printf 'half\\n' > d/a.txt") // the interrupted run had begun
 	j := fmt.Sprintf(`{"format":1,"op":"rewind","opId":"00112233aabbccdd","from":%q,"to":%q,"safety":%q,"time":"2025-01-01T00:00:00Z"}`+"\n", b.ID, a.ID, b.ID)
-	if err := os.WriteFile(filepath.Join(dir, ".rewind", "journal"), []byte(j), 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(stateDir(t, dir), "journal"), []byte(j), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	r := ok(t, dir, "list")

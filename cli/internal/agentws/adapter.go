@@ -5,9 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"slices"
 	"sync"
 
@@ -27,15 +24,16 @@ type Options struct {
 }
 
 // Workspace implements mcpserver.Workspace over a real workspace: the snapshot store, the
-// effect ledger, failure memory and the hash chain under root/.rewind/. It is safe for
-// concurrent use. Nothing is created under root until a call needs to write (Checkpoint,
-// GuardEffect, or BacktrackCommit and Rewind/Replay of an existing checkpoint).
+// effect ledger, failure memory and the hash chain in the workspace's store (outside root). It is safe for
+// concurrent use. No store is created until a call needs to write (Checkpoint,
+// GuardEffect, or BacktrackCommit and Rewind/Replay of an existing checkpoint); the store is
+// made in the state base, never under root.
 type Workspace struct {
 	root string // absolute, symlinks resolved
 	log  io.Writer
 
 	mu sync.Mutex
-	ws *workspace.Workspace // nil until .rewind/ exists; then held, with the chain it opens
+	ws *workspace.Workspace // nil until the store exists; then held, with the chain it opens
 }
 
 var _ mcpserver.Workspace = (*Workspace)(nil)
@@ -67,22 +65,24 @@ func (w *Workspace) Close() error {
 	return w.ws.Close()
 }
 
-// open returns the opened workspace. With create, .rewind/ is made on first use; without, a
-// workspace that has no .rewind/ yet returns nil and no error (nothing to read).
+// open returns the opened workspace. With create, the store is made on first use; without, a
+// workspace that has no store yet returns nil and no error (nothing to read). Once a store is
+// open, every call first checks that it is still the one opened (workspace.Check): a store
+// removed, moved or replaced under the server fails the call loudly, and nothing is written
+// into deleted files or made again half-empty.
 func (w *Workspace) open(create bool) (*workspace.Workspace, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.ws != nil {
-		return w.ws, nil
+		return w.ws, w.ws.Check()
 	}
-	if !create {
-		if _, err := os.Lstat(filepath.Join(w.root, workspace.MetaDir)); errors.Is(err, fs.ErrNotExist) {
+	ws, err := workspace.Open(w.root)
+	if errors.Is(err, workspace.ErrNotInitialized) {
+		if !create {
 			return nil, nil
 		}
+		ws, err = workspace.Init(w.root)
 	}
-	// Init, not Open, for an existing .rewind/ too: another process may have made the
-	// directory and not yet its format file.
-	ws, err := workspace.Init(w.root)
 	if err != nil {
 		return nil, err
 	}
@@ -93,7 +93,7 @@ func (w *Workspace) open(create bool) (*workspace.Workspace, error) {
 // snapshots opens the checkpoint store. It is opened per call: opening is cheap, finishes a
 // rewind another process left interrupted, and every read goes to the files, so checkpoints made
 // by other processes (the CLI, another server) are seen at once. A nil store and no error means
-// the workspace has no .rewind/ yet (only without create).
+// the workspace has no store yet (only without create).
 func (w *Workspace) snapshots(create bool) (*workspace.Workspace, *snapshot.Store, error) {
 	ws, err := w.open(create)
 	if err != nil || ws == nil {
@@ -230,7 +230,7 @@ func checkpointError(err error) error {
 	return err
 }
 
-// noCheckpointsYet is the error for an id in a workspace that has no .rewind/ yet.
+// noCheckpointsYet is the error for an id in a workspace that has no store yet.
 func noCheckpointsYet(id string) error {
 	return &unknownCheckpointError{fmt.Errorf("%w: %q: this workspace has no checkpoints yet (call checkpoint first)", snapshot.ErrNotFound, id)}
 }

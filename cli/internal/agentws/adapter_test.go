@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/agent-rewind/rewind/cli/internal/workspace"
 	"os"
 	"path/filepath"
 	"slices"
@@ -28,7 +29,7 @@ func TestNewNeedsAFolder(t *testing.T) {
 }
 
 // TestNothingCreatedUntilWrite: the calls that only read, and the calls that fail on an unknown
-// id, leave a folder without .rewind/ untouched.
+// id, leave a folder without a store untouched.
 func TestNothingCreatedUntilWrite(t *testing.T) {
 	w, root := newWorkspace(t, map[string]string{"a.txt": "a"})
 	ctx := t.Context()
@@ -57,14 +58,14 @@ func TestNothingCreatedUntilWrite(t *testing.T) {
 			t.Errorf("%s in a fresh folder: %v", name, err)
 		}
 	}
-	if exists(root, ".rewind") {
-		t.Fatal(".rewind/ was created by calls that write nothing")
+	if workspace.HasStore(root) {
+		t.Fatal("a store was created by calls that write nothing")
 	}
 	if _, err := w.Checkpoint(ctx, ""); err != nil {
 		t.Fatal(err)
 	}
-	if !exists(root, ".rewind/format") {
-		t.Fatal("checkpoint did not create .rewind/")
+	if !exists(store(t, root), "format") || exists(root, workspace.LegacyDir) {
+		t.Fatal("checkpoint did not create the store outside the workspace")
 	}
 }
 
@@ -168,7 +169,7 @@ func TestNotRecordedIsAnError(t *testing.T) {
 	w.Close()
 	// A torn last line (a crash mid-append) stops the chain from opening: nothing more can be
 	// recorded until a person runs "agent-rewind chain recover".
-	f, err := os.OpenFile(filepath.Join(root, ".rewind", "chain.jsonl"), os.O_WRONLY|os.O_APPEND, 0)
+	f, err := os.OpenFile(filepath.Join(store(t, root), "chain.jsonl"), os.O_WRONLY|os.O_APPEND, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -236,14 +237,17 @@ func TestGuardCreatesTheWorkspace(t *testing.T) {
 	if err != nil || !g.Admitted {
 		t.Fatalf("guard: %+v, %v", g, err)
 	}
-	if !exists(root, ".rewind/effects") {
+	if !exists(store(t, root), "effects") {
 		t.Fatal("no ledger")
 	}
 }
 
 func TestSavingsReadsTheGatewaysReceipt(t *testing.T) {
 	w, root := newWorkspace(t, nil)
-	write(t, root, ".rewind/savings.json", `{"kind":"agent-rewind/savings/v1","note":"x","replayed_calls":3,
+	if _, err := w.Checkpoint(t.Context(), ""); err != nil {
+		t.Fatal(err)
+	}
+	write(t, store(t, root), "savings.json", `{"kind":"agent-rewind/savings/v1","note":"x","replayed_calls":3,
 		"avoided_tokens":{"input":1200,"output":300,"cache_read":50,"cache_write":7},"avoided_cost_usd":0.0125,
 		"unpriced_calls":0,"by_model":{},"prices":{"source":"s","date":"2026-11-30"}}`)
 	s, err := w.Savings(t.Context())
@@ -252,7 +256,7 @@ func TestSavingsReadsTheGatewaysReceipt(t *testing.T) {
 	if err != nil || s != want {
 		t.Fatalf("Savings = %+v, %v; want %+v", s, err, want)
 	}
-	write(t, root, ".rewind/savings.json", `{"kind":"agent-rewind/savings/v9"}`)
+	write(t, store(t, root), "savings.json", `{"kind":"agent-rewind/savings/v9"}`)
 	if _, err := w.Savings(t.Context()); !errors.Is(err, gateway.ErrSavingsCorrupt) {
 		t.Fatalf("Savings with a receipt of another kind: %v", err)
 	}
@@ -263,7 +267,7 @@ func TestSavingsReadsTheGatewaysReceipt(t *testing.T) {
 func TestSeesOtherWriters(t *testing.T) {
 	w1, root := newWorkspace(t, map[string]string{"a": "1"})
 	ctx := t.Context()
-	if _, err := w1.List(ctx); err != nil { // before .rewind/ exists
+	if _, err := w1.List(ctx); err != nil { // before the store exists
 		t.Fatal(err)
 	}
 	w2, err := agentws.New(root, agentws.Options{})
@@ -335,11 +339,11 @@ func TestConcurrentCalls(t *testing.T) {
 	}
 }
 
-// TestStateDirWithoutFormatYet: a .rewind/ whose format file another process has not written
-// yet is not an error for a read.
+// TestStateDirWithoutFormatYet: a legacy .rewind/ whose format file an earlier version had not
+// written yet is not an error for a read: it is moved out of the workspace like any other.
 func TestStateDirWithoutFormatYet(t *testing.T) {
 	w, root := newWorkspace(t, nil)
-	if err := os.Mkdir(filepath.Join(root, ".rewind"), 0o700); err != nil {
+	if err := os.Mkdir(filepath.Join(root, workspace.LegacyDir), 0o700); err != nil {
 		t.Fatal(err)
 	}
 	if l, err := w.List(t.Context()); err != nil || len(l.Entries) != 0 {

@@ -51,7 +51,7 @@ func BenchmarkBacktrackCandidates(b *testing.B) {
 // the current position for each of the candidates returned (two manifest reads each).
 func BenchmarkCandidatesViaDiff(b *testing.B) {
 	_, root := candidatesWorkspace(b, 5000)
-	s, err := snapshot.Open(root, snapshot.Options{})
+	s, err := snapshot.Open(root, snapshot.Options{StateDir: store(b, root)})
 	if err != nil {
 		b.Fatal(err)
 	}

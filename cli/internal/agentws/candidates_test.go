@@ -66,7 +66,7 @@ func TestCountChangesIsDiff(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := snapshot.Open(root, snapshot.Options{})
+	s, err := snapshot.Open(root, snapshot.Options{StateDir: store(t, root)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +163,7 @@ func TestBacktrackCommit(t *testing.T) {
 	if !errors.Is(err, mcpserver.ErrUnknownCheckpoint) {
 		t.Fatalf("unknown id: %v", err)
 	}
-	if exists(root, ".rewind/"+agentws.MemoryFile) || len(chainEntries(t, root)) != chainBefore {
+	if exists(store(t, root), agentws.MemoryFile) || len(chainEntries(t, root)) != chainBefore {
 		t.Fatal("a commit to an unknown id recorded something")
 	}
 
@@ -196,7 +196,7 @@ func TestBacktrackCommit(t *testing.T) {
 		t.Fatalf("commit 2 notes: %+v", r2.Notes)
 	}
 
-	// Notes survive any rewind: .rewind/ is never restored.
+	// Notes survive any rewind: the store is never restored.
 	if _, err := w.Rewind(ctx, r1.Rewind.SafetyID); err != nil {
 		t.Fatal(err)
 	}

@@ -15,7 +15,7 @@ const GuardSource = "mcp"
 // guardNewKeyHint tells the agent, in a refusal, how to name a distinct new effect.
 const guardNewKeyHint = "call guard_effect with a new key"
 
-// GuardEffect implements mcpserver.Workspace: it asks the effect ledger (.rewind/effects/) to
+// GuardEffect implements mcpserver.Workspace: it asks the effect ledger (effects/ in the store) to
 // admit req.Key, with the current checkpoint, as a request that cannot be confirmed later (so an
 // admitted key is spent at once). A refusal is a result with Admitted false; an error means the
 // effect was not admitted either.

@@ -63,12 +63,22 @@ func read(t *testing.T, root, name string) string {
 	return string(b)
 }
 
+// store returns the store of the workspace at root, which must have one.
+func store(t testing.TB, root string) string {
+	t.Helper()
+	w, err := workspace.Open(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w.Meta
+}
+
 func exists(root, name string) bool {
 	_, err := os.Lstat(filepath.Join(root, name))
 	return err == nil
 }
 
-// chainEntry is a line of .rewind/chain.jsonl, as far as these tests look.
+// chainEntry is a line of the store's chain.jsonl, as far as these tests look.
 type chainEntry struct {
 	Seq  int64           `json:"seq"`
 	Kind string          `json:"kind"`
@@ -78,7 +88,7 @@ type chainEntry struct {
 // chainEntries reads the workspace's chain file (none when it does not exist).
 func chainEntries(t *testing.T, root string) []chainEntry {
 	t.Helper()
-	f, err := os.Open(filepath.Join(root, ".rewind", "chain.jsonl"))
+	f, err := os.Open(filepath.Join(store(t, root), "chain.jsonl"))
 	if os.IsNotExist(err) {
 		return nil
 	}

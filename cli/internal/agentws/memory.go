@@ -20,7 +20,7 @@ import (
 	"github.com/agent-rewind/rewind/internal/regular"
 )
 
-// MemoryFile is failure memory's file in the workspace's .rewind/ directory.
+// MemoryFile is failure memory's file in the workspace's store.
 const MemoryFile = "memory.jsonl"
 
 // MemoryFormat is the format number every line of MemoryFile carries.
@@ -80,7 +80,7 @@ type TornTail struct {
 	Offset  int64  `json:"offset"`   // where the torn line started
 	Bytes   int64  `json:"bytes"`    // its length
 	SHA256  string `json:"sha256"`   // hex SHA-256 of the torn bytes
-	SavedAs string `json:"saved_as"` // the file in .rewind/ that keeps them
+	SavedAs string `json:"saved_as"` // the file in the store that keeps them
 	Seq     int64  `json:"-"`        // the "memory_recover" chain entry
 }
 
@@ -114,7 +114,7 @@ type Memory struct {
 	OnRecover func(TornTail)
 }
 
-// OpenMemory returns the failure memory in stateDir (the workspace's .rewind/), recording
+// OpenMemory returns the failure memory in stateDir (the workspace's store), recording
 // through rec. It does no I/O: the file is created by the first Add.
 func OpenMemory(stateDir string, rec Recorder) *Memory {
 	return &Memory{path: filepath.Join(stateDir, MemoryFile), rec: rec}

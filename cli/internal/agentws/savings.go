@@ -5,14 +5,12 @@ import (
 	"errors"
 	"io/fs"
 	"os"
-	"path/filepath"
 
-	"github.com/agent-rewind/rewind/cli/internal/workspace"
 	"github.com/agent-rewind/rewind/gateway"
 	"github.com/agent-rewind/rewind/mcpserver"
 )
 
-// SavingsFile is the gateway's replay-savings receipt in .rewind/ (format: gateway/doc.go).
+// SavingsFile is the gateway's replay-savings receipt in the store (format: gateway/doc.go).
 const SavingsFile = gateway.SavingsFileName
 
 // NoSavingsNote is the savings note when the workspace has no receipt.
@@ -21,7 +19,14 @@ const NoSavingsNote = "no replay savings recorded: the gateway has not replayed 
 // Savings implements mcpserver.Workspace: the gateway's receipt, read with the gateway's own
 // reader. With no receipt it returns zeros and NoSavingsNote; a damaged receipt is an error.
 func (w *Workspace) Savings(context.Context) (mcpserver.SavingsResult, error) {
-	name := filepath.Join(w.root, workspace.MetaDir, SavingsFile)
+	ws, err := w.open(false)
+	if err != nil {
+		return mcpserver.SavingsResult{}, err
+	}
+	if ws == nil {
+		return mcpserver.SavingsResult{Note: NoSavingsNote}, nil
+	}
+	name := ws.Path(SavingsFile)
 	if _, err := os.Lstat(name); errors.Is(err, fs.ErrNotExist) {
 		return mcpserver.SavingsResult{Note: NoSavingsNote}, nil
 	}

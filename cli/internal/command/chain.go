@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
@@ -30,7 +29,7 @@ type ChainCmd struct {
 
 // signKeyFlag is the --sign-key flag shared by head and export.
 type signKeyFlag struct {
-	SignKey string `help:"Sign the head with this Ed25519 key file (from \"chain keygen\"); never keep it under .rewind/." type:"path" env:"REWIND_SIGNING_KEY_FILE" placeholder:"FILE"`
+	SignKey string `help:"Sign the head with this Ed25519 key file (from \"chain keygen\"); never keep it in agent-rewind's state folder." type:"path" env:"REWIND_SIGNING_KEY_FILE" placeholder:"FILE"`
 }
 
 // readSignKey reads the signing key file, refusing one kept in a workspace's state directory.
@@ -38,18 +37,14 @@ func (f signKeyFlag) readSignKey() (string, error) {
 	if f.SignKey == "" {
 		return "", nil
 	}
-	if inMetaDir(f.SignKey) {
-		return "", fmt.Errorf("signing key %s is inside a %s/ directory: keys must not live with the state they sign (it is exported and backed up with it); move it elsewhere", f.SignKey, workspace.MetaDir)
+	if workspace.InState(f.SignKey) {
+		return "", fmt.Errorf("signing key %s is inside agent-rewind's state (a store, or the state folder): keys must not live with the state they sign (it is exported and backed up with it); move it elsewhere", f.SignKey)
 	}
 	b, err := regular.ReadInput(f.SignKey)
 	if err != nil {
 		return "", fmt.Errorf("read signing key: %w (make one with \"agent-rewind chain keygen NAME\")", err)
 	}
 	return strings.TrimSpace(string(b)), nil
-}
-
-func inMetaDir(path string) bool {
-	return slices.Contains(strings.Split(filepath.Clean(path), string(filepath.Separator)), workspace.MetaDir)
 }
 
 // openWorkspace opens the workspace of --workspace, which must already exist.
@@ -71,7 +66,7 @@ func openChain(env *Env) (*hashchain.Chain, error) {
 
 // ChainVerifyCmd verifies a chain file.
 type ChainVerifyCmd struct {
-	File string `help:"Chain file to verify (default: .rewind/chain.jsonl of the workspace, checked against its anchored head)." type:"path" placeholder:"PATH"`
+	File string `help:"Chain file to verify (default: chain.jsonl in the workspace's store, checked against its anchored head)." type:"path" placeholder:"PATH"`
 	Head string `help:"A head (checkpoint or signed note) the chain must match exactly, as an auditor checks an export." type:"path" placeholder:"FILE"`
 	Key  string `help:"Verifier key (NAME+HASH+KEY, from \"chain keygen\") that must have signed --head." placeholder:"VKEY"`
 }
@@ -478,7 +473,7 @@ func (c *ChainExportCmd) Run(env *Env) error {
 // ChainKeygenCmd makes a signing key.
 type ChainKeygenCmd struct {
 	Name string `arg:"" help:"The key's name, shown in signatures (no spaces, no '+'), e.g. host.example/rewind."`
-	Out  string `help:"Write the private key to FILE (default: NAME.key in the current directory, '/' replaced by '_'); never under .rewind/." type:"path" placeholder:"FILE"`
+	Out  string `help:"Write the private key to FILE (default: NAME.key in the current directory, '/' replaced by '_'); never in agent-rewind's state." type:"path" placeholder:"FILE"`
 }
 
 // KeygenResult is the --json shape of "chain keygen".
@@ -498,8 +493,8 @@ func (c *ChainKeygenCmd) Run(env *Env) error {
 		}
 		out = abs
 	}
-	if inMetaDir(out) {
-		return fmt.Errorf("refusing to write a signing key under %s/ (%s): keys must not live with the state they sign; pass --out elsewhere", workspace.MetaDir, out)
+	if workspace.InState(out) {
+		return fmt.Errorf("refusing to write a signing key inside agent-rewind's state (%s): keys must not live with the state they sign; pass --out elsewhere", out)
 	}
 	skey, vkey, err := hashchain.GenerateKey(c.Name)
 	if err != nil {

@@ -20,6 +20,7 @@ type CheckpointCmd struct {
 // checkpoint was made but something after it failed (such as recording it on the chain).
 type CheckpointOutput struct {
 	*snapshot.CheckpointResult
+	Store string `json:"store"` // the store's folder, outside the workspace ("agent-rewind store")
 	failure
 }
 
@@ -38,7 +39,8 @@ func (c *CheckpointCmd) Run(env *Env) error {
 	if res == nil {
 		return err
 	}
-	out := &CheckpointOutput{CheckpointResult: res}
+	res.Warnings = append(res.Warnings, gitWarnings(s.ws.Root)...)
+	out := &CheckpointOutput{CheckpointResult: res, Store: s.ws.Meta}
 	return emitResult(env, out, &out.failure, err, func(w io.Writer) error {
 		return writeCheckpoint(w, res)
 	})

@@ -6,7 +6,6 @@ import (
 	"net"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"strconv"
 	"syscall"
 
@@ -31,7 +30,7 @@ type GatewayCmd struct {
 	PruneContext     bool   `name:"prune-context" negatable:"" help:"Replace repeated identical tool results with references (changes what the model sees)."`
 	Config           string `placeholder:"PATH" help:"JSON configuration file (else REWIND_CONFIG)."`
 	Storage          string `placeholder:"memory|sqlite" help:"memory (default): replay from memory; sqlite: the durable, encrypted, ordered tape (key in REWIND_STORAGE_KEY)."`
-	StorageDirectory string `name:"storage-directory" placeholder:"DIR" help:"Tape directory (default .rewind/storage in the workspace)."`
+	StorageDirectory string `name:"storage-directory" placeholder:"DIR" help:"Tape directory (default: storage/ in the workspace's store; agent-rewind store prints where)."`
 	Epoch            string `placeholder:"E" help:"Tape epoch to record or replay (default \"default\")."`
 	ReplayCursor     string `name:"replay-cursor" placeholder:"C" help:"Replay the epoch in order under this cursor name instead of recording."`
 	RecordOnly       bool   `name:"record-only" help:"Record live calls, clearing a replay cursor inherited from the file or the environment."`
@@ -49,10 +48,16 @@ func (c *GatewayCmd) Run(env *Env, kctx *kong.Context) error {
 	if err != nil {
 		return err
 	}
-	cfg.SavingsFile = filepath.Join(env.Workspace, workspace.MetaDir, gateway.SavingsFileName)
-	cfg.Prepare = func() error {
-		_, err := workspace.Init(env.Workspace)
+	// The store lives outside the workspace, so making it now changes nothing in the workspace;
+	// its path is needed before the first write.
+	ws, err := workspace.Init(env.Workspace)
+	if err != nil {
 		return err
+	}
+	ws.Close()
+	cfg.SavingsFile = ws.Path(gateway.SavingsFileName)
+	if cfg.StorageDirectory.Source == gateway.SourceDefault {
+		cfg.StorageDirectory.Value = ws.Path("storage")
 	}
 	cfg.Log = env.Stderr
 	g, err := gateway.New(cfg)

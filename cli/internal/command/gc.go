@@ -16,6 +16,7 @@ type GCCmd struct {
 	KeepLast   int     `help:"Keep the newest N checkpoints." placeholder:"N"`
 	KeepWithin ageFlag `help:"Keep checkpoints younger than this: a Go duration (90m, 36h) or days and weeks (7d, 2w)." placeholder:"DURATION"`
 	DryRun     bool    `help:"Print what would be removed, and remove nothing."`
+	Orphans    bool    `help:"Instead, remove the stores whose workspace folder is gone (deleted, made again, or moved and not opened since); with --dry-run, only list them."`
 }
 
 // ageFlag is a duration that also accepts whole days and weeks ("7d", "2w").
@@ -58,6 +59,12 @@ type ProtectedReason struct {
 
 // Run collects garbage.
 func (c *GCCmd) Run(env *Env) error {
+	if c.Orphans {
+		if c.KeepLast != 0 || c.KeepWithin != 0 {
+			return fmt.Errorf("--orphans removes whole stores of gone workspaces; it takes no --keep-last or --keep-within (run gc without --orphans for those)")
+		}
+		return gcOrphans(env, c.DryRun)
+	}
 	if c.KeepLast < 0 {
 		return fmt.Errorf("--keep-last %d: give a number of checkpoints, 1 or more", c.KeepLast)
 	}

@@ -17,8 +17,8 @@ import (
 
 // GuardCmd decides whether one tool call or explicit effect may run (barrier/doc.go, HOOKS.md).
 // Agents run it as a hook before and after every tool call, so the path for a call that is
-// not an effect reads at most the rules file and opens nothing else: no ledger, no chain, and
-// it never creates .rewind/.
+// not an effect finds the store, reads at most the rules file and opens nothing else: no
+// ledger, no chain, and it never creates a store.
 type GuardCmd struct {
 	Input string `arg:"" name:"json" optional:"" help:"The guard input, one JSON object: {\"key\": ..., \"payload\": ..., \"description\": ...}, or an agent's hook input. Default: standard input." placeholder:"JSON"`
 }
@@ -44,6 +44,7 @@ func (c *GuardCmd) Run(env *Env) error {
 		fmt.Fprintf(env.Stderr, "agent-rewind guard: %s; workspace %s\n", why, orNone(choice.root, werr))
 	}
 	g := newGuard(choice.root, werr)
+	g.input = raw
 	defer g.close()
 	o := g.guard.Run(in, perr)
 	if env.JSON {
@@ -135,20 +136,24 @@ func explicitSummary(d barrier.Decision) string {
 type guardRun struct {
 	root  string
 	guard barrier.Guard
-	ws    *workspace.Workspace // opened by the first chain record or checkpoint lookup
+	ws    *workspace.Workspace // opened by the rules lookup, or created by the first record
+	// noStore: the workspace had no store when looked for
+	noStore bool
+	input   []byte // the guard input, to tell a decision from a report (ledger)
 }
 
-// newGuard prepares a guard for the workspace at root. It reads the rules file (one small
-// file, when it exists) and nothing else. With werr (no workspace could be chosen), calls that
-// are not effects are still answered at once, and every effect is refused with werr: recording
-// it elsewhere, or not at all, is what the barrier exists to prevent.
+// newGuard prepares a guard for the workspace at root. It finds the store (workspace.Open: one
+// statx and two small reads) and reads its rules file (one small file, when it exists), and
+// nothing else. With werr (no workspace could be chosen), calls that are not effects are still
+// answered at once, and every effect is refused with werr: recording it elsewhere, or not at
+// all, is what the barrier exists to prevent.
 func newGuard(root string, werr error) *guardRun {
 	g := &guardRun{root: root}
 	if werr != nil {
 		g.guard = barrier.Guard{OpenLedger: func() (*barrier.Ledger, error) { return nil, werr }}
 		return g
 	}
-	rules, err := barrier.LoadRules(root)
+	rules, err := g.rules()
 	g.guard = barrier.Guard{
 		Rules:      rules,
 		RulesErr:   err,
@@ -158,14 +163,42 @@ func newGuard(root string, werr error) *guardRun {
 	return g
 }
 
-// ledger opens the workspace's effect ledger, recording through g. Opening does no I/O, and
-// neither does recording until something is recorded: a PostToolUse for a call that was never
-// an effect costs one failed open and leaves a workspace without .rewind/ as it was.
-func (g *guardRun) ledger() (*barrier.Ledger, error) {
-	return barrier.Open(filepath.Join(g.root, workspace.MetaDir, workspace.EffectsDir), g)
+// rules returns the workspace's effect rules: its store's rules file over the built-in rules,
+// or the built-in rules alone in a workspace that has no store yet.
+func (g *guardRun) rules() (*barrier.Rules, error) {
+	ws, err := g.workspace(false)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", barrier.ErrBadRules, err)
+	}
+	if ws == nil {
+		return barrier.DefaultRules(), nil
+	}
+	return barrier.LoadRulesFile(ws.Path(barrier.RulesFileName))
 }
 
-// Record records on the workspace's chain, creating .rewind/ (and the chain) on the first
+// ledger opens the workspace's effect ledger, recording through g. It is called only for a
+// call the rules make an effect, or the report that follows one. A decision (an admission)
+// creates the store on first use, outside the workspace. A report in a workspace that has no
+// store finds nothing to confirm and must create nothing (agents report after every tool
+// call): it gets a ledger over a folder that does not exist, which answers "unknown" without
+// writing, as a ledger does for a call it never admitted.
+func (g *guardRun) ledger() (*barrier.Ledger, error) {
+	ws, err := g.workspace(false)
+	if err != nil {
+		return nil, err
+	}
+	if ws == nil {
+		if in, perr := barrier.ParseHookInput(g.input); perr == nil && !barrier.IsDecidingEvent(in.Event) {
+			return barrier.Open(filepath.Join(g.root, workspace.LegacyDir, workspace.EffectsDir), g)
+		}
+		if ws, err = g.workspace(true); err != nil {
+			return nil, err
+		}
+	}
+	return ws.Ledger()
+}
+
+// Record records on the workspace's chain, creating the store (and the chain) on the first
 // record; it makes guardRun the ledger's barrier.Recorder.
 func (g *guardRun) Record(kind string, data any) (int64, error) {
 	ws, err := g.workspace(true)
@@ -187,7 +220,7 @@ func (g *guardRun) Intend(kind string, data any, file string, content []byte) (r
 }
 
 // checkpoint returns the id of the current checkpoint for an admission record: "" in a
-// workspace that has no .rewind/ yet (and so no checkpoint), without creating it.
+// workspace that has no store yet (and so no checkpoint), without creating it.
 func (g *guardRun) checkpoint() (string, error) {
 	ws, err := g.workspace(false)
 	if ws == nil || err != nil {
@@ -200,12 +233,14 @@ func (g *guardRun) checkpoint() (string, error) {
 	return s.Current()
 }
 
-// workspace opens the workspace once. With create, it is created (workspace.Init: .rewind/
-// and its format file, which the ledger's first admission may have left without the format
-// file); without, a workspace with no .rewind/ or no format file yet is (nil, nil).
+// workspace opens the workspace once. With create, its store is created on first use
+// (workspace.Init); without, a workspace with no store yet is (nil, nil).
 func (g *guardRun) workspace(create bool) (*workspace.Workspace, error) {
 	if g.ws != nil {
 		return g.ws, nil
+	}
+	if !create && g.noStore {
+		return nil, nil
 	}
 	var ws *workspace.Workspace
 	var err error
@@ -213,7 +248,10 @@ func (g *guardRun) workspace(create bool) (*workspace.Workspace, error) {
 		ws, err = workspace.Init(g.root)
 	} else {
 		ws, err = workspace.Open(g.root)
-		if errors.Is(err, workspace.ErrNotInitialized) || errors.Is(err, fs.ErrNotExist) {
+		// A workspace that contains the state folder (the user's home) has no store: calls
+		// that are not effects pass; an effect fails closed when Init refuses to make one.
+		if errors.Is(err, workspace.ErrNotInitialized) || errors.Is(err, workspace.ErrStateInWorkspace) {
+			g.noStore = true
 			return nil, nil
 		}
 	}

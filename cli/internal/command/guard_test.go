@@ -3,6 +3,7 @@ package command
 import (
 	"bytes"
 	"errors"
+	"github.com/agent-rewind/rewind/cli/internal/workspace"
 	"io"
 	"os"
 	"path/filepath"
@@ -107,14 +108,15 @@ func TestGuardFastPathDeclines(t *testing.T) {
 	}
 }
 
-// The non-effect path must not create .rewind/ (nor read anything but the rules file).
+// The non-effect path must not create a store, nor write in the workspace (nor read anything
+// but the rules file).
 func TestGuardNonEffectCreatesNothing(t *testing.T) {
 	root := t.TempDir()
 	if code, out, errs := runMain(t, true, nonEffect, "--workspace", root, "guard"); code != 0 || out != "" || errs != "" {
 		t.Fatalf("non-effect: %d %q %q", code, out, errs)
 	}
-	if _, err := os.Lstat(filepath.Join(root, ".rewind")); !os.IsNotExist(err) {
-		t.Fatalf(".rewind: %v", err)
+	if ents, err := os.ReadDir(root); err != nil || len(ents) != 0 || workspace.HasStore(root) {
+		t.Fatalf("the workspace has %d entries (%v), store %v", len(ents), err, workspace.HasStore(root))
 	}
 }
 
@@ -200,4 +202,18 @@ func FuzzGuardArgs(f *testing.F) {
 			t.Fatalf("%q: fast path workspace %q json %v input %q; kong %q %v %q", args, g.workspace, g.json, g.cmd.Input, cli.Workspace, cli.JSON, cli.Guard.Input)
 		}
 	})
+}
+
+// A workspace that contains the state folder (a session in the user's home) can have no store:
+// calls that are not effects pass, an effect is refused with the reason.
+func TestGuardInAWorkspaceHoldingTheStateFolder(t *testing.T) {
+	root := t.TempDir()
+	t.Setenv(workspace.StateDirEnv, filepath.Join(root, ".local", "state", "agent-rewind"))
+	if code, out, errs := runMain(t, true, nonEffect, "--workspace", root, "guard"); code != 0 || out != "" || errs != "" {
+		t.Fatalf("non-effect: %d %q %q", code, out, errs)
+	}
+	code, _, errs := runMain(t, true, `{"key": "deploy-1", "payload": {}}`, "--workspace", root, "guard")
+	if code != 2 || !strings.Contains(errs, "inside the workspace") {
+		t.Fatalf("effect: %d %q", code, errs)
+	}
 }

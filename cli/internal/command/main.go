@@ -5,14 +5,18 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
+
+	"github.com/agent-rewind/rewind/cli/internal/workspace"
 
 	"github.com/alecthomas/kong"
 )
 
 // CLI is the root of the command tree.
 type CLI struct {
-	Workspace string `help:"Workspace root: the folder whose files are checkpointed and whose .rewind/ holds the state." default:"." type:"path" placeholder:"DIR"`
+	Workspace string `help:"Workspace root: the folder whose files are checkpointed." default:"." type:"path" placeholder:"DIR"`
+	StateDir  string `name:"state-dir" help:"Folder of every workspace's store (default: $REWIND_STATE_DIR, else $XDG_STATE_HOME/agent-rewind, else ~/.local/state/agent-rewind; on macOS ~/Library/Application Support/agent-rewind). It must be outside the workspace." type:"path" placeholder:"DIR"`
 	JSON      bool   `help:"Write machine-readable JSON to stdout instead of text."`
 
 	Version VersionCmd `cmd:"" help:"Print the version of agent-rewind and of the Go toolchain that built it."`
@@ -23,8 +27,9 @@ type CLI struct {
 	Replay     ReplayCmd     `cmd:"" help:"Move forward to a checkpoint recorded after the current position, such as a rewind's safety checkpoint."`
 	List       ListCmd       `cmd:"" help:"Show the timeline of checkpoints, marking the current position (a graph in a terminal)."`
 	Diff       DiffCmd       `cmd:"" help:"Show the paths added, modified, deleted or changed in mode or type between a checkpoint and the workspace, or two checkpoints."`
-	GC         GCCmd         `cmd:"" name:"gc" help:"Remove old checkpoints (--keep-last, --keep-within) and contents no kept checkpoint needs."`
-	Check      CheckCmd      `cmd:"" help:"Verify the whole state: every checkpoint, manifest and stored content, the stat cache against the files, the hash chain. Exit 0 when all agree, 1 otherwise."`
+	GC         GCCmd         `cmd:"" name:"gc" help:"Remove old checkpoints (--keep-last, --keep-within) and contents no kept checkpoint needs; with --orphans, the stores whose workspace is gone."`
+	Check      CheckCmd      `cmd:"" help:"Verify the whole store: every checkpoint, manifest and stored content, the stat cache against the files, the hash chain. Exit 0 when all agree, 1 otherwise."`
+	Store      StoreCmd      `cmd:"" help:"Print where the workspace's store is (outside the workspace), its id, identity and size; --adopt continues an earlier folder's history."`
 
 	Guard   GuardCmd   `cmd:"" help:"Decide whether a tool call or an explicit effect may run (agents' hooks call it): exit 0 allowed, 2 refused."`
 	Release ReleaseCmd `cmd:"" help:"Re-arm an effect key after reconciling what happened (a person's action, recorded on the chain)."`
@@ -37,7 +42,7 @@ type CLI struct {
 
 	MCP     MCPCmd     `cmd:"" name:"mcp" help:"Serve the MCP tools (checkpoint, rewind, guard_effect, ...) over stdio to a coding agent, until stdin closes."`
 	Gateway GatewayCmd `cmd:"" name:"gateway" help:"Run the token-saving reverse proxy in front of the Anthropic API: exact replay, cache preservation, pruning, the durable tape."`
-	Savings SavingsCmd `cmd:"" name:"savings" help:"Print the gateway's replay-savings receipt (.rewind/savings.json): replay savings only."`
+	Savings SavingsCmd `cmd:"" name:"savings" help:"Print the gateway's replay-savings receipt (savings.json in the store): replay savings only."`
 }
 
 // workspaceFlag returns the last --workspace value among args as given (before "--"), and
@@ -96,6 +101,10 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 		}
 		parser.FatalIfErrorf(err) // prints usage and the error, exits 80 through exitPanic
 		return 1
+	}
+	if cli.StateDir != "" {
+		// The store's whole code path, and every process this one starts, read it from there.
+		os.Setenv(workspace.StateDirEnv, cli.StateDir)
 	}
 	env := &Env{Workspace: cli.Workspace, JSON: cli.JSON, Stdin: stdin, Stdout: stdout, Stderr: stderr}
 	env.WorkspaceFlag, env.WorkspaceSet = workspaceFlag(args)

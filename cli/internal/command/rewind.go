@@ -37,6 +37,7 @@ type RestoreOutput struct {
 	// Retry is the command that restores the target's version of the paths left alone because
 	// they were in use (kept with "live": true), once nothing writes to them; absent when none.
 	Retry string `json:"retry,omitempty"`
+	Store string `json:"store"` // the store's folder, outside the workspace ("agent-rewind store")
 	failure
 }
 
@@ -59,7 +60,7 @@ func restore(env *Env, op, ref string, dryRun bool) error {
 	if res == nil {
 		return s.resolveError(err)
 	}
-	out := &RestoreOutput{RestoreResult: res, Counts: countChanges(res.Changes)}
+	out := &RestoreOutput{RestoreResult: res, Counts: countChanges(res.Changes), Store: s.ws.Meta}
 	target, _ := s.store.Get(res.To) // for the label and time shown; the restore itself succeeded
 	if !res.DryRun {
 		out.Undo = undoCommand(res, target)

@@ -1,6 +1,7 @@
 package command
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -16,10 +17,17 @@ import (
 // SavingsCmd prints the gateway's replay-savings receipt.
 type SavingsCmd struct{}
 
-// Run prints .rewind/savings.json of the workspace (zeros and the note when there is none).
-// It never creates .rewind/.
+// Run prints savings.json of the workspace's store (zeros and the note when there is none).
+// It never creates a store.
 func (SavingsCmd) Run(env *Env) error {
-	s, err := gateway.LoadSavings(filepath.Join(env.Workspace, workspace.MetaDir, gateway.SavingsFileName))
+	var s gateway.Savings
+	ws, err := workspace.Open(env.Workspace)
+	switch {
+	case errors.Is(err, workspace.ErrNotInitialized):
+		s, err = gateway.LoadSavings(filepath.Join(env.Workspace, workspace.LegacyDir, gateway.SavingsFileName)) // absent: zeros and the note
+	case err == nil:
+		s, err = gateway.LoadSavings(ws.Path(gateway.SavingsFileName))
+	}
 	if err != nil {
 		return err
 	}

@@ -22,8 +22,8 @@ type snapshotSession struct {
 	told     *snapshot.Recovery // the recovery already reported on stderr
 }
 
-// openSnapshots opens the checkpoint store of --workspace. With create (checkpoint), .rewind/
-// is made on first use; without it (every other command), a workspace without .rewind/ fails
+// openSnapshots opens the checkpoint store of --workspace. With create (checkpoint), the store
+// is made on first use; without it (every other command), a workspace without a store fails
 // with workspace.ErrNotInitialized and nothing is created. Opening finishes an interrupted
 // rewind or replay, which is reported on stderr.
 func openSnapshots(env *Env, create bool) (*snapshotSession, error) {

@@ -51,7 +51,7 @@ func chooseWorkspace(sources []workspaceSource, hint string) (workspaceChoice, e
 			if p := enclosingProject(root); p != "" {
 				root = p
 			} else if !s.orItself {
-				return workspaceChoice{}, fmt.Errorf("%w: %s %s is in no folder that has agent-rewind state (%s/) or a repository (.git); %s", errNoWorkspace, s.rule, root, workspace.MetaDir, hint)
+				return workspaceChoice{}, fmt.Errorf("%w: %s %s is in no folder that has an agent-rewind store or a repository (.git); %s", errNoWorkspace, s.rule, root, hint)
 			}
 		}
 		if why := notAProject(root); why != "" {
@@ -148,13 +148,9 @@ func enclosingProject(dir string) string {
 	}
 }
 
-// hasStore reports whether dir is a workspace root that already has its store. The one place
-// that knows where a store lives: when the store moves out of the workspace, this becomes a
-// lookup by the folder's identity.
-func hasStore(dir string) bool {
-	st, err := os.Stat(filepath.Join(dir, workspace.MetaDir))
-	return err == nil && st.IsDir()
-}
+// hasStore reports whether dir is a workspace root that already has its store (in the state
+// folder, found by the folder's identity, or a legacy .rewind/ that its first command moves).
+func hasStore(dir string) bool { return workspace.HasStore(dir) }
 
 // agentFolders are the folders under the home folder where agents keep their own files
 // (settings, plugin caches, user-level hooks): never a project.

@@ -1,19 +1,28 @@
 package workspace
 
 import (
+	"fmt"
+
 	"github.com/agent-rewind/rewind/hashchain"
 )
 
-// ChainFile is the hash chain's file in .rewind/ (format: hashchain/FORMAT.md). Beside it the
+// ChainFile is the hash chain's file in the store (format: hashchain/FORMAT.md). Beside it the
 // chain keeps chain.tree (its Merkle sidecar), chain.lock, and chain.torn-* after a recovery.
 const ChainFile = "chain.jsonl"
 
 // ChainPath returns the absolute path of the workspace's chain file.
 func (w *Workspace) ChainPath() string { return w.Path(ChainFile) }
 
-// ChainAnchor returns the file outside the workspace that keeps the chain's latest head:
-// $REWIND_STATE_DIR/<hex SHA-256 of the workspace root>/head (hashchain.AnchorPath).
-func (w *Workspace) ChainAnchor() (string, error) { return hashchain.AnchorPath(w.Root) }
+// ChainAnchor returns the file outside the store that keeps the chain's latest head:
+// <state base>/anchors/<store id>/head. It follows the store, not the workspace's path: a
+// workspace moved keeps its anchor, and a new folder at an old path gets a new one. (A legacy
+// store not yet moved keeps its path-keyed anchor, hashchain.AnchorPath.)
+func (w *Workspace) ChainAnchor() (string, error) {
+	if w.anchor == "" {
+		return "", fmt.Errorf("workspace %s: the store is not open (a bug: call Open or Init first)", w.Root)
+	}
+	return w.anchor, nil
+}
 
 // ChainOptions returns the options the workspace's chain is opened with.
 func (w *Workspace) ChainOptions(create bool) (hashchain.Options, error) {

@@ -37,12 +37,12 @@ func TestChainAndRecorder(t *testing.T) {
 	if _, err := rec.Record("checkpoint", []string{"not an object"}); !errors.Is(err, hashchain.ErrBadData) {
 		t.Fatalf("Record of a non-object: %v", err)
 	}
-	if c.Path() != filepath.Join(w.Root, ".rewind", "chain.jsonl") {
+	if c.Path() != filepath.Join(state, "stores", w.ID, "chain.jsonl") {
 		t.Fatalf("chain at %s", c.Path())
 	}
 	anchor, _ := w.ChainAnchor()
-	if filepath.Dir(filepath.Dir(anchor)) != state {
-		t.Fatalf("anchor %s is not under REWIND_STATE_DIR %s", anchor, state)
+	if anchor != filepath.Join(state, "anchors", w.ID, "head") {
+		t.Fatalf("anchor %s is not keyed by the store id %s under REWIND_STATE_DIR %s", anchor, w.ID, state)
 	}
 	h, _, err := hashchain.ParseHead(must(os.ReadFile(anchor)))
 	if err != nil || h.Size != 3 {

@@ -4,7 +4,7 @@ import (
 	"github.com/agent-rewind/rewind/barrier"
 )
 
-// EffectsDir is the effect ledger's directory in .rewind/ (barrier/doc.go).
+// EffectsDir is the effect ledger's directory in the store (barrier/doc.go).
 const EffectsDir = "effects"
 
 // Ledger opens the workspace's effect ledger, recording every admission, confirmation, refusal

@@ -9,6 +9,7 @@ import (
 )
 
 func TestOpenBeforeInit(t *testing.T) {
+	t.Setenv(StateDirEnv, t.TempDir())
 	_, err := Open(t.TempDir())
 	if !errors.Is(err, ErrNotInitialized) || !strings.Contains(err.Error(), "agent-rewind checkpoint") {
 		t.Fatalf("Open of a fresh folder: %v", err)
@@ -16,45 +17,55 @@ func TestOpenBeforeInit(t *testing.T) {
 }
 
 func TestInitWritesFormatOnce(t *testing.T) {
+	state := t.TempDir()
+	t.Setenv(StateDirEnv, state)
 	root := t.TempDir()
 	w, err := Init(root)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := os.ReadFile(filepath.Join(root, MetaDir, "format"))
+	if w.Meta != filepath.Join(state, "stores", w.ID) {
+		t.Fatalf("store at %s, want under %s", w.Meta, state)
+	}
+	if _, err := os.Lstat(filepath.Join(root, LegacyDir)); err == nil {
+		t.Fatal("Init made a .rewind/ in the workspace")
+	}
+	b, err := os.ReadFile(filepath.Join(w.Meta, "format"))
 	if err != nil || string(b) != "1\n" {
 		t.Fatalf("format file: %q, %v", b, err)
 	}
-	if _, err := Init(root); err != nil {
-		t.Fatalf("second Init: %v", err)
+	if w2, err := Init(root); err != nil || w2.Meta != w.Meta {
+		t.Fatalf("second Init: %v, %v", w2, err)
 	}
-	if _, err := Open(root); err != nil {
-		t.Fatalf("Open after Init: %v", err)
+	if w2, err := Open(root); err != nil || w2.Meta != w.Meta {
+		t.Fatalf("Open after Init: %v, %v", w2, err)
 	}
-	if w.Path("chain.jsonl") != filepath.Join(w.Root, ".rewind", "chain.jsonl") {
+	if w.Path("chain.jsonl") != filepath.Join(w.Meta, "chain.jsonl") {
 		t.Fatalf("Path: %s", w.Path("chain.jsonl"))
 	}
 }
 
 func TestNewerFormatRefused(t *testing.T) {
+	t.Setenv(StateDirEnv, t.TempDir())
 	root := t.TempDir()
-	if _, err := Init(root); err != nil {
+	w, err := Init(root)
+	if err != nil {
 		t.Fatal(err)
 	}
-	os.WriteFile(filepath.Join(root, MetaDir, "format"), []byte("2\n"), 0o600)
+	os.WriteFile(w.Path("format"), []byte("2\n"), 0o600)
 	if _, err := Open(root); err == nil || !strings.Contains(err.Error(), "upgrade agent-rewind") {
 		t.Fatalf("newer format: %v", err)
 	}
-	os.WriteFile(filepath.Join(root, MetaDir, "format"), []byte("garbage"), 0o600)
+	os.WriteFile(w.Path("format"), []byte("garbage"), 0o600)
 	if _, err := Open(root); err == nil || !strings.Contains(err.Error(), "damaged") {
 		t.Fatalf("garbage format: %v", err)
 	}
 }
 
-func TestMetaIsAFile(t *testing.T) {
+func TestStateDirInsideWorkspaceRefused(t *testing.T) {
 	root := t.TempDir()
-	os.WriteFile(filepath.Join(root, MetaDir), nil, 0o600)
-	if _, err := Init(root); err == nil || !strings.Contains(err.Error(), "not a directory") {
-		t.Fatalf("a file named .rewind: %v", err)
+	t.Setenv(StateDirEnv, filepath.Join(root, "state"))
+	if _, err := Init(root); !errors.Is(err, ErrStateInWorkspace) || !strings.Contains(err.Error(), "--state-dir") {
+		t.Fatalf("a state folder inside the workspace: %v", err)
 	}
 }

@@ -1,0 +1,64 @@
+package command
+
+import (
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/agent-rewind/rewind/cli/internal/workspace"
+)
+
+// StoreCmd prints where the workspace's store is, or adopts an earlier folder's store.
+type StoreCmd struct {
+	Adopt string `placeholder:"ID" help:"Continue the history of store ID in this workspace: for a folder deleted and made again at the same path, or moved across file systems (the error or gc --orphans --dry-run names the id)."`
+}
+
+// StoreOutput is the --json shape of "store".
+type StoreOutput struct {
+	Workspace    string             `json:"workspace"`              // the workspace root
+	Store        string             `json:"store"`                  // the store's folder
+	ID           string             `json:"id"`                     // the store's id ("" for a legacy store not moved yet)
+	StateDir     string             `json:"stateDir"`               // the folder of every store
+	Anchor       string             `json:"anchor"`                 // the chain's anchor file
+	Identity     workspace.Identity `json:"identity"`               // the workspace folder's identity
+	Bytes        int64              `json:"bytes"`                  // the store's size on disk
+	Created      time.Time          `json:"created,omitzero"`       // when the store was made
+	MigratedFrom string             `json:"migratedFrom,omitempty"` // the .rewind/ folder it was moved out of
+	Adopted      bool               `json:"adopted,omitempty"`      // --adopt bound it to this folder now
+}
+
+// Run prints the store (creating nothing), or adopts one.
+func (c *StoreCmd) Run(env *Env) error {
+	var ws *workspace.Workspace
+	var err error
+	if c.Adopt != "" {
+		ws, err = workspace.Adopt(env.Workspace, c.Adopt)
+	} else {
+		ws, err = workspace.Open(env.Workspace)
+	}
+	if err != nil {
+		return err
+	}
+	defer ws.Close()
+	anchor, _ := ws.ChainAnchor()
+	out := StoreOutput{
+		Workspace: ws.Root, Store: ws.Meta, ID: ws.ID, StateDir: ws.Base, Anchor: anchor, Identity: ws.Identity,
+		Bytes: workspace.DirSize(ws.Meta), Created: ws.Info.Created, MigratedFrom: ws.Info.MigratedFrom, Adopted: c.Adopt != "",
+	}
+	return env.Emit(out, func(w io.Writer) error {
+		if out.Adopted {
+			fmt.Fprintf(w, "store %s now belongs to %s: its history continues here\n", out.ID, out.Workspace)
+		}
+		fmt.Fprintf(w, "store      %s\n", out.Store)
+		fmt.Fprintf(w, "id         %s\n", out.ID)
+		fmt.Fprintf(w, "workspace  %s (%s)\n", out.Workspace, out.Identity)
+		fmt.Fprintf(w, "size       %s\n", byteSize(out.Bytes))
+		if !out.Created.IsZero() {
+			fmt.Fprintf(w, "created    %s\n", localTime(out.Created))
+		}
+		if out.MigratedFrom != "" {
+			fmt.Fprintf(w, "moved from %s\n", out.MigratedFrom)
+		}
+		return nil
+	})
+}
