@@ -298,6 +298,8 @@ func TestMCPWorkspaceChoice(t *testing.T) {
 			env := base
 			if strings.HasPrefix(c.name, "Codex") {
 				env = []string{"HOME=" + home}
+				// Codex passes no REWIND_STATE_DIR: the store goes to the default state folder.
+				t.Setenv("REWIND_STATE_DIR", filepath.Join(home, ".local", "state", "agent-rewind"))
 			}
 			for _, kv := range c.env {
 				env = append(env, sub(kv))
@@ -327,7 +329,7 @@ func TestMCPWorkspaceChoice(t *testing.T) {
 			if res.IsError {
 				t.Fatalf("checkpoint: %s\nstderr:\n%s", resultText(res), stderr)
 			}
-			if !isThere(project, ".rewind") {
+			if !hasStore(t, project) {
 				t.Fatalf("no store in the project\nstderr:\n%s", stderr)
 			}
 			if !strings.Contains(stderr.String(), "chosen by "+c.rule) {

@@ -151,7 +151,7 @@ func TestIntegrationHooks(t *testing.T) {
 				t.Fatal("not recorded in the project the input names")
 			}
 			if dir != "/" {
-				noStore(t, dir)
+				noStoreFor(t, dir)
 			}
 			verifyChain(t, project)
 		})
@@ -235,6 +235,8 @@ func TestIntegrationMCP(t *testing.T) {
 			env := envWithout([]string{"HOME", "CLAUDE_PROJECT_DIR", "REWIND_MCP_PROFILE"}, "HOME="+home)
 			if c.client == "codex" { // Codex passes a short list of variables
 				env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH")}
+				// Codex passes no REWIND_STATE_DIR: the store goes to the default state folder.
+				t.Setenv("REWIND_STATE_DIR", filepath.Join(home, ".local", "state", "agent-rewind"))
 			}
 			for _, kv := range c.env {
 				env = append(env, strings.ReplaceAll(kv, "$P", project))
@@ -244,11 +246,11 @@ func TestIntegrationMCP(t *testing.T) {
 			if res.IsError {
 				t.Fatalf("checkpoint: %s\nstderr:\n%s", resultText(res), stderr)
 			}
-			if !isThere(project, ".rewind") {
+			if !hasStore(t, project) {
 				t.Fatalf("no store in the project; stderr:\n%s", stderr)
 			}
 			if dir != "/" && !strings.HasPrefix(dir, project) {
-				noStore(t, dir)
+				noStoreFor(t, dir)
 			}
 		})
 	}
