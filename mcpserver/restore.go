@@ -22,6 +22,7 @@ type RestoreResult struct {
 	Deleted   int64    `json:"deleted"`
 	Paths     []string `json:"paths"`
 	Truncated bool     `json:"truncated"`
+	InUse     []string `json:"in_use"` // paths in use, left alone (see restoreText)
 }
 
 // idInput is the input of the rewind and replay tools.
@@ -63,6 +64,13 @@ func capPaths(r RestoreResult) RestoreResult {
 	if r.Paths == nil {
 		r.Paths = []string{}
 	}
+	if len(r.InUse) > MaxPaths {
+		r.InUse = r.InUse[:MaxPaths:MaxPaths]
+		r.Truncated = true
+	}
+	if r.InUse == nil {
+		r.InUse = []string{}
+	}
 	return r
 }
 
@@ -75,6 +83,9 @@ func restoreText(verb string, r RestoreResult) string {
 			b.WriteString(", …")
 		}
 		b.WriteString(".")
+	}
+	if len(r.InUse) > 0 {
+		fmt.Fprintf(&b, " Left alone because they were in use (being written, or not capturable), so nothing of them was lost: %s; once nothing writes to them, the same call restores them.", strings.Join(r.InUse, ", "))
 	}
 	if r.SafetyID != "" {
 		fmt.Fprintf(&b, " The state before is checkpoint %s: restore it to undo this.", r.SafetyID)

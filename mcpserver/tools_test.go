@@ -34,7 +34,7 @@ func TestWorkflow(t *testing.T) {
 
 	var rw mcpserver.RestoreResult
 	text = callOK(t, cs, "rewind", map[string]any{"id": cp.ID}, &rw)
-	want := mcpserver.RestoreResult{ID: "cp0001", SafetyID: "cp0003", Added: 1, Modified: 1, Deleted: 1, Paths: []string{"new.txt", "main.go", "old.txt"}}
+	want := mcpserver.RestoreResult{ID: "cp0001", SafetyID: "cp0003", Added: 1, Modified: 1, Deleted: 1, Paths: []string{"new.txt", "main.go", "old.txt"}, InUse: []string{}}
 	if diff := cmp.Diff(want, rw); diff != "" {
 		t.Errorf("rewind result (-want +got):\n%s", diff)
 	}
@@ -434,4 +434,20 @@ func TestHiddenTools(t *testing.T) {
 	if _, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "release"}); err == nil || !strings.Contains(err.Error(), "unknown tool") {
 		t.Errorf("calling a tool that does not exist: err = %v", err)
 	}
+}
+
+// TestRewindInUse: paths a rewind left alone because they were in use reach the agent, in the
+// result and in the text, with what to do.
+func TestRewindInUse(t *testing.T) {
+	ws := newStub()
+	ws.rewind = func(id string) (mcpserver.RestoreResult, error) {
+		return mcpserver.RestoreResult{ID: id, SafetyID: "s1", Modified: 1, Paths: []string{"a.txt"}, InUse: []string{"server.log"}}, nil
+	}
+	cs := connect(t, ws, mcpserver.ProfileAll)
+	var rw mcpserver.RestoreResult
+	text := callOK(t, cs, "rewind", map[string]any{"id": "cp0001"}, &rw)
+	if !slices.Equal(rw.InUse, []string{"server.log"}) {
+		t.Fatalf("in_use = %v", rw.InUse)
+	}
+	mustContain(t, "rewind text", text, "in use", "server.log", "the same call restores them")
 }

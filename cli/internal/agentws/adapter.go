@@ -210,6 +210,11 @@ func restoreResult(res *snapshot.RestoreResult) mcpserver.RestoreResult {
 			r.Truncated = true
 		}
 	}
+	for _, k := range res.Kept {
+		if k.Live {
+			r.InUse = append(r.InUse, k.Path)
+		}
+	}
 	return r
 }
 
