@@ -61,7 +61,9 @@ const racyWindow = 100 * time.Millisecond
 func hashFile(full string, want statInfo, stg *stager, bytes *atomic.Int64) (Hash, error) {
 	var h Hash
 	readStart := time.Now().UnixNano()
-	f, err := os.OpenFile(full, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	// O_NONBLOCK: a FIFO swapped in since the lstat must not block the open (fstat then differs
+	// from want); reads of a regular file ignore the flag.
+	f, err := os.OpenFile(full, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ELOOP) {
 			return h, errChanged

@@ -253,8 +253,14 @@ func (s *Store) flushRestored(touched map[string]bool) error {
 	}
 	// Files that are gone or are symlinks (O_NOFOLLOW fails) are covered by their directory.
 	err = fsyncAll(files, func(p string) (*os.File, error) {
-		f, err := root.OpenFile(p, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+		// O_NONBLOCK and the type check: a FIFO put there since must neither block nor fail
+		// the restore (fsync of a FIFO is EINVAL); it is not restored content.
+		f, err := root.OpenFile(p, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 		if err != nil {
+			return nil, fs.ErrNotExist
+		}
+		if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+			f.Close()
 			return nil, fs.ErrNotExist
 		}
 		return f, nil
