@@ -140,13 +140,19 @@ func (s *Store) GC(ctx context.Context, opts GCOptions) (*GCResult, error) {
 			return nil, err
 		}
 	}
-	// Temporary files of durable writes a crash interrupted (the lock excludes live ones).
+	// Temporary files of durable writes a crash interrupted. The lock excludes live ones in
+	// checkpoints/ and manifests/; the state directory's own are also written by other parts of
+	// the store under their own locks (the chain, the ledger, the gateway's receipt), so there
+	// only those too old to belong to a write in progress go.
 	for _, dir := range []string{s.state, filepath.Join(s.state, "checkpoints"), filepath.Join(s.state, "manifests")} {
 		names, err := readDirNames(dir)
 		if err != nil {
 			return nil, err
 		}
 		for _, n := range names {
+			if dir == s.state && strings.HasPrefix(n, ".tmp-") && !staleTemp(filepath.Join(dir, n), now) {
+				continue
+			}
 			if strings.HasPrefix(n, ".tmp-") {
 				if err := remove(filepath.Join(dir, n)); err != nil {
 					return nil, err
@@ -281,4 +287,14 @@ func (s *Store) repack(oldPack string, live []packEntry) error {
 		return err
 	}
 	return nil
+}
+
+// tempAge is how old a temporary file in the state directory must be before GC takes it for one a
+// crash left: a durable write there (a few kilobytes to a few megabytes) lasts milliseconds.
+const tempAge = time.Hour
+
+// staleTemp reports whether the temporary file name was last written more than tempAge ago.
+func staleTemp(name string, now time.Time) bool {
+	st, err := os.Lstat(name)
+	return err == nil && now.Sub(st.ModTime()) > tempAge
 }

@@ -122,3 +122,35 @@ func countObjects(t *testing.T, s *Store) int {
 	})
 	return n
 }
+
+// TestGCLeavesOthersTemporaries: the state directory's temporary files belong to writers that
+// hold other locks than the store's (the chain, the ledger, the gateway); GC removes only those
+// old enough to be a crash's leftovers, never one being written.
+func TestGCLeavesOthersTemporaries(t *testing.T) {
+	root := t.TempDir()
+	s := mustOpen(t, root, Options{})
+	put(t, root, "a.txt", "a", 0o644)
+	if _, err := s.Checkpoint(ctx, "one"); err != nil {
+		t.Fatal(err)
+	}
+	fresh := filepath.Join(s.StateDir(), ".tmp-chain-123")
+	stale := filepath.Join(s.StateDir(), ".tmp-savings-456")
+	for _, n := range []string{fresh, stale} {
+		if err := os.WriteFile(n, []byte("in flight"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	old := time.Now().Add(-2 * tempAge)
+	if err := os.Chtimes(stale, old, old); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.GC(ctx, GCOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(fresh); err != nil {
+		t.Fatalf("GC removed a temporary file being written by another writer: %v", err)
+	}
+	if _, err := os.Lstat(stale); err == nil {
+		t.Fatal("GC kept a temporary file a crash left hours ago")
+	}
+}
