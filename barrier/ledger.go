@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/agent-rewind/rewind/internal/durable"
 	"github.com/agent-rewind/rewind/internal/regular"
 )
 
@@ -127,7 +128,7 @@ func encodeRecord(r *Record) ([]byte, error) {
 // ensureDirs creates the ledger directory and its subdirectories.
 func (l *Ledger) ensureDirs() error {
 	for _, d := range []string{l.dir, filepath.Join(l.dir, keysDir), filepath.Join(l.dir, toolUseDir)} {
-		if err := mkdirDurable(d); err != nil {
+		if err := durable.MkdirAll(d, 0o700); err != nil {
 			return fmt.Errorf("barrier: create ledger directory: %w", err)
 		}
 	}

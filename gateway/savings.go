@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agent-rewind/rewind/internal/durable"
 	"github.com/agent-rewind/rewind/internal/regular"
 )
 
@@ -280,7 +281,7 @@ func (l *ledger) write(d *Savings) error {
 	if err != nil {
 		return err
 	}
-	if err := writeFileDurable(l.path, append(data, '\n')); err != nil {
+	if err := durable.WriteFile(l.path, append(data, '\n'), 0o600); err != nil {
 		return fmt.Errorf("write the receipt %s: %w: check the workspace's permissions and free space", l.path, err)
 	}
 	return nil

@@ -16,7 +16,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/agent-rewind/rewind/cli/internal/durable"
+	"github.com/agent-rewind/rewind/internal/durable"
 	"github.com/agent-rewind/rewind/internal/regular"
 )
 
@@ -248,7 +248,7 @@ func (m *Memory) moveAside(f *os.File, data []byte, torn int64) error {
 	t := TornTail{File: MemoryFile, Offset: torn, Bytes: int64(len(tail)), SHA256: hex.EncodeToString(sum[:])}
 	t.SavedAs = fmt.Sprintf("memory.torn-%d-%s", torn, t.SHA256[:12])
 	dir := filepath.Dir(m.path)
-	if err := durable.WriteFile(filepath.Join(dir, t.SavedAs), tail); err != nil {
+	if err := durable.WriteFile(filepath.Join(dir, t.SavedAs), tail, 0o600); err != nil {
 		return fmt.Errorf("failure memory ends in a torn line at byte %d (a writer was killed mid-write); saving it aside failed: %w", torn, err)
 	}
 	seq, err := m.rec.Record(KindMemoryRecover, t)

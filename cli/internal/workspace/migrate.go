@@ -11,8 +11,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/agent-rewind/rewind/cli/internal/durable"
 	"github.com/agent-rewind/rewind/hashchain"
+	"github.com/agent-rewind/rewind/internal/durable"
 )
 
 // migrate moves a legacy <root>/.rewind store into the state base, under the registry's lock
@@ -54,7 +54,7 @@ func (w *Workspace) migrate() error {
 		return fmt.Errorf("make git ignore %s: %w", legacy, err)
 	}
 	if _, err := os.Stat(filepath.Join(legacy, "format")); errors.Is(err, fs.ErrNotExist) {
-		if err := durable.WriteFile(filepath.Join(legacy, "format"), []byte(strconv.Itoa(FormatVersion)+"\n")); err != nil {
+		if err := durable.WriteFile(filepath.Join(legacy, "format"), []byte(strconv.Itoa(FormatVersion)+"\n"), 0o600); err != nil {
 			return err
 		}
 	}
@@ -220,7 +220,7 @@ func copyFile(src, dst string) error {
 	if err != nil {
 		return err
 	}
-	return durable.WriteFile(dst, b)
+	return durable.WriteFile(dst, b, 0o600)
 }
 
 // sameTree compares the names, types and sizes of every entry under a and b.
