@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/agent-rewind/rewind/internal/durable"
+	"github.com/agent-rewind/rewind/internal/lockfile"
 	"github.com/agent-rewind/rewind/internal/regular"
 )
 
@@ -152,13 +153,7 @@ func (l *Ledger) lock(how int) (unlock func(), err error) {
 		}
 		return nil, fmt.Errorf("barrier: open ledger lock: %w", err)
 	}
-	for {
-		err = syscall.Flock(int(f.Fd()), how)
-		if err != syscall.EINTR {
-			break
-		}
-	}
-	if err != nil {
+	if err := lockfile.Lock(f, how); err != nil {
 		f.Close()
 		return nil, fmt.Errorf("barrier: lock %s: %w", name, err)
 	}

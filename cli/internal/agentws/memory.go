@@ -17,6 +17,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agent-rewind/rewind/internal/durable"
+	"github.com/agent-rewind/rewind/internal/lockfile"
 	"github.com/agent-rewind/rewind/internal/regular"
 )
 
@@ -356,13 +357,8 @@ func validCheckpointID(s string) bool {
 
 // flock takes an exclusive flock(2) on f, waiting for any other holder.
 func flock(f *os.File) error {
-	for {
-		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
-		if err != syscall.EINTR {
-			if err != nil {
-				return fmt.Errorf("lock %s: %w", f.Name(), err)
-			}
-			return nil
-		}
+	if err := lockfile.Lock(f, syscall.LOCK_EX); err != nil {
+		return fmt.Errorf("lock %s: %w", f.Name(), err)
 	}
+	return nil
 }

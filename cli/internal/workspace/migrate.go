@@ -13,6 +13,7 @@ import (
 
 	"github.com/agent-rewind/rewind/hashchain"
 	"github.com/agent-rewind/rewind/internal/durable"
+	"github.com/agent-rewind/rewind/internal/lockfile"
 )
 
 // migrate moves a legacy <root>/.rewind store into the state base, under the registry's lock
@@ -273,19 +274,9 @@ func sameTree(a, b string) error {
 
 // lockFile takes an exclusive flock(2) on name (made if missing) until release is called.
 func lockFile(name string) (release func(), err error) {
-	f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE, 0o600)
+	f, err := lockfile.Open(name, syscall.LOCK_EX)
 	if err != nil {
-		return nil, fmt.Errorf("lock %s: %w", name, err)
-	}
-	for {
-		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
-		if err != syscall.EINTR {
-			break
-		}
-	}
-	if err != nil {
-		f.Close()
-		return nil, fmt.Errorf("lock %s: %w", name, err)
+		return nil, err
 	}
 	return func() { f.Close() }, nil
 }
