@@ -7,7 +7,7 @@ import (
 	"hash"
 	"slices"
 
-	"github.com/agent-rewind/rewind/analyze/internal/jsonscan"
+	"github.com/agent-rewind/rewind/internal/jsonscan"
 )
 
 // Options tune an analysis.

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/agent-rewind/rewind/analyze/internal/jsonscan"
+	"github.com/agent-rewind/rewind/internal/jsonscan"
 )
 
 // FuzzAnalyze holds the streaming analyzer to a slow reference built on encoding/json and

@@ -9,7 +9,7 @@ import (
 	"io"
 	"io/fs"
 
-	"github.com/agent-rewind/rewind/analyze/internal/jsonscan"
+	"github.com/agent-rewind/rewind/internal/jsonscan"
 )
 
 // Format is the shape of the input.

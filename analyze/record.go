@@ -1,7 +1,7 @@
 package analyze
 
 import (
-	"github.com/agent-rewind/rewind/analyze/internal/jsonscan"
+	"github.com/agent-rewind/rewind/internal/jsonscan"
 )
 
 // str is a JSON string token in the record: its raw bytes (quotes included) and whether it

@@ -7,7 +7,7 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/agent-rewind/rewind/analyze/internal/jsonscan"
+	"github.com/agent-rewind/rewind/internal/jsonscan"
 )
 
 // DefaultOrigin is the one upstream origin known without --origin.

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"syscall"
+
+	"github.com/agent-rewind/rewind/internal/durable"
 )
 
 // Request asks the ledger to admit one effect.
@@ -139,7 +141,7 @@ func (l *Ledger) admitLocked(req Request, fp string) (Decision, *Record, error) 
 		// The index goes first: a dangling index entry is harmless (Confirm checks the record),
 		// a pending record that PostToolUse cannot find is not.
 		ix, _ := json.Marshal(toolUseIndex{ToolUseID: req.ToolUseID, Key: req.Key})
-		if err := replaceFile(l.toolUsePath(req.ToolUseID), append(ix, '\n')); err != nil {
+		if err := durable.WriteFile(l.toolUsePath(req.ToolUseID), append(ix, '\n'), 0o600); err != nil {
 			return Decision{}, nil, fmt.Errorf("barrier: write tool-call index: %w", err)
 		}
 	}
@@ -156,7 +158,7 @@ func (l *Ledger) admitLocked(req Request, fp string) (Decision, *Record, error) 
 		return Decision{}, nil, fmt.Errorf("barrier: %w: admission of effect %q: %v (the effect is refused; fix the chain, then retry)", ErrNotRecorded, req.Key, err)
 	}
 	if old == nil {
-		created, err := createExclusive(name, data)
+		created, err := durable.CreateExclusive(name, data, 0o600)
 		if err != nil {
 			drop()
 			return Decision{}, nil, fmt.Errorf("barrier: write ledger record for %q: %w", req.Key, err)
@@ -169,7 +171,7 @@ func (l *Ledger) admitLocked(req Request, fp string) (Decision, *Record, error) 
 			}
 			return Decision{}, taken, nil
 		}
-	} else if err := replaceFile(name, data); err != nil {
+	} else if err := durable.WriteFile(name, data, 0o600); err != nil {
 		drop()
 		return Decision{}, nil, fmt.Errorf("barrier: write ledger record for %q: %w", req.Key, err)
 	}
@@ -183,9 +185,9 @@ func (l *Ledger) admitLocked(req Request, fp string) (Decision, *Record, error) 
 		// answered yet, so the effect has not run.
 		var undoErr error
 		if old == nil {
-			undoErr = removeDurable(name)
+			undoErr = durable.Remove(name)
 		} else {
-			undoErr = replaceFile(name, oldData)
+			undoErr = durable.WriteFile(name, oldData, 0o600)
 		}
 		err := fmt.Errorf("barrier: %w: admission of effect %q: %v (the effect is refused; fix the chain, then retry)", ErrNotRecorded, req.Key, recErr)
 		if undoErr != nil {
@@ -196,7 +198,7 @@ func (l *Ledger) admitLocked(req Request, fp string) (Decision, *Record, error) 
 	r.Seq = seq
 	r.History[len(r.History)-1].Seq = seq
 	if data, err = encodeRecord(r); err == nil {
-		err = replaceFile(name, data)
+		err = durable.WriteFile(name, data, 0o600)
 	}
 	if err != nil {
 		// The admission is durable and on the chain; only its seq is missing from the record.

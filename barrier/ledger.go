@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/agent-rewind/rewind/internal/durable"
+	"github.com/agent-rewind/rewind/internal/lockfile"
 	"github.com/agent-rewind/rewind/internal/regular"
 )
 
@@ -127,7 +129,7 @@ func encodeRecord(r *Record) ([]byte, error) {
 // ensureDirs creates the ledger directory and its subdirectories.
 func (l *Ledger) ensureDirs() error {
 	for _, d := range []string{l.dir, filepath.Join(l.dir, keysDir), filepath.Join(l.dir, toolUseDir)} {
-		if err := mkdirDurable(d); err != nil {
+		if err := durable.MkdirAll(d, 0o700); err != nil {
 			return fmt.Errorf("barrier: create ledger directory: %w", err)
 		}
 	}
@@ -151,13 +153,7 @@ func (l *Ledger) lock(how int) (unlock func(), err error) {
 		}
 		return nil, fmt.Errorf("barrier: open ledger lock: %w", err)
 	}
-	for {
-		err = syscall.Flock(int(f.Fd()), how)
-		if err != syscall.EINTR {
-			break
-		}
-	}
-	if err != nil {
+	if err := lockfile.Lock(f, how); err != nil {
 		f.Close()
 		return nil, fmt.Errorf("barrier: lock %s: %w", name, err)
 	}

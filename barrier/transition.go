@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"syscall"
+
+	"github.com/agent-rewind/rewind/internal/durable"
 )
 
 // Confirm marks the effect admitted for tool call toolUseID as spent (pending → spent): the
@@ -125,7 +127,7 @@ func (l *Ledger) applyLocked(r *Record, to State, code Code, reason, by, toolUse
 	r.History = append(r.History, Transition{At: l.now(), From: from, To: to, Seq: seq, Reason: reason, By: by, ToolUseID: toolUseID})
 	data, err := encodeRecord(r)
 	if err == nil {
-		err = replaceFile(l.keyPath(r.Key), data)
+		err = durable.WriteFile(l.keyPath(r.Key), data, 0o600)
 	}
 	if err != nil {
 		return Decision{}, fmt.Errorf("barrier: write ledger record for %q after chain entry %d: %w", r.Key, seq, err)
@@ -133,7 +135,7 @@ func (l *Ledger) applyLocked(r *Record, to State, code Code, reason, by, toolUse
 	if from == Pending && r.ToolUseID != "" {
 		// The index entry has served its purpose; removing it keeps tooluse/ small. A failure
 		// here is harmless (Confirm checks the record), so it is not reported.
-		_ = removeDurable(l.toolUsePath(r.ToolUseID))
+		_ = durable.Remove(l.toolUsePath(r.ToolUseID))
 	}
 	return Decision{Admitted: true, Code: code, State: to, Key: r.Key, Record: r, Seq: &seq, Reason: reason}, nil
 }

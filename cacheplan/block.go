@@ -1,6 +1,6 @@
 package cacheplan
 
-import "github.com/agent-rewind/rewind/cacheplan/internal/jsonscan"
+import "github.com/agent-rewind/rewind/internal/jsonscan"
 
 // blockKind is the "type" of a content block, as far as planning and pruning care.
 type blockKind uint8

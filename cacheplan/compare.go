@@ -6,7 +6,7 @@ import (
 	"slices"
 	"unicode/utf8"
 
-	"github.com/agent-rewind/rewind/cacheplan/internal/jsonscan"
+	"github.com/agent-rewind/rewind/internal/jsonscan"
 )
 
 // Class is how a request relates to the one before it, as far as its cacheable prefix goes.

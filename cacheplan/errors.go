@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/agent-rewind/rewind/cacheplan/internal/jsonscan"
+	"github.com/agent-rewind/rewind/internal/jsonscan"
 )
 
 // Errors returned by this package, matchable with errors.Is. Their messages never quote the

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/agent-rewind/rewind/cacheplan/internal/jsonscan"
+	"github.com/agent-rewind/rewind/internal/jsonscan"
 )
 
 // Decision is what the planner decided for one request body.

@@ -5,7 +5,7 @@ import (
 	"hash/maphash"
 	"sync"
 
-	"github.com/agent-rewind/rewind/cacheplan/internal/jsonscan"
+	"github.com/agent-rewind/rewind/internal/jsonscan"
 )
 
 // DefaultPruneMinBytes is the smallest tool_result content the pruner replaces when

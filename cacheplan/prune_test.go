@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agent-rewind/rewind/cacheplan/internal/jsonscan"
+	"github.com/agent-rewind/rewind/internal/jsonscan"
 )
 
 const referencePrefix = `"[agent-rewind: identical to the earlier tool result at `

@@ -1,6 +1,6 @@
 package cacheplan
 
-import "github.com/agent-rewind/rewind/cacheplan/internal/jsonscan"
+import "github.com/agent-rewind/rewind/internal/jsonscan"
 
 // Format is what kind of request body this package recognised.
 type Format string

@@ -18,7 +18,7 @@ require (
 
 require (
 	github.com/agent-rewind/rewind/tape v0.0.0 // indirect
-	github.com/agent-rewind/rewind/tools v0.0.0
+	github.com/agent-rewind/rewind/tools/mockanthropic v0.0.0
 	github.com/google/jsonschema-go v0.4.3 // indirect
 	github.com/ncruces/go-sqlite3 v0.37.0 // indirect
 	github.com/ncruces/go-sqlite3-wasm/v6 v6.5.35401 // indirect
@@ -42,5 +42,5 @@ replace (
 	github.com/agent-rewind/rewind/mcpserver => ../mcpserver
 	github.com/agent-rewind/rewind/snapshot => ../snapshot
 	github.com/agent-rewind/rewind/tape => ../tape
-	github.com/agent-rewind/rewind/tools => ../tools
+	github.com/agent-rewind/rewind/tools/mockanthropic => ../tools/mockanthropic
 )

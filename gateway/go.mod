@@ -10,7 +10,7 @@ require (
 
 require (
 	github.com/agent-rewind/rewind/internal v0.0.0
-	github.com/agent-rewind/rewind/tools v0.0.0
+	github.com/agent-rewind/rewind/tools/mockanthropic v0.0.0
 	github.com/ncruces/go-sqlite3 v0.37.0 // indirect
 	github.com/ncruces/go-sqlite3-wasm/v6 v6.5.35401 // indirect
 	github.com/ncruces/julianday v1.0.0 // indirect
@@ -21,5 +21,5 @@ replace (
 	github.com/agent-rewind/rewind/cacheplan => ../cacheplan
 	github.com/agent-rewind/rewind/internal => ../internal
 	github.com/agent-rewind/rewind/tape => ../tape
-	github.com/agent-rewind/rewind/tools => ../tools
+	github.com/agent-rewind/rewind/tools/mockanthropic => ../tools/mockanthropic
 )

@@ -9,8 +9,11 @@ import (
 	"io/fs"
 	"math"
 	"sync"
+	"syscall"
 	"time"
 
+	"github.com/agent-rewind/rewind/internal/durable"
+	"github.com/agent-rewind/rewind/internal/lockfile"
 	"github.com/agent-rewind/rewind/internal/regular"
 )
 
@@ -264,7 +267,7 @@ func (l *ledger) write(d *Savings) error {
 		}
 	}
 	l.prepared = true
-	lock, err := lockFile(l.path + ".lock")
+	lock, err := lockfile.Open(l.path+".lock", syscall.LOCK_EX) // closing it releases the lock, and so does our exit
 	if err != nil {
 		return fmt.Errorf("write the receipt %s: %w", l.path, err)
 	}
@@ -280,7 +283,7 @@ func (l *ledger) write(d *Savings) error {
 	if err != nil {
 		return err
 	}
-	if err := writeFileDurable(l.path, append(data, '\n')); err != nil {
+	if err := durable.WriteFile(l.path, append(data, '\n'), 0o600); err != nil {
 		return fmt.Errorf("write the receipt %s: %w: check the workspace's permissions and free space", l.path, err)
 	}
 	return nil

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/agent-rewind/rewind/internal/durable"
 	"github.com/agent-rewind/rewind/internal/regular"
 )
 
@@ -72,11 +73,11 @@ func writeAnchor(path string, h Head) error {
 		if err := os.MkdirAll(dir, 0o700); err != nil {
 			return fmt.Errorf("create anchor directory: %w", err)
 		}
-		if err := syncDir(filepath.Dir(dir)); err != nil {
+		if err := durable.SyncDir(filepath.Dir(dir)); err != nil {
 			return err
 		}
 	}
-	if err := writeFileDurable(path, []byte(h.Checkpoint()), 0o600); err != nil {
+	if err := durable.WriteFile(path, []byte(h.Checkpoint()), 0o600); err != nil {
 		return fmt.Errorf("write chain anchor %s: %w", path, err)
 	}
 	return nil

@@ -15,6 +15,7 @@ import (
 
 	"golang.org/x/mod/sumdb/tlog"
 
+	"github.com/agent-rewind/rewind/internal/durable"
 	"github.com/agent-rewind/rewind/internal/regular"
 )
 
@@ -106,7 +107,7 @@ func openFiles(path string, opts Options) (*Chain, error) {
 		return nil, fmt.Errorf("open chain: %w", err)
 	}
 	if created {
-		if err := syncDir(filepath.Dir(abs)); err != nil {
+		if err := durable.SyncDir(filepath.Dir(abs)); err != nil {
 			f.Close()
 			return nil, err
 		}

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"path/filepath"
 	"time"
+
+	"github.com/agent-rewind/rewind/internal/durable"
 )
 
 // ErrNothingToRecover is returned by Recover for a chain that does not end in a torn line.
@@ -58,7 +60,7 @@ func Recover(path string, opts Options) (Recovery, error) {
 			now = opts.Clock
 		}
 		saved := tornPath(c.path, now())
-		if err := writeFileDurable(saved, data, 0o600); err != nil {
+		if err := durable.WriteFile(saved, data, 0o600); err != nil {
 			return fmt.Errorf("save torn bytes to %s (the chain is unchanged): %w", saved, err)
 		}
 		if err := c.f.Truncate(torn.Offset); err != nil {

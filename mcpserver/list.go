@@ -3,21 +3,32 @@ package mcpserver
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// MaxListEntries caps the entries the list tool returns, so a long history cannot flood the
-// agent's context. The newest entries are kept; Truncated reports the cut.
+// MaxListEntries caps the entries one call of the list tool returns, so a long history cannot
+// flood the agent's context. The newest entries come first; Truncated reports that older ones
+// are left, and Next where their page starts.
 const MaxListEntries = 50
 
-// ListResult is the output of the list tool: the timeline, newest first.
+// ListResult is the output of the list tool: one page of the timeline, newest first.
 type ListResult struct {
 	Current   string          `json:"current"`
 	Entries   []TimelineEntry `json:"entries"`
 	Truncated bool            `json:"truncated"`
+	// Next is the id to pass as before for the next page; "" on the last page.
+	Next string `json:"next"`
+}
+
+// listInput pages through the timeline.
+type listInput struct {
+	Limit  int    `json:"limit,omitempty" jsonschema:"At most this many entries, 1 to 50 (default 50)"`
+	Before string `json:"before,omitempty" jsonschema:"Only entries older than this id: the next of the previous page"`
 }
 
 // TimelineEntry is one checkpoint on the timeline.
@@ -38,14 +49,34 @@ const (
 	KindSafety     = "safety"
 )
 
-func (s *server) list(ctx context.Context, _ *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, ListResult, error) {
+func (s *server) list(ctx context.Context, _ *mcp.CallToolRequest, in listInput) (*mcp.CallToolResult, ListResult, error) {
+	limit := in.Limit
+	switch {
+	case limit == 0:
+		limit = MaxListEntries
+	case limit < 0 || limit > MaxListEntries:
+		return nil, ListResult{}, inputError("limit", strconv.Itoa(limit), fmt.Sprintf("give 1 to %d, or leave it out for %d", MaxListEntries, MaxListEntries))
+	}
+	if in.Before != "" {
+		if err := validateID("before", in.Before); err != nil {
+			return nil, ListResult{}, err
+		}
+	}
 	r, err := s.ws.List(ctx)
 	if err != nil {
 		return nil, ListResult{}, s.toolError(toolList, err)
 	}
-	if len(r.Entries) > MaxListEntries {
-		r.Entries = r.Entries[:MaxListEntries]
+	if in.Before != "" {
+		i := slices.IndexFunc(r.Entries, func(e TimelineEntry) bool { return e.ID == in.Before })
+		if i < 0 {
+			return nil, ListResult{}, inputError("before", in.Before, "no checkpoint has this id: pass the next of the previous page, or leave before out to start at the newest")
+		}
+		r.Entries = r.Entries[i+1:]
+	}
+	if len(r.Entries) > limit {
+		r.Entries = r.Entries[:limit]
 		r.Truncated = true
+		r.Next = r.Entries[limit-1].ID
 	}
 	if r.Entries == nil {
 		r.Entries = []TimelineEntry{}
@@ -73,7 +104,7 @@ func listText(r ListResult) string {
 		}
 	}
 	if r.Truncated {
-		fmt.Fprintf(&b, "\n(older entries omitted; showing the newest %d)", len(r.Entries))
+		fmt.Fprintf(&b, "\n(older entries left: list with before %s for the next page)", r.Next)
 	}
 	return b.String()
 }

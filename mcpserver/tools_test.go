@@ -334,7 +334,7 @@ func TestCaps(t *testing.T) {
 	if len(ls.Entries) != mcpserver.MaxListEntries || !ls.Truncated {
 		t.Errorf("list: %d entries, truncated %v", len(ls.Entries), ls.Truncated)
 	}
-	mustContain(t, "list text", text, "older entries omitted")
+	mustContain(t, "list text", text, "older entries left: list with before c for the next page")
 
 	var cands mcpserver.CandidatesResult
 	callOK(t, cs, "backtrack_candidates", nil, &cands)

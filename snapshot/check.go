@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/agent-rewind/rewind/internal/durable"
 	"github.com/agent-rewind/rewind/internal/regular"
 )
 
@@ -502,7 +503,7 @@ func (c *checker) moveAside(rel string) error {
 		return fmt.Errorf("move %s aside: %w", rel, err)
 	}
 	for _, d := range []string{filepath.Dir(to), filepath.Dir(from)} {
-		if err := syncDir(d); err != nil {
+		if err := durable.SyncDir(d); err != nil {
 			return err
 		}
 	}

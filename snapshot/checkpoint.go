@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/agent-rewind/rewind/internal/durable"
 )
 
 // CheckpointResult is what Checkpoint returns: the new checkpoint and what it took.
@@ -125,7 +127,7 @@ func (s *Store) checkpointLocked(ctx context.Context, label string, kind Kind, r
 	}
 	mname := filepath.Join(s.state, "manifests", mh.String())
 	if _, err := os.Lstat(mname); err != nil {
-		if err := writeFileDurable(mname, mb, 0o600); err != nil {
+		if err := durable.WriteFile(mname, mb, 0o600); err != nil {
 			return nil, nil, fmt.Errorf("write manifest: %w", err)
 		}
 	}
@@ -146,7 +148,7 @@ func (s *Store) checkpointLocked(ctx context.Context, label string, kind Kind, r
 	if err != nil {
 		return nil, nil, fmt.Errorf("checkpoint not taken: %w", err)
 	}
-	if err := writeFileDurable(cname, b, 0o600); err != nil {
+	if err := durable.WriteFile(cname, b, 0o600); err != nil {
 		drop()
 		return nil, nil, fmt.Errorf("write checkpoint: %w", err)
 	}
@@ -154,7 +156,7 @@ func (s *Store) checkpointLocked(ctx context.Context, label string, kind Kind, r
 	if err := s.writePosition(pos); err != nil {
 		// A checkpoint that did not become the position failed: take it back, so that it is not
 		// listed as if it had been taken.
-		if rerr := removeDurable(cname); rerr != nil {
+		if rerr := durable.Remove(cname); rerr != nil {
 			return nil, nil, fmt.Errorf("write position: %w; removing the checkpoint %s also failed (%v), so it stays, and the next command records it on the chain", err, id, rerr)
 		}
 		drop()

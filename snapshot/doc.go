@@ -33,7 +33,8 @@
 // before and after, or, for a file changed within the last 100ms, a second read hashes
 // differently) is read again up to three times, then recorded as skipped: a torn read is never
 // stored. An unreadable file or directory fails the checkpoint with its path: make it readable
-// or list it in .rewindignore.
+// or list it in .rewindignore; a path longer than the system allows can only be listed there
+// (messages shorten such a path to its start and end).
 //
 // Not captured: owners, timestamps (restored files get the time of the restore, which is what
 // build tools expect), extended attributes, ACLs, and hard links (each name is stored as its own

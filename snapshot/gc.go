@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agent-rewind/rewind/internal/durable"
 	"github.com/agent-rewind/rewind/internal/regular"
 )
 
@@ -136,7 +137,7 @@ func (s *Store) GC(ctx context.Context, opts GCOptions) (*GCResult, error) {
 		}
 	}
 	if !opts.DryRun {
-		if err := syncDir(filepath.Join(s.state, "checkpoints")); err != nil {
+		if err := durable.SyncDir(filepath.Join(s.state, "checkpoints")); err != nil {
 			return nil, err
 		}
 	}
@@ -246,7 +247,7 @@ func (s *Store) gcPacks(keep map[Hash]bool, res *GCResult, dryRun bool) error {
 				return fmt.Errorf("gc: repack %s: %w", old+".pack", err)
 			}
 		}
-		if err := removeDurable(old + ".idx"); err != nil {
+		if err := durable.Remove(old + ".idx"); err != nil {
 			return fmt.Errorf("gc: %w", err)
 		}
 		if err := os.Remove(old + ".pack"); err != nil {

@@ -68,7 +68,7 @@ func hashFile(full string, want statInfo, stg *stager, bytes *atomic.Int64) (Has
 		if errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ELOOP) {
 			return h, errChanged
 		}
-		return h, fmt.Errorf("read %s: %w (make it readable, or list it in %s)", full, err, IgnoreFile)
+		return h, fmt.Errorf("read %s: %w (%s)", shortPath(full), err, readAdvice(err))
 	}
 	defer f.Close()
 	st1, err := fstatFile(f)

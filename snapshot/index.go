@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"sync"
 
+	"github.com/agent-rewind/rewind/internal/durable"
 	"github.com/agent-rewind/rewind/internal/regular"
 )
 
@@ -149,7 +150,7 @@ func (s *Store) writeIndex(c *capture) error {
 }
 
 func (s *Store) saveIndex(entries []indexEntry) error {
-	if err := writeFile(filepath.Join(s.state, "index"), encodeIndex(entries), 0o600, false); err != nil {
+	if err := durable.WriteFileUnsynced(filepath.Join(s.state, "index"), encodeIndex(entries), 0o600); err != nil {
 		return fmt.Errorf("write stat cache: %w", err)
 	}
 	return nil

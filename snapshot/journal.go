@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/agent-rewind/rewind/internal/durable"
 	"github.com/agent-rewind/rewind/internal/regular"
 )
 
@@ -44,7 +45,7 @@ func (s *Store) readJournal() (*Journal, error) {
 func (s *Store) writeJournal(j *Journal) error {
 	j.Format = 1
 	b, _ := json.Marshal(j)
-	return writeFileDurable(s.journalPath(), append(b, '\n'), 0o600)
+	return durable.WriteFile(s.journalPath(), append(b, '\n'), 0o600)
 }
 
 // recoverLocked finishes an interrupted rewind or replay; the caller holds the lock. It re-runs

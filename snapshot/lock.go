@@ -1,11 +1,9 @@
 package snapshot
 
 import (
-	"fmt"
-	"os"
 	"syscall"
 
-	"github.com/agent-rewind/rewind/internal/regular"
+	"github.com/agent-rewind/rewind/internal/lockfile"
 )
 
 // flockFile takes an exclusive flock(2) on name, waiting for any other holder. The kernel drops
@@ -13,19 +11,9 @@ import (
 // flock locks belong to an open file description: a second open of the same file in the same
 // process conflicts like another process would (see Options.Lock).
 func flockFile(name string) (unlock func() error, err error) {
-	f, err := regular.OpenFile(name, os.O_RDWR|os.O_CREATE, 0o600)
+	f, err := lockfile.Open(name, syscall.LOCK_EX)
 	if err != nil {
-		return nil, fmt.Errorf("open lock %s: %w", name, err)
-	}
-	for {
-		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
-		if err != syscall.EINTR {
-			break
-		}
-	}
-	if err != nil {
-		f.Close()
-		return nil, fmt.Errorf("lock %s: %w", name, err)
+		return nil, err
 	}
 	return f.Close, nil
 }

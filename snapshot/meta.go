@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agent-rewind/rewind/internal/durable"
 	"github.com/agent-rewind/rewind/internal/regular"
 )
 
@@ -205,5 +206,5 @@ func (s *Store) writePosition(p *position) error {
 	}
 	p.Format = 1
 	b, _ := json.Marshal(p)
-	return writeFileDurable(filepath.Join(s.state, "position"), append(b, '\n'), 0o600)
+	return durable.WriteFile(filepath.Join(s.state, "position"), append(b, '\n'), 0o600)
 }

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agent-rewind/rewind/internal/durable"
 	"github.com/agent-rewind/rewind/internal/regular"
 )
 
@@ -180,7 +181,7 @@ func (o *objectStore) finishPack(p *packWriter) error {
 		return err
 	}
 	slices.SortFunc(p.entries, func(a, b packEntry) int { return bytes.Compare(a.Hash[:], b.Hash[:]) })
-	return writeFileDurable(filepath.Join(o.packDir, p.id+".idx"), encodePackIdx(p.entries), 0o600)
+	return durable.WriteFile(filepath.Join(o.packDir, p.id+".idx"), encodePackIdx(p.entries), 0o600)
 }
 
 // abort removes an unfinished pack: its index first (finishPack may have renamed it into place

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"syscall"
 	"time"
+
+	"github.com/agent-rewind/rewind/internal/durable"
 )
 
 // RestoreOptions modifies Rewind and Replay.
@@ -190,7 +192,7 @@ func (s *Store) restoreLocked(ctx context.Context, j *Journal, t *target, r rule
 	}
 	// The journal goes even when recording failed: keeping it would make a later command restore
 	// the target again over whatever the agent did next.
-	if err := removeDurable(s.journalPath()); err != nil && !os.IsNotExist(err) {
+	if err := durable.Remove(s.journalPath()); err != nil && !os.IsNotExist(err) {
 		return res, fmt.Errorf("remove journal: %w", err)
 	}
 	return res, recErr

@@ -9,14 +9,6 @@ import (
 // The macOS versions of stat_linux.go: the syscall package has no *at calls here, so paths are
 // joined (a little slower), and there is no syncfs(2): sync(2) flushes every file system.
 
-type statInfo struct {
-	Mode  uint32
-	Size  int64
-	Mtime int64
-	Ctime int64
-	Ino   uint64
-}
-
 func fromStat(st *syscall.Stat_t) statInfo {
 	return statInfo{
 		Mode:  uint32(st.Mode),
@@ -33,22 +25,6 @@ func lstatAt(_ int, dir, name string) (statInfo, error) {
 
 func readlinkAt(_ int, dir, name string) (string, error) {
 	return os.Readlink(filepath.Join(dir, name))
-}
-
-func fstatFile(f *os.File) (statInfo, error) {
-	var st syscall.Stat_t
-	if err := syscall.Fstat(int(f.Fd()), &st); err != nil {
-		return statInfo{}, err
-	}
-	return fromStat(&st), nil
-}
-
-func lstatPath(name string) (statInfo, error) {
-	var st syscall.Stat_t
-	if err := syscall.Lstat(name, &st); err != nil {
-		return statInfo{}, err
-	}
-	return fromStat(&st), nil
 }
 
 func syncFS(string) error {

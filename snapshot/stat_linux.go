@@ -6,15 +6,6 @@ import (
 	"unsafe"
 )
 
-// statInfo is what the stat cache compares: enough to tell that a file changed without reading it.
-type statInfo struct {
-	Mode  uint32 // st_mode: type and permission bits
-	Size  int64
-	Mtime int64 // ns since the epoch
-	Ctime int64 // ns since the epoch
-	Ino   uint64
-}
-
 func fromStat(st *syscall.Stat_t) statInfo {
 	return statInfo{
 		Mode:  st.Mode,
@@ -70,22 +61,6 @@ func readlinkAt(dirfd int, _, name string) (string, error) {
 			return string(buf[:n]), nil
 		}
 	}
-}
-
-func fstatFile(f *os.File) (statInfo, error) {
-	var st syscall.Stat_t
-	if err := syscall.Fstat(int(f.Fd()), &st); err != nil {
-		return statInfo{}, err
-	}
-	return fromStat(&st), nil
-}
-
-func lstatPath(name string) (statInfo, error) {
-	var st syscall.Stat_t
-	if err := syscall.Lstat(name, &st); err != nil {
-		return statInfo{}, err
-	}
-	return fromStat(&st), nil
 }
 
 // syncFS flushes the whole filesystem holding dir (syncfs(2)): one flush makes a batch of

@@ -121,12 +121,12 @@ func (w *walker) dir(rel string) error {
 		if errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ELOOP) || errors.Is(err, syscall.ENOTDIR) {
 			return nil // removed or replaced while we walked: it is simply not there now
 		}
-		return fmt.Errorf("read directory %s: %w (make it readable, or list it in %s)", full, err, IgnoreFile)
+		return fmt.Errorf("read directory %s: %w (%s)", shortPath(full), err, readAdvice(err))
 	}
 	defer f.Close()
 	names, err := f.Readdirnames(-1)
 	if err != nil {
-		return fmt.Errorf("read directory %s: %w (make it readable, or list it in %s)", full, err, IgnoreFile)
+		return fmt.Errorf("read directory %s: %w (%s)", shortPath(full), err, readAdvice(err))
 	}
 	fd := int(f.Fd())
 	var local []liveEntry
@@ -179,7 +179,7 @@ func (w *walker) dir(rel string) error {
 			e.Type, e.Mode, e.Reason = TypeSkipped, 0, specialKind(typ)
 		}
 		if strings.IndexByte(p, 0) >= 0 || len(p) > maxPathLen {
-			return fmt.Errorf("path %q cannot be captured (longer than %d bytes); list it in %s", p, maxPathLen, IgnoreFile)
+			return fmt.Errorf("path %q cannot be captured (%d bytes, longer than %d, or holding a NUL byte); list it, or a folder above it, in %s", shortPath(p), len(p), maxPathLen, IgnoreFile)
 		}
 		local = append(local, e)
 	}

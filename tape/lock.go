@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"syscall"
 
+	"github.com/agent-rewind/rewind/internal/lockfile"
 	"github.com/agent-rewind/rewind/internal/regular"
 )
 
@@ -24,13 +25,7 @@ func tryLock(path, what string) (*fileLock, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: open lock file %s: %v", ErrStorage, path, err)
 	}
-	for {
-		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
-		if !errors.Is(err, syscall.EINTR) {
-			break
-		}
-	}
-	if err != nil {
+	if err := lockfile.Lock(f, syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		f.Close()
 		if errors.Is(err, syscall.EWOULDBLOCK) {
 			return nil, fmt.Errorf("%w: %s is already in use by another process or handle (lock %s): stop the other one, or use another name", ErrConflict, what, path)

@@ -5,10 +5,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sync"
 
+	"github.com/agent-rewind/rewind/internal/durable"
 	"github.com/agent-rewind/rewind/internal/regular"
 	"github.com/ncruces/go-sqlite3"
 )
@@ -71,7 +71,7 @@ func Open(ctx context.Context, opts Options) (*Tape, error) {
 		handles: map[*fileLock]struct{}{},
 	}
 	t.path = filepath.Join(t.dir, DatabaseName)
-	if err := mkdirDurable(t.dir); err != nil {
+	if err := durable.MkdirAll(t.dir, 0o700); err != nil {
 		return nil, fmt.Errorf("%w: create the tenant directory %s: %v: check the storage directory's permissions and free space", ErrStorage, t.dir, err)
 	}
 	// SQLite opens whatever is at the path: refuse a FIFO, device or symlink there first, so a
@@ -400,38 +400,4 @@ func (t *Tape) isClosed(l *fileLock) bool {
 	defer t.mu.Unlock()
 	_, ok := t.handles[l]
 	return !ok
-}
-
-// mkdirDurable creates dir and any missing parents (mode 0700: a tape is private), fsyncing each
-// new directory's parent so that the new entry survives a crash.
-func mkdirDurable(dir string) error {
-	dir = filepath.Clean(dir)
-	if fi, err := os.Stat(dir); err == nil {
-		if !fi.IsDir() {
-			return fmt.Errorf("%s is not a directory", dir)
-		}
-		return nil
-	}
-	parent := filepath.Dir(dir)
-	if parent != dir {
-		if err := mkdirDurable(parent); err != nil {
-			return err
-		}
-	}
-	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
-		return err
-	}
-	return syncDir(parent)
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil {
-		return err
-	}
-	return nil
 }

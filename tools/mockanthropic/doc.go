@@ -33,4 +33,8 @@
 // Errors use the API's shape, {"type":"error","error":{"type":...,"message":...}}: 401 without
 // an x-api-key or Authorization header, 400 for a body that is not a JSON object, 405 for a
 // method other than POST, 404 for any other path.
+//
+// It is a module of its own, with no dependencies, so that the gateway and the cli can test
+// against it without requiring the tools module (the benchmarks): a consumer of the gateway
+// library never downloads this code.
 package mockanthropic

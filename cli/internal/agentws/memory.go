@@ -16,7 +16,8 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/agent-rewind/rewind/cli/internal/durable"
+	"github.com/agent-rewind/rewind/internal/durable"
+	"github.com/agent-rewind/rewind/internal/lockfile"
 	"github.com/agent-rewind/rewind/internal/regular"
 )
 
@@ -248,7 +249,7 @@ func (m *Memory) moveAside(f *os.File, data []byte, torn int64) error {
 	t := TornTail{File: MemoryFile, Offset: torn, Bytes: int64(len(tail)), SHA256: hex.EncodeToString(sum[:])}
 	t.SavedAs = fmt.Sprintf("memory.torn-%d-%s", torn, t.SHA256[:12])
 	dir := filepath.Dir(m.path)
-	if err := durable.WriteFile(filepath.Join(dir, t.SavedAs), tail); err != nil {
+	if err := durable.WriteFile(filepath.Join(dir, t.SavedAs), tail, 0o600); err != nil {
 		return fmt.Errorf("failure memory ends in a torn line at byte %d (a writer was killed mid-write); saving it aside failed: %w", torn, err)
 	}
 	seq, err := m.rec.Record(KindMemoryRecover, t)
@@ -356,13 +357,8 @@ func validCheckpointID(s string) bool {
 
 // flock takes an exclusive flock(2) on f, waiting for any other holder.
 func flock(f *os.File) error {
-	for {
-		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
-		if err != syscall.EINTR {
-			if err != nil {
-				return fmt.Errorf("lock %s: %w", f.Name(), err)
-			}
-			return nil
-		}
+	if err := lockfile.Lock(f, syscall.LOCK_EX); err != nil {
+		return fmt.Errorf("lock %s: %w", f.Name(), err)
 	}
+	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"unicode/utf8"
 
 	"github.com/agent-rewind/rewind/snapshot"
 )
@@ -15,11 +16,33 @@ type DiffCmd struct {
 }
 
 // DiffOutput is the --json shape of "diff": the module's result (snapshot.DiffResult: from, to
-// ("" for the live workspace), changes [{path, kind, from, to}], warnings) and the changes counted
-// by kind.
+// ("" for the live workspace), changes [{path, kind, from, to, pathBytes}], warnings) and the
+// changes counted by kind.
 type DiffOutput struct {
 	*snapshot.DiffResult
-	Counts ChangeCounts `json:"counts"`
+	Changes []DiffChange `json:"changes"`
+	Counts  ChangeCounts `json:"counts"`
+}
+
+// DiffChange is a change as diff --json writes it. A path that is not valid UTF-8 (Linux allows
+// any bytes but '/' and NUL) cannot be a JSON string as it is: path then holds it with each
+// invalid byte replaced by U+FFFD, for reading, and pathBytes holds its exact bytes in standard
+// base64, so that it can be recovered. pathBytes is absent for every other path.
+type DiffChange struct {
+	snapshot.Change
+	PathBytes []byte `json:"pathBytes,omitempty"`
+}
+
+// diffChanges adds pathBytes where a path needs it.
+func diffChanges(cs []snapshot.Change) []DiffChange {
+	out := make([]DiffChange, len(cs))
+	for i, c := range cs {
+		out[i].Change = c
+		if !utf8.ValidString(c.Path) {
+			out[i].PathBytes = []byte(c.Path)
+		}
+	}
+	return out
 }
 
 // Run diffs. It takes no lock and writes nothing (the live side is hashed, not stored).
@@ -34,7 +57,7 @@ func (c *DiffCmd) Run(env *Env) error {
 	if err != nil {
 		return s.resolveError(err)
 	}
-	out := &DiffOutput{DiffResult: res, Counts: countChanges(res.Changes)}
+	out := &DiffOutput{DiffResult: res, Changes: diffChanges(res.Changes), Counts: countChanges(res.Changes)}
 	return env.Emit(out, func(w io.Writer) error {
 		to := "the live workspace"
 		if res.To != "" {

@@ -27,6 +27,12 @@ import (
 // and the branch with the newest checkpoint is on top, in the leftmost lane. A checkpoint whose parent is
 // not in the timeline (removed by gc) starts a tree of its own. Times are shown in loc.
 func renderGraph(t *snapshot.Timeline, loc *time.Location) []string {
+	return renderPage(t, nil, loc)
+}
+
+// renderPage is renderGraph for one page of a longer timeline: a parent in older (the
+// checkpoints on older pages) is named as such rather than as removed by gc.
+func renderPage(t *snapshot.Timeline, older map[string]bool, loc *time.Location) []string {
 	order := graphOrder(t.Checkpoints)
 	known := make(map[string]bool, len(t.Checkpoints))
 	width := 0
@@ -102,7 +108,7 @@ func renderGraph(t *snapshot.Timeline, loc *time.Location) []string {
 			out = append(out, r.graph)
 			continue
 		}
-		out = append(out, fmt.Sprintf("%-*s  %s", width, r.graph, describeCheckpoint(r.cp, t.Current, known, loc)))
+		out = append(out, fmt.Sprintf("%-*s  %s", width, r.graph, describeCheckpoint(r.cp, t.Current, known, older, loc)))
 	}
 	return out
 }
@@ -170,7 +176,7 @@ func graphOrder(cps []snapshot.Checkpoint) []*snapshot.Checkpoint {
 }
 
 // describeCheckpoint is a checkpoint's text in the graph: id, time, kind, label, counts.
-func describeCheckpoint(c *snapshot.Checkpoint, current string, known map[string]bool, loc *time.Location) string {
+func describeCheckpoint(c *snapshot.Checkpoint, current string, known, older map[string]bool, loc *time.Location) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s  %s  ", c.ID, c.Time.In(loc).Format(timeFormat))
 	if c.Kind == snapshot.KindSafety {
@@ -181,7 +187,11 @@ func describeCheckpoint(c *snapshot.Checkpoint, current string, known map[string
 		b.WriteString("  ")
 	}
 	fmt.Fprintf(&b, "(%s, %s)", plural(c.Counts.Files, "file", "files"), byteSize(c.Counts.Bytes))
-	if c.Parent != "" && !known[c.Parent] {
+	switch {
+	case c.Parent == "" || known[c.Parent]:
+	case older[c.Parent]:
+		fmt.Fprintf(&b, "  parent %s on an older page", c.Parent)
+	default:
 		fmt.Fprintf(&b, "  parent %s removed by gc", c.Parent)
 	}
 	if c.ID == current {

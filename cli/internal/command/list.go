@@ -12,18 +12,34 @@ import (
 
 // ListCmd prints the timeline.
 type ListCmd struct {
-	Graph bool `help:"Draw the timeline as a graph even when stdout is not a terminal (it is drawn on a terminal anyway)."`
+	Graph  bool   `help:"Draw the timeline as a graph even when stdout is not a terminal (it is drawn on a terminal anyway)."`
+	Limit  int    `help:"Show at most this many checkpoints, the newest first (0, the default, shows all); the rest is a page away (see --before)." placeholder:"N"`
+	Before string `help:"Show only the checkpoints older than this one: the next page, as the previous page names it." placeholder:"ID"`
+}
+
+// listPage is list's JSON: the timeline, cut to the page asked for. Next is the id to
+// pass to --before for the older checkpoints not shown ("" on the last page).
+type listPage struct {
+	*snapshot.Timeline
+	Next string `json:"next"`
 }
 
 // Run lists. It takes no lock and writes nothing (except finishing an interrupted rewind, as
 // every command does).
 func (c *ListCmd) Run(env *Env) error {
+	if c.Limit < 0 {
+		return fmt.Errorf("--limit %d: give how many checkpoints to show, 1 or more (0 shows all)", c.Limit)
+	}
 	s, err := openSnapshots(env, false)
 	if err != nil {
 		return err
 	}
 	defer s.close()
 	tl, err := s.store.List()
+	var before string
+	if err == nil && c.Before != "" {
+		before, err = s.store.Resolve(c.Before)
+	}
 	s.done()
 	if err != nil {
 		return err
@@ -31,21 +47,55 @@ func (c *ListCmd) Run(env *Env) error {
 	if tl.Checkpoints == nil {
 		tl.Checkpoints = []snapshot.Checkpoint{}
 	}
-	return env.Emit(tl, func(w io.Writer) error {
+	page := cutPage(tl, before, c.Limit)
+	return env.Emit(page, func(w io.Writer) error {
 		if len(tl.Checkpoints) == 0 {
 			_, err := fmt.Fprintln(w, `no checkpoints yet: make one with "agent-rewind checkpoint [label]"`)
 			return err
 		}
 		if c.Graph || isTerminal(env.Stdout) {
-			for _, line := range renderGraph(tl, time.Local) {
+			older := make(map[string]bool)
+			for _, c := range tl.Checkpoints {
+				older[c.ID] = true
+			}
+			for _, c := range page.Checkpoints {
+				delete(older, c.ID)
+			}
+			for _, line := range renderPage(page.Timeline, older, time.Local) {
 				fmt.Fprintln(w, line)
 			}
 		} else {
-			writeTimeline(w, tl)
+			writeTimeline(w, page.Timeline)
+		}
+		if page.Next != "" {
+			fmt.Fprintf(w, "older checkpoints not shown: agent-rewind list --before %s", page.Next)
+			if c.Limit > 0 {
+				fmt.Fprintf(w, " --limit %d", c.Limit)
+			}
+			fmt.Fprintln(w)
 		}
 		writePosition(w, tl)
 		return nil
 	})
+}
+
+// cutPage returns the checkpoints of tl older than before (all when before is ""), the newest
+// limit of them (all when limit is 0). The position and the last operation stay whole: they
+// describe the workspace, not the page.
+func cutPage(tl *snapshot.Timeline, before string, limit int) listPage {
+	cps := tl.Checkpoints
+	if before != "" {
+		if i := slices.IndexFunc(cps, func(c snapshot.Checkpoint) bool { return c.ID == before }); i >= 0 {
+			cps = cps[:i]
+		}
+	}
+	page := listPage{Timeline: &snapshot.Timeline{Current: tl.Current, Last: tl.Last}}
+	if limit > 0 && len(cps) > limit {
+		cps = cps[len(cps)-limit:]
+		page.Next = cps[0].ID
+	}
+	page.Checkpoints = slices.Clip(cps)
+	return page
 }
 
 // writeTimeline prints the timeline as plain lines, newest first, "@" marking the current
@@ -75,11 +125,28 @@ func writePosition(w io.Writer, tl *snapshot.Timeline) {
 		fmt.Fprintf(w, "@ current position: %s\n", tl.Current)
 	}
 	if l := tl.Last; l != nil {
-		fmt.Fprintf(w, "last %s: %s, from %s to %s; the state before it is safety checkpoint %s", l.Op, localTime(l.Time), l.From, l.To, l.Safety)
+		fmt.Fprintf(w, "last %s: %s, %s", l.Op, localTime(l.Time), describeLast(l))
 		if undo := undoLast(tl); undo != "" {
-			fmt.Fprintf(w, " (%s)", undo)
+			fmt.Fprintf(w, " (undo: %s)", undo)
 		}
 		fmt.Fprintln(w)
+	}
+}
+
+// describeLast says what the last rewind or replay did in terms of checkpoints. The position it
+// started from is not always the state it left: when the workspace had changed since, the state
+// left is the safety checkpoint, and a rewind to the position it had drifted from would otherwise
+// read "from X to X", like a no-op.
+func describeLast(l *snapshot.Operation) string {
+	switch {
+	case l.Safety == "" || l.Safety == l.From:
+		return fmt.Sprintf("from %s to %s", l.From, l.To)
+	case l.From == l.To:
+		return fmt.Sprintf("back to %s, undoing the changes made since it; they are kept as safety checkpoint %s", l.To, l.Safety)
+	case l.From == "":
+		return fmt.Sprintf("to %s; the state it left is safety checkpoint %s", l.To, l.Safety)
+	default:
+		return fmt.Sprintf("from safety checkpoint %s (the state it left, changed since %s) to %s", l.Safety, l.From, l.To)
 	}
 }
 

@@ -17,8 +17,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/agent-rewind/rewind/cli/internal/durable"
 	"github.com/agent-rewind/rewind/hashchain"
+	"github.com/agent-rewind/rewind/internal/durable"
 )
 
 // IntentsDir holds the notes of chain entries in flight: intents/<16 hex>.json, one per

@@ -11,8 +11,9 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/agent-rewind/rewind/cli/internal/durable"
 	"github.com/agent-rewind/rewind/hashchain"
+	"github.com/agent-rewind/rewind/internal/durable"
+	"github.com/agent-rewind/rewind/internal/lockfile"
 )
 
 // migrate moves a legacy <root>/.rewind store into the state base, under the registry's lock
@@ -54,7 +55,7 @@ func (w *Workspace) migrate() error {
 		return fmt.Errorf("make git ignore %s: %w", legacy, err)
 	}
 	if _, err := os.Stat(filepath.Join(legacy, "format")); errors.Is(err, fs.ErrNotExist) {
-		if err := durable.WriteFile(filepath.Join(legacy, "format"), []byte(strconv.Itoa(FormatVersion)+"\n")); err != nil {
+		if err := durable.WriteFile(filepath.Join(legacy, "format"), []byte(strconv.Itoa(FormatVersion)+"\n"), 0o600); err != nil {
 			return err
 		}
 	}
@@ -220,7 +221,7 @@ func copyFile(src, dst string) error {
 	if err != nil {
 		return err
 	}
-	return durable.WriteFile(dst, b)
+	return durable.WriteFile(dst, b, 0o600)
 }
 
 // sameTree compares the names, types and sizes of every entry under a and b.
@@ -273,19 +274,9 @@ func sameTree(a, b string) error {
 
 // lockFile takes an exclusive flock(2) on name (made if missing) until release is called.
 func lockFile(name string) (release func(), err error) {
-	f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE, 0o600)
+	f, err := lockfile.Open(name, syscall.LOCK_EX)
 	if err != nil {
-		return nil, fmt.Errorf("lock %s: %w", name, err)
-	}
-	for {
-		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
-		if err != syscall.EINTR {
-			break
-		}
-	}
-	if err != nil {
-		f.Close()
-		return nil, fmt.Errorf("lock %s: %w", name, err)
+		return nil, err
 	}
 	return func() { f.Close() }, nil
 }

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agent-rewind/rewind/cli/internal/durable"
+	"github.com/agent-rewind/rewind/internal/durable"
 )
 
 // The state base (StateBase) holds every store and the registry that finds them:
@@ -101,7 +101,7 @@ func writeRecord(dir string, rec Record) error {
 	if err != nil {
 		return err
 	}
-	return durable.WriteFile(filepath.Join(dir, RecordFile), append(b, '\n'))
+	return durable.WriteFile(filepath.Join(dir, RecordFile), append(b, '\n'), 0o600)
 }
 
 // bind points the folder's identity at the store id.
@@ -109,7 +109,7 @@ func (r registry) bind(id Identity, sid string) error {
 	if err := os.MkdirAll(filepath.Join(r.base, identitiesDir), 0o700); err != nil {
 		return fmt.Errorf("create the store registry: %w", err)
 	}
-	return durable.WriteFile(r.keyFile(id), []byte(sid+"\n"))
+	return durable.WriteFile(r.keyFile(id), []byte(sid+"\n"), 0o600)
 }
 
 // all returns every store's record, and the ids whose record cannot be read.
@@ -162,7 +162,7 @@ func ignoreAll(dir string) error {
 	if b, err := os.ReadFile(name); err == nil && string(b) == gitignore {
 		return nil
 	}
-	return durable.WriteFile(name, []byte(gitignore))
+	return durable.WriteFile(name, []byte(gitignore), 0o600)
 }
 
 const gitignore = "# agent-rewind's state: never commit it (it holds copies of ignored files such as .env)\n*\n"

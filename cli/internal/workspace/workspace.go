@@ -13,8 +13,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/agent-rewind/rewind/cli/internal/durable"
 	"github.com/agent-rewind/rewind/hashchain"
+	"github.com/agent-rewind/rewind/internal/durable"
 	"github.com/agent-rewind/rewind/internal/regular"
 )
 
@@ -209,7 +209,7 @@ func initStore(dir string, rec Record) error {
 	if err := ignoreAll(dir); err != nil {
 		return err
 	}
-	if err := durable.WriteFile(filepath.Join(dir, "format"), []byte(strconv.Itoa(FormatVersion)+"\n")); err != nil {
+	if err := durable.WriteFile(filepath.Join(dir, "format"), []byte(strconv.Itoa(FormatVersion)+"\n"), 0o600); err != nil {
 		return err
 	}
 	return writeRecord(dir, rec)

@@ -8,6 +8,5 @@
 // target FuzzValid holds it to that. Errors carry an offset and a fixed description, never
 // input bytes, so they are safe to print.
 //
-// The cacheplan and analyze modules each carry an identical copy of this package (leaves
-// import no sibling module); change both together.
+// It lives in the shared internal module so that cacheplan and analyze use one copy.
 package jsonscan

@@ -1,0 +1,78 @@
+package durable
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"syscall"
+
+	"github.com/agent-rewind/rewind/internal/regular"
+)
+
+// SyncDir fsyncs a directory, making the names created, renamed or removed in it durable.
+func SyncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil {
+		return fmt.Errorf("sync directory %s: %w", dir, err)
+	}
+	return nil
+}
+
+// Remove removes name, if it exists, and fsyncs its directory, so that the removal survives a
+// crash. A name already gone is not an error: the caller wanted it absent, and it is.
+func Remove(name string) error {
+	if err := os.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return SyncDir(filepath.Dir(name))
+}
+
+// MkdirAll creates dir and any missing parents with permissions perm, fsyncing the parent of
+// each directory it creates, so that a new directory survives a crash together with what is
+// written into it. A directory created concurrently by another process is not an error.
+func MkdirAll(dir string, perm fs.FileMode) error {
+	dir = filepath.Clean(dir)
+	if st, err := os.Stat(dir); err == nil {
+		if !st.IsDir() {
+			return &fs.PathError{Op: "mkdir", Path: dir, Err: syscall.ENOTDIR}
+		}
+		return nil
+	}
+	parent := filepath.Dir(dir)
+	if parent != dir {
+		if err := MkdirAll(parent, perm); err != nil {
+			return err
+		}
+	}
+	if err := os.Mkdir(dir, perm); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return nil
+		}
+		return err
+	}
+	return SyncDir(parent)
+}
+
+// OpenAppend opens name for reading and appending, creating it (mode 0600) on first use and then
+// syncing its directory, so that the new name is durable before anything is appended. An
+// existing name must be a regular file (see package regular).
+func OpenAppend(name string) (*os.File, error) {
+	f, err := os.OpenFile(name, os.O_RDWR|os.O_APPEND|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, fs.ErrExist) {
+		return regular.OpenFile(name, os.O_RDWR|os.O_APPEND, 0)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := SyncDir(filepath.Dir(name)); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}

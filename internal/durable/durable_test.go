@@ -1,0 +1,101 @@
+package durable
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+)
+
+func TestWriteFileReplacesWhole(t *testing.T) {
+	for _, write := range []struct {
+		name string
+		fn   func(string, []byte, os.FileMode) error
+	}{{"WriteFile", WriteFile}, {"WriteFileUnsynced", WriteFileUnsynced}} {
+		t.Run(write.name, func(t *testing.T) {
+			dir := t.TempDir()
+			name := filepath.Join(dir, "f")
+			for _, want := range []string{"first", "second, longer"} {
+				if err := write.fn(name, []byte(want), 0o640); err != nil {
+					t.Fatal(err)
+				}
+				if b, err := os.ReadFile(name); err != nil || string(b) != want {
+					t.Fatalf("read %q, %v; want %q", b, err, want)
+				}
+			}
+			if st, _ := os.Stat(name); st.Mode().Perm() != 0o640 {
+				t.Fatalf("mode %v, want 0640", st.Mode().Perm())
+			}
+			if es, _ := os.ReadDir(dir); len(es) != 1 {
+				t.Fatalf("temporary files left behind: %v", es)
+			}
+			if err := write.fn(filepath.Join(dir, "missing", "f"), nil, 0o600); err == nil {
+				t.Fatal("a write into a missing directory succeeded")
+			}
+		})
+	}
+}
+
+func TestCreateExclusiveKeepsTheFirst(t *testing.T) {
+	dir := t.TempDir()
+	name := filepath.Join(dir, "key")
+	if created, err := CreateExclusive(name, []byte("first"), 0o600); err != nil || !created {
+		t.Fatalf("first create: %v, %v", created, err)
+	}
+	if created, err := CreateExclusive(name, []byte("second"), 0o600); err != nil || created {
+		t.Fatalf("second create: %v, %v; want false, nil", created, err)
+	}
+	if b, _ := os.ReadFile(name); string(b) != "first" {
+		t.Fatalf("content %q, want the first writer's", b)
+	}
+	if es, _ := os.ReadDir(dir); len(es) != 1 {
+		t.Fatalf("temporary files left behind: %v", es)
+	}
+}
+
+func TestRemoveIsIdempotent(t *testing.T) {
+	name := filepath.Join(t.TempDir(), "f")
+	os.WriteFile(name, []byte("x"), 0o600)
+	for range 2 {
+		if err := Remove(name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := os.Stat(name); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("still there: %v", err)
+	}
+}
+
+func TestMkdirAll(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, "a", "b", "c")
+	for range 2 { // the second call finds it there
+		if err := MkdirAll(dir, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if st, err := os.Stat(dir); err != nil || st.Mode().Perm() != 0o700 {
+		t.Fatalf("stat %v, %v", st, err)
+	}
+	file := filepath.Join(root, "file")
+	os.WriteFile(file, nil, 0o600)
+	if err := MkdirAll(filepath.Join(file, "sub"), 0o700); !errors.Is(err, syscall.ENOTDIR) {
+		t.Fatalf("under a file: %v, want ENOTDIR", err)
+	}
+}
+
+func TestOpenAppendCreatesThenAppends(t *testing.T) {
+	name := filepath.Join(t.TempDir(), "log")
+	for _, line := range []string{"a\n", "b\n"} {
+		f, err := OpenAppend(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.WriteString(line)
+		f.Close()
+	}
+	if b, _ := os.ReadFile(name); string(b) != "a\nb\n" {
+		t.Fatalf("log %q", b)
+	}
+}

@@ -1,0 +1,86 @@
+package durable
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// WriteFile makes name hold exactly data with permissions perm, durably: a temporary file in the
+// same directory, written, fsynced, closed, renamed over name, and the directory fsynced.
+func WriteFile(name string, data []byte, perm fs.FileMode) error {
+	return replace(name, data, perm, true)
+}
+
+// WriteFileUnsynced replaces name with data atomically but without the fsyncs: after a crash name
+// may hold its old content, the new, or nothing. Only for caches that are rebuilt when lost.
+func WriteFileUnsynced(name string, data []byte, perm fs.FileMode) error {
+	return replace(name, data, perm, false)
+}
+
+func replace(name string, data []byte, perm fs.FileMode, sync bool) error {
+	tmp, err := writeTemp(name, data, perm, sync)
+	if err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, name); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	if !sync {
+		return nil
+	}
+	return SyncDir(filepath.Dir(name))
+}
+
+// CreateExclusive creates name holding exactly data, durably, only if name does not exist yet:
+// it reports false when another writer got there first. The content is complete before the name
+// appears (temporary file, fsync, link(2), fsync the directory), so a reader never sees it
+// partial; link fails with EEXIST atomically, which makes it the arbiter between racing
+// processes.
+func CreateExclusive(name string, data []byte, perm fs.FileMode) (created bool, err error) {
+	tmp, err := writeTemp(name, data, perm, true)
+	if err != nil {
+		return false, err
+	}
+	defer os.Remove(tmp) // the link, if made, keeps the data
+	if err := os.Link(tmp, name); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return false, nil
+		}
+		return false, err
+	}
+	return true, SyncDir(filepath.Dir(name))
+}
+
+// writeTemp writes data to a new temporary file beside name, with permissions perm, fsynced when
+// sync is set, and returns its path. The caller renames or links it into place.
+func writeTemp(name string, data []byte, perm fs.FileMode, sync bool) (string, error) {
+	f, err := os.CreateTemp(filepath.Dir(name), ".tmp-"+filepath.Base(name)+"-*")
+	if err != nil {
+		return "", err
+	}
+	tmp := f.Name()
+	fail := func(err error) (string, error) {
+		f.Close()
+		os.Remove(tmp)
+		return "", err
+	}
+	if err := f.Chmod(perm); err != nil {
+		return fail(err)
+	}
+	if _, err := f.Write(data); err != nil {
+		return fail(err)
+	}
+	if sync {
+		if err := f.Sync(); err != nil {
+			return fail(err)
+		}
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(tmp)
+		return "", err
+	}
+	return tmp, nil
+}

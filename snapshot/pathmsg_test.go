@@ -1,0 +1,47 @@
+package snapshot
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// A workspace holding a path longer than the system allows fails the checkpoint with a message
+// that fits on a screen and gives the advice that works (.rewindignore), not "make it readable".
+func TestOverlongPathMessage(t *testing.T) {
+	root := t.TempDir()
+	t.Chdir(root) // build the deep tree relatively: its absolute path is too long to name
+	deep := strings.Repeat("d", 200)
+	for range 25 {
+		if err := os.Mkdir(deep, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chdir(deep); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.WriteFile("f", []byte("x"), 0o644)
+	t.Chdir(root)
+	s := mustOpen(t, root, Options{StateDir: filepath.Join(t.TempDir(), "state")})
+	_, err := s.Checkpoint(context.Background(), "deep")
+	if err == nil {
+		t.Fatal("a checkpoint of a path longer than the system allows succeeded")
+	}
+	msg := err.Error()
+	if len(msg) > 600 || !strings.Contains(msg, IgnoreFile) || strings.Contains(msg, "make it readable") || !strings.Contains(msg, "longer than") {
+		t.Fatalf("message (%d bytes): %s", len(msg), msg)
+	}
+}
+
+func TestShortPath(t *testing.T) {
+	if p := "a/b/c"; shortPath(p) != p {
+		t.Fatalf("short path changed: %q", shortPath(p))
+	}
+	long := strings.Repeat("é", 3000)
+	got := shortPath(long)
+	if len(got) > 200 || !strings.Contains(got, "6000 in all") || !strings.HasPrefix(got, "é") || strings.ToValidUTF8(got, "?") != got {
+		t.Fatalf("shortPath: %q", got)
+	}
+}

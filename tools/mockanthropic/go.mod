@@ -1,0 +1,3 @@
+module github.com/agent-rewind/rewind/tools/mockanthropic
+
+go 1.26
