@@ -27,8 +27,8 @@ type ListResult struct {
 
 // listInput pages through the timeline.
 type listInput struct {
-	Limit  int    `json:"limit,omitempty" jsonschema:"At most this many entries, 1 to 50 (default 50)"`
-	Before string `json:"before,omitempty" jsonschema:"Only entries older than this id: the next of the previous page"`
+	Limit  int    `json:"limit,omitempty" jsonschema:"1-50 (default 50)"`
+	Before string `json:"before,omitempty" jsonschema:"the previous page's next"`
 }
 
 // TimelineEntry is one checkpoint on the timeline.

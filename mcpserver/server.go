@@ -97,14 +97,14 @@ func (s *server) register(srv *mcp.Server, name string) error {
 // toolDescriptions are the tools' descriptions: what the tool does and when to call it, short,
 // since the model reads them on every turn.
 var toolDescriptions = map[string]string{
-	toolCheckpoint:          "Snapshot the whole workspace, shell changes included. Returns an id to rewind to.",
-	toolList:                "Checkpoint timeline, newest first.",
-	toolRewind:              "Restore the whole workspace to checkpoint id. The state left is saved first (safety_id), so it can be undone.",
+	toolCheckpoint:          "Snapshot the whole workspace, shell changes too; returns an id to rewind to.",
+	toolList:                "Checkpoints, newest first.",
+	toolRewind:              "Restore the whole workspace to checkpoint id; the state left is saved first (safety_id) to undo it.",
 	toolReplay:              "Go forward to a later checkpoint, e.g. a rewind's safety_id.",
-	toolGuardEffect:         "Call before an irreversible external action (deploy, payment, email) with a stable key. If admitted is false, do not perform it.",
+	toolGuardEffect:         "Call before an irreversible external action with a stable key; if admitted is false, do not perform it.",
 	toolSavings:             "The LLM gateway's replay-savings receipt.",
-	toolBacktrackCandidates: "Checkpoints worth going back to, best first, with failure notes.",
-	toolBacktrackCommit:     "Record what failed against checkpoint id, then rewind there. Returns that point's notes.",
+	toolBacktrackCandidates: "Checkpoints to go back to, best first, with failure notes.",
+	toolBacktrackCommit:     "Note what failed at checkpoint id, then rewind there; returns its notes.",
 }
 
 // annotate builds the tool annotations. Every tool acts on the workspace's own files and
