@@ -4,6 +4,6 @@ go 1.26.0
 
 require github.com/agent-rewind/rewind/hashchain v0.0.0
 
-require golang.org/x/mod v0.43.0 // indirect
+require golang.org/x/mod v0.43.0
 
 replace github.com/agent-rewind/rewind/hashchain => ../hashchain
