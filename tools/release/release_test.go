@@ -82,9 +82,9 @@ func TestReproducible(t *testing.T) {
 	if err != nil || json.Unmarshal(out, &v) != nil || v.Version != "v0.3.0" || v.Commit != "0123456789abcdef0123456789abcdef01234567" {
 		t.Fatalf("version: %s (%v)", out, err)
 	}
-	// sha256sum, where present, accepts the file as written.
+	// The README's check, where sha256sum is present, accepts the file as written.
 	if _, err := exec.LookPath("sha256sum"); err == nil {
-		check := exec.Command("sha256sum", "--check", "SHA256SUMS")
+		check := exec.Command("sha256sum", "--check", "--ignore-missing", "SHA256SUMS")
 		check.Dir = filepath.Join(tmp, "a", "dist")
 		if out, err := check.CombinedOutput(); err != nil {
 			t.Fatalf("sha256sum --check: %v\n%s", err, out)
@@ -136,5 +136,41 @@ func TestPackageJSONLicense(t *testing.T) {
 		if err != nil || json.Unmarshal(b, &pkg) != nil || pkg.License != npmLicense {
 			t.Errorf("%s: license %q, want %q (%v)", f, pkg.License, npmLicense, err)
 		}
+	}
+}
+
+// TestCommandLine runs the tool as its usage shows (build for the host, an explicit commit) and
+// checks that a checkout with uncommitted changes is refused unless -allow-dirty, which stamps
+// COMMIT-dirty.
+func TestCommandLine(t *testing.T) {
+	out := t.TempDir()
+	if err := run(t.Context(), []string{"build", "-version", "v0.3.0", "-targets", "host", "-out", out, "-commit", "abc123"}, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(out, BinaryName("v0.3.0", host(t)))); err != nil {
+		t.Fatal(err)
+	}
+	if err := run(t.Context(), []string{"build", "-version", "0.3.0"}, io.Discard); err == nil || !strings.Contains(err.Error(), "vMAJOR.MINOR.PATCH") {
+		t.Fatalf("version without v: %v", err)
+	}
+
+	repo := t.TempDir()
+	for _, args := range [][]string{{"init", "-q"}, {"-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "x"}} {
+		if out, err := exec.Command("git", append([]string{"-C", repo}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	clean, err := headCommit(t.Context(), repo, false)
+	if err != nil || len(clean) != 40 {
+		t.Fatalf("clean checkout: %q, %v", clean, err)
+	}
+	if err := os.WriteFile(filepath.Join(repo, "new.txt"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := headCommit(t.Context(), repo, false); err == nil || !strings.Contains(err.Error(), "-allow-dirty") {
+		t.Fatalf("dirty checkout without -allow-dirty: %v", err)
+	}
+	if c, err := headCommit(t.Context(), repo, true); err != nil || c != clean+"-dirty" {
+		t.Fatalf("dirty checkout with -allow-dirty: %q, %v", c, err)
 	}
 }
