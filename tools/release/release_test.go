@@ -82,12 +82,15 @@ func TestReproducible(t *testing.T) {
 	if err != nil || json.Unmarshal(out, &v) != nil || v.Version != "v0.3.0" || v.Commit != "0123456789abcdef0123456789abcdef01234567" {
 		t.Fatalf("version: %s (%v)", out, err)
 	}
-	// The README's check, where sha256sum is present, accepts the file as written.
-	if _, err := exec.LookPath("sha256sum"); err == nil {
-		check := exec.Command("sha256sum", "--check", "--ignore-missing", "SHA256SUMS")
+	// The README's checks (Linux, macOS), where the tool is present, accept the file as written.
+	for _, argv := range [][]string{{"sha256sum", "--check", "--ignore-missing", "SHA256SUMS"}, {"shasum", "-a", "256", "--check", "--ignore-missing", "SHA256SUMS"}} {
+		if _, err := exec.LookPath(argv[0]); err != nil {
+			continue
+		}
+		check := exec.Command(argv[0], argv[1:]...)
 		check.Dir = filepath.Join(tmp, "a", "dist")
 		if out, err := check.CombinedOutput(); err != nil {
-			t.Fatalf("sha256sum --check: %v\n%s", err, out)
+			t.Fatalf("%v: %v\n%s", argv, err, out)
 		}
 	}
 }
