@@ -7,7 +7,7 @@ require github.com/agent-rewind/rewind/hashchain v0.0.0
 require (
 	github.com/agent-rewind/rewind/internal v0.0.0 // indirect
 	github.com/agent-rewind/rewind/tools/mockanthropic v0.0.0
-	golang.org/x/mod v0.43.0 // indirect
+	golang.org/x/mod v0.43.0
 )
 
 replace (

@@ -1,0 +1,37 @@
+// Which platform package carries the native agent-rewind binary for this machine. Shared by the
+// launcher (bin/agent-rewind) and the postinstall step (install.js); no dependencies.
+"use strict";
+
+const path = require("path");
+
+// The platforms with a prebuilt binary, as process.platform-process.arch. tools/release builds
+// exactly these (Go's linux/amd64 is npm's linux-x64) and writes one package for each.
+const SUPPORTED = ["darwin-arm64", "darwin-x64", "linux-arm64", "linux-x64"];
+
+// binaryPath returns the native binary's path, or throws an Error whose message says which
+// platform this is and what to do instead.
+function binaryPath() {
+  const platform = `${process.platform}-${process.arch}`;
+  if (!SUPPORTED.includes(platform)) {
+    const windows = process.platform === "win32" ? " On Windows, run it inside WSL 2 (npm there installs the Linux binary)." : "";
+    throw new Error(
+      `agent-rewind: no prebuilt binary for this platform (${platform}); there are binaries for ${SUPPORTED.join(", ")}.` +
+        windows +
+        " Elsewhere build it from source with Go 1.26 or newer: go install github.com/agent-rewind/rewind/cli/cmd/agent-rewind@latest"
+    );
+  }
+  const pkg = `@agent-rewind/mcp-${platform}`;
+  let dir;
+  try {
+    dir = path.dirname(require.resolve(`${pkg}/package.json`));
+  } catch {
+    throw new Error(
+      `agent-rewind: the package ${pkg}, which carries the binary for ${platform}, is not installed. ` +
+        "npm skips it when optional dependencies are omitted (--omit=optional, --no-optional) or when a lockfile was made on another platform: " +
+        `reinstall without omitting optional dependencies, or add it yourself: npm install ${pkg}`
+    );
+  }
+  return path.join(dir, "bin", "agent-rewind");
+}
+
+module.exports = { SUPPORTED, binaryPath };

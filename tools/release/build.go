@@ -1,0 +1,128 @@
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"golang.org/x/mod/semver"
+)
+
+// versionPkg is the package whose version and commit variables the link stamps.
+const versionPkg = "github.com/agent-rewind/rewind/cli/internal/command"
+
+// Options is one release run.
+type Options struct {
+	Root    string   // repository root: holds go.work, cli/ and npm/
+	Out     string   // folder the artifacts are written to
+	Version string   // Go release version, vMAJOR.MINOR.PATCH[-PRERELEASE]
+	Commit  string   // commit stamped into the binaries
+	Targets []Target // platforms to build
+	Log     io.Writer
+}
+
+// CheckVersion accepts a canonical semantic version with the leading v Go module tags use.
+func CheckVersion(v string) error {
+	if !semver.IsValid(v) || semver.Canonical(v) != v {
+		return fmt.Errorf("version %q is not a release version: give it as vMAJOR.MINOR.PATCH, for example v0.3.0 or v0.3.0-rc.1 (no build metadata)", v)
+	}
+	return nil
+}
+
+// BinaryName is the file name of the release binary for t.
+func BinaryName(version string, t Target) string {
+	return "agent-rewind-" + version + "-" + t.OS + "-" + t.Arch
+}
+
+// Build builds the binary of every target into o.Out and writes SHA256SUMS beside them. It
+// returns each target's binary path.
+func Build(ctx context.Context, o Options) (map[Target]string, error) {
+	if err := CheckVersion(o.Version); err != nil {
+		return nil, err
+	}
+	if o.Commit == "" {
+		return nil, errors.New("no commit to stamp: pass -commit or run in a git checkout")
+	}
+	if err := os.MkdirAll(o.Out, 0o755); err != nil {
+		return nil, err
+	}
+	bins := map[Target]string{}
+	var names []string
+	for _, t := range o.Targets {
+		name := BinaryName(o.Version, t)
+		out := filepath.Join(o.Out, name)
+		fmt.Fprintf(o.Log, "release: building %s\n", name)
+		ldflags := fmt.Sprintf("-s -w -X %s.version=%s -X %s.commit=%s", versionPkg, o.Version, versionPkg, o.Commit)
+		cmd := exec.CommandContext(ctx, "go", "build", "-trimpath", "-buildvcs=false", "-ldflags", ldflags, "-o", out, "./cmd/agent-rewind")
+		cmd.Dir = filepath.Join(o.Root, "cli")
+		// Everything that shapes the bytes is fixed here, not taken from the caller's environment.
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS="+t.OS, "GOARCH="+t.Arch, "GOAMD64=v1", "GOARM64=v8.0",
+			"GOFLAGS=", "GOEXPERIMENT=", "GOWORK="+filepath.Join(o.Root, "go.work"))
+		if b, err := cmd.CombinedOutput(); err != nil {
+			return nil, fmt.Errorf("go build %s: %v\n%s", t, err, b)
+		}
+		bins[t] = out
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	var sums strings.Builder
+	for _, name := range names {
+		sum, err := fileSHA256(filepath.Join(o.Out, name))
+		if err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(&sums, "%s  %s\n", sum, name) // the format sha256sum --check reads
+	}
+	return bins, writeFileDurable(filepath.Join(o.Out, "SHA256SUMS"), []byte(sums.String()), 0o644)
+}
+
+func fileSHA256(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("%x", h.Sum(nil)), nil
+}
+
+// writeFileDurable writes data to path via a synced temporary file, a rename and a synced folder.
+func writeFileDurable(path string, data []byte, perm os.FileMode) error {
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(f.Name())
+	if _, err := f.Write(data); err == nil {
+		err = f.Chmod(perm)
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}

@@ -1,0 +1,99 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strings"
+)
+
+const usage = `usage:
+  go run ./tools/release build -version vX.Y.Z [-out dist] [-targets all|host|linux/amd64,...] [-commit SHA] [-allow-dirty]
+  go run ./tools/release npm   -version vX.Y.Z [-out dist] [-targets all|host|linux/amd64,...] [-commit SHA] [-allow-dirty]
+
+build writes the binaries and SHA256SUMS to -out; npm also writes and packs the npm packages.
+`
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "release:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, args []string, log io.Writer) error {
+	if len(args) == 0 || (args[0] != "build" && args[0] != "npm") {
+		return errors.New("name a step, build or npm\n" + usage)
+	}
+	fs := flag.NewFlagSet(args[0], flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	version := fs.String("version", "", "release version, vX.Y.Z")
+	out := fs.String("out", "dist", "output folder")
+	targets := fs.String("targets", "all", "all, host, or a comma-separated list of GOOS/GOARCH")
+	commit := fs.String("commit", "", "commit to stamp (default: the checkout's HEAD)")
+	dirty := fs.Bool("allow-dirty", false, "build from a checkout with uncommitted changes (stamps COMMIT-dirty)")
+	if err := fs.Parse(args[1:]); err != nil {
+		return fmt.Errorf("%v\n%s", err, usage)
+	}
+	root, err := repoRoot()
+	if err != nil {
+		return err
+	}
+	o := Options{Root: root, Out: *out, Version: *version, Commit: *commit, Log: log}
+	if o.Targets, err = ParseTargets(*targets); err != nil {
+		return err
+	}
+	if err := CheckVersion(o.Version); err != nil {
+		return err
+	}
+	if o.Commit == "" {
+		if o.Commit, err = headCommit(ctx, root, *dirty); err != nil {
+			return err
+		}
+	}
+	bins, err := Build(ctx, o)
+	if err != nil || args[0] == "build" {
+		return err
+	}
+	_, err = Pack(ctx, o, bins)
+	return err
+}
+
+// repoRoot is the folder of the go.work that the go command uses here: the repository root.
+func repoRoot() (string, error) {
+	b, err := exec.Command("go", "env", "GOWORK").Output()
+	work := strings.TrimSpace(string(b))
+	if err != nil || work == "" || work == "off" {
+		return "", fmt.Errorf("no go.work found (go env GOWORK = %q, %v): run this inside the agent-rewind checkout", work, err)
+	}
+	return filepath.Dir(work), nil
+}
+
+// headCommit is HEAD of the checkout at root; a checkout with uncommitted changes is refused
+// unless allowDirty, and then stamped COMMIT-dirty so the binary does not claim a commit it is not.
+func headCommit(ctx context.Context, root string, allowDirty bool) (string, error) {
+	head, err := exec.CommandContext(ctx, "git", "-C", root, "rev-parse", "HEAD").Output()
+	if err != nil {
+		return "", fmt.Errorf("git rev-parse HEAD in %s: %v: pass -commit SHA to build outside a git checkout", root, err)
+	}
+	status, err := exec.CommandContext(ctx, "git", "-C", root, "status", "--porcelain").Output()
+	if err != nil {
+		return "", fmt.Errorf("git status in %s: %v", root, err)
+	}
+	c := strings.TrimSpace(string(head))
+	if len(status) > 0 {
+		if !allowDirty {
+			return "", fmt.Errorf("the checkout %s has uncommitted changes; commit them, or pass -allow-dirty to stamp %s-dirty:\n%s", root, c, status)
+		}
+		c += "-dirty"
+	}
+	return c, nil
+}

@@ -1,0 +1,179 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// copyTree copies the checkout's files (tracked and untracked, minus ignored ones such as
+// node_modules) from root to dst: a source tree in another folder, with no .git.
+func copyTree(t *testing.T, root, dst string) {
+	t.Helper()
+	out, err := exec.Command("git", "-C", root, "ls-files", "-z", "--cached", "--others", "--exclude-standard").Output()
+	if err != nil {
+		t.Fatalf("git ls-files: %v", err)
+	}
+	for _, rel := range strings.Split(strings.TrimRight(string(out), "\x00"), "\x00") {
+		src := filepath.Join(root, rel)
+		fi, err := os.Lstat(src)
+		if os.IsNotExist(err) {
+			continue // deleted in the work tree, not yet committed
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		if !fi.Mode().IsRegular() {
+			continue
+		}
+		b, err := os.ReadFile(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := writeFile(filepath.Join(dst, rel), b, fi.Mode().Perm()); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestReproducible builds the host's release binary from two copies of this tree in different
+// folders and requires byte-identical binaries and SHA256SUMS. With REWIND_REPRO_COLD=1 the
+// second build starts from an empty build cache, so no compiled package is shared between the
+// two (slower: every dependency is compiled again).
+func TestReproducible(t *testing.T) {
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	var sums [2][]byte
+	var bins [2][]byte
+	for i, dir := range []string{filepath.Join(tmp, "a"), filepath.Join(tmp, "second", "copy", "of", "the", "tree")} {
+		copyTree(t, root, dir)
+		if i == 1 && os.Getenv("REWIND_REPRO_COLD") == "1" {
+			t.Setenv("GOCACHE", filepath.Join(tmp, "gocache"))
+		}
+		o := Options{Root: dir, Out: filepath.Join(dir, "dist"), Version: "v0.3.0", Commit: "0123456789abcdef0123456789abcdef01234567", Targets: []Target{host(t)}, Log: io.Discard}
+		out, err := Build(t.Context(), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bins[i], err = os.ReadFile(out[o.Targets[0]]); err != nil {
+			t.Fatal(err)
+		}
+		if sums[i], err = os.ReadFile(filepath.Join(o.Out, "SHA256SUMS")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !bytes.Equal(bins[0], bins[1]) {
+		t.Fatalf("the two builds differ (%d and %d bytes)", len(bins[0]), len(bins[1]))
+	}
+	if !bytes.Equal(sums[0], sums[1]) || !bytes.Contains(sums[0], []byte("  "+BinaryName("v0.3.0", host(t))+"\n")) {
+		t.Fatalf("SHA256SUMS:\n%s\n%s", sums[0], sums[1])
+	}
+	// The stamped version and commit are what the binary reports.
+	bin := filepath.Join(tmp, "a", "dist", BinaryName("v0.3.0", host(t)))
+	out, err := exec.Command(bin, "--json", "version").Output()
+	var v struct{ Version, Commit string }
+	if err != nil || json.Unmarshal(out, &v) != nil || v.Version != "v0.3.0" || v.Commit != "0123456789abcdef0123456789abcdef01234567" {
+		t.Fatalf("version: %s (%v)", out, err)
+	}
+	// The README's checks (Linux, macOS), where the tool is present, accept the file as written.
+	for _, argv := range [][]string{{"sha256sum", "--check", "--ignore-missing", "SHA256SUMS"}, {"shasum", "-a", "256", "--check", "--ignore-missing", "SHA256SUMS"}} {
+		if _, err := exec.LookPath(argv[0]); err != nil {
+			continue
+		}
+		check := exec.Command(argv[0], argv[1:]...)
+		check.Dir = filepath.Join(tmp, "a", "dist")
+		if out, err := check.CombinedOutput(); err != nil {
+			t.Fatalf("%v: %v\n%s", argv, err, out)
+		}
+	}
+}
+
+// TestWindowsBuildStops: a build for Windows fails at once with a message naming what to do,
+// and the release tool refuses it as a target.
+func TestWindowsBuildStops(t *testing.T) {
+	cmd := exec.Command("go", "build", "-o", os.DevNull, "./cmd/agent-rewind")
+	cmd.Dir = filepath.Join("..", "..", "cli")
+	cmd.Env = append(os.Environ(), "GOOS=windows", "GOARCH=amd64", "CGO_ENABLED=0")
+	out, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "supports-only-linux-and-macos/on-windows-run-the-linux-build-inside-WSL-2") {
+		t.Fatalf("GOOS=windows go build: %v\n%s", err, out)
+	}
+	if _, err := ParseTargets("windows/amd64"); err == nil || !strings.Contains(err.Error(), "WSL 2") {
+		t.Fatalf("ParseTargets(windows/amd64) = %v", err)
+	}
+}
+
+func TestCheckVersion(t *testing.T) {
+	for v, ok := range map[string]bool{"v0.3.0": true, "v1.2.3-rc.1": true, "0.3.0": false, "v0.3": false, "v0.3.0+meta": false, "": false} {
+		if err := CheckVersion(v); (err == nil) != ok {
+			t.Errorf("CheckVersion(%q) = %v", v, err)
+		}
+	}
+}
+
+// TestPackageJSONLicense: every package.json of the repository (the npm packages and the test
+// clients) carries the licence's SPDX identifier.
+func TestPackageJSONLicense(t *testing.T) {
+	root := filepath.Join("..", "..")
+	out, err := exec.Command("git", "-C", root, "ls-files", "--cached", "--others", "--exclude-standard", "*package.json").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := strings.Fields(string(out))
+	if len(files) == 0 {
+		t.Fatal("no package.json found")
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(filepath.Join(root, f))
+		if os.IsNotExist(err) {
+			continue
+		}
+		var pkg struct{ License string }
+		if err != nil || json.Unmarshal(b, &pkg) != nil || pkg.License != npmLicense {
+			t.Errorf("%s: license %q, want %q (%v)", f, pkg.License, npmLicense, err)
+		}
+	}
+}
+
+// TestCommandLine runs the tool as its usage shows (build for the host, an explicit commit) and
+// checks that a checkout with uncommitted changes is refused unless -allow-dirty, which stamps
+// COMMIT-dirty.
+func TestCommandLine(t *testing.T) {
+	out := t.TempDir()
+	if err := run(t.Context(), []string{"build", "-version", "v0.3.0", "-targets", "host", "-out", out, "-commit", "abc123"}, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(out, BinaryName("v0.3.0", host(t)))); err != nil {
+		t.Fatal(err)
+	}
+	if err := run(t.Context(), []string{"build", "-version", "0.3.0"}, io.Discard); err == nil || !strings.Contains(err.Error(), "vMAJOR.MINOR.PATCH") {
+		t.Fatalf("version without v: %v", err)
+	}
+
+	repo := t.TempDir()
+	for _, args := range [][]string{{"init", "-q"}, {"-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "x"}} {
+		if out, err := exec.Command("git", append([]string{"-C", repo}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	clean, err := headCommit(t.Context(), repo, false)
+	if err != nil || len(clean) != 40 {
+		t.Fatalf("clean checkout: %q, %v", clean, err)
+	}
+	if err := os.WriteFile(filepath.Join(repo, "new.txt"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := headCommit(t.Context(), repo, false); err == nil || !strings.Contains(err.Error(), "-allow-dirty") {
+		t.Fatalf("dirty checkout without -allow-dirty: %v", err)
+	}
+	if c, err := headCommit(t.Context(), repo, true); err != nil || c != clean+"-dirty" {
+		t.Fatalf("dirty checkout with -allow-dirty: %q, %v", c, err)
+	}
+}
