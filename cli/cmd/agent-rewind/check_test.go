@@ -19,7 +19,7 @@ import (
 // "check" end to end: each kind of damage done to a real store by hand, found by the real binary;
 // --repair fixes what it says, and a second check exits 0.
 
-// checkOut is the --json shape of "check", as the README documents it.
+// checkOut is the --json shape of "check", as docs/check.md documents it.
 type checkOut struct {
 	OK, ReadData, Repair bool
 	Found, Repaired      int

@@ -1,7 +1,7 @@
 // Command agent-rewind gives coding agents whole-workspace checkpoint and rewind, a
 // refuse-and-record barrier for external effects, and a tamper-evident hash chain over both.
 //
-// Run "agent-rewind --help" for the commands; the repository README documents them.
+// Run "agent-rewind --help" for the commands; the README and docs/ document them.
 package main
 
 import (

@@ -20,7 +20,7 @@ import (
 // The checkpoint commands end to end: real workspaces changed by real shell commands (and real
 // git), the real binary, and the chain verified at the end of every scenario.
 
-// The --json shapes, as the README documents them.
+// The --json shapes, as docs/checkpoints.md documents them.
 type (
 	cpOut struct {
 		ID, Label, Kind, Parent, Manifest string

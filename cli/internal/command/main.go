@@ -20,29 +20,29 @@ type CLI struct {
 	JSON      bool   `help:"Write machine-readable JSON to stdout instead of text."`
 
 	Version VersionCmd `cmd:"" help:"Print the version of agent-rewind and of the Go toolchain that built it."`
-	Chain   ChainCmd   `cmd:"" help:"Verify, prove, sign and export the tamper-evident hash chain."`
+	Chain   ChainCmd   `cmd:"" help:"Verify, prove, sign and export the tamper-evident hash chain. Details: docs/chain.md."`
 
-	Checkpoint CheckpointCmd `cmd:"" help:"Capture the whole workspace (every file, directory, symlink and mode) as a checkpoint; prints its id."`
-	Rewind     RewindCmd     `cmd:"" help:"Restore any checkpoint exactly, after checkpointing the state you leave (so the rewind can be undone)."`
-	Replay     ReplayCmd     `cmd:"" help:"Move forward to a checkpoint recorded after the current position, such as a rewind's safety checkpoint."`
-	List       ListCmd       `cmd:"" help:"Show the timeline of checkpoints, marking the current position (a graph in a terminal)."`
-	Diff       DiffCmd       `cmd:"" help:"Show the paths added, modified, deleted or changed in mode or type between a checkpoint and the workspace, or two checkpoints."`
-	GC         GCCmd         `cmd:"" name:"gc" help:"Remove old checkpoints (--keep-last, --keep-within) and contents no kept checkpoint needs; with --orphans, the stores whose workspace is gone."`
-	Check      CheckCmd      `cmd:"" help:"Verify the whole store: every checkpoint, manifest and stored content, the stat cache against the files, the hash chain. Exit 0 when all agree, 1 otherwise."`
-	Store      StoreCmd      `cmd:"" help:"Print where the workspace's store is (outside the workspace), its id, identity and size; --adopt continues an earlier folder's history."`
+	Checkpoint CheckpointCmd `cmd:"" help:"Capture the whole workspace (every file, directory, symlink and mode) as a checkpoint; prints its id. Details: docs/checkpoints.md."`
+	Rewind     RewindCmd     `cmd:"" help:"Restore any checkpoint exactly, after checkpointing the state you leave (so the rewind can be undone). Details: docs/checkpoints.md."`
+	Replay     ReplayCmd     `cmd:"" help:"Move forward to a checkpoint recorded after the current position, such as a rewind's safety checkpoint. Details: docs/checkpoints.md."`
+	List       ListCmd       `cmd:"" help:"Show the timeline of checkpoints, marking the current position (a graph in a terminal). Details: docs/checkpoints.md."`
+	Diff       DiffCmd       `cmd:"" help:"Show the paths added, modified, deleted or changed in mode or type between a checkpoint and the workspace, or two checkpoints. Details: docs/checkpoints.md."`
+	GC         GCCmd         `cmd:"" name:"gc" help:"Remove old checkpoints (--keep-last, --keep-within) and contents no kept checkpoint needs; with --orphans, the stores whose workspace is gone. Details: docs/checkpoints.md."`
+	Check      CheckCmd      `cmd:"" help:"Verify the whole store: every checkpoint, manifest and stored content, the stat cache against the files, the hash chain. Exit 0 when all agree, 1 otherwise. Details: docs/check.md."`
+	Store      StoreCmd      `cmd:"" help:"Print where the workspace's store is (outside the workspace), its id, identity and size; --adopt continues an earlier folder's history. Details: docs/store.md."`
 
-	Guard   GuardCmd   `cmd:"" help:"Decide whether a tool call or an explicit effect may run (agents' hooks call it): exit 0 allowed, 2 refused."`
-	Release ReleaseCmd `cmd:"" help:"Re-arm an effect key after reconciling what happened (a person's action, recorded on the chain)."`
-	Effects EffectsCmd `cmd:"" help:"List the effect ledger: each key's state, first use, checkpoint and tool call."`
+	Guard   GuardCmd   `cmd:"" help:"Decide whether a tool call or an explicit effect may run (agents' hooks call it): exit 0 allowed, 2 refused. Details: docs/barrier.md."`
+	Release ReleaseCmd `cmd:"" help:"Re-arm an effect key after reconciling what happened (a person's action, recorded on the chain). Details: docs/barrier.md."`
+	Effects EffectsCmd `cmd:"" help:"List the effect ledger: each key's state, first use, checkpoint and tool call. Details: docs/barrier.md."`
 
-	CacheReport  CacheReportCmd  `cmd:"" name:"cache-report" help:"Show where a prompt-cache breakpoint would go in an Anthropic Messages request body, and why (no model call, no workspace)."`
-	Prune        PruneCmd        `cmd:"" name:"prune" help:"Replace repeated identical tool results in a request body with references to the first one; the body goes to stdout, a summary to stderr."`
-	CacheCompare CacheCompareCmd `cmd:"" name:"cache-compare" help:"Compare two consecutive request bodies' cacheable prefixes: unchanged, appended, or where they diverge."`
-	Analyze      AnalyzeCmd      `cmd:"" name:"analyze" help:"Count the exact-repeat opportunities in a capture of provider traffic (an attested report; no model call, no workspace)."`
+	CacheReport  CacheReportCmd  `cmd:"" name:"cache-report" help:"Show where a prompt-cache breakpoint would go in an Anthropic Messages request body, and why (no model call, no workspace). Details: docs/offline-tools.md."`
+	Prune        PruneCmd        `cmd:"" name:"prune" help:"Replace repeated identical tool results in a request body with references to the first one; the body goes to stdout, a summary to stderr. Details: docs/offline-tools.md."`
+	CacheCompare CacheCompareCmd `cmd:"" name:"cache-compare" help:"Compare two consecutive request bodies' cacheable prefixes: unchanged, appended, or where they diverge. Details: docs/offline-tools.md."`
+	Analyze      AnalyzeCmd      `cmd:"" name:"analyze" help:"Count the exact-repeat opportunities in a capture of provider traffic (an attested report; no model call, no workspace). Details: docs/offline-tools.md."`
 
-	MCP     MCPCmd     `cmd:"" name:"mcp" help:"Serve the MCP tools (checkpoint, rewind, guard_effect, ...) over stdio to a coding agent, until stdin closes."`
-	Gateway GatewayCmd `cmd:"" name:"gateway" help:"Run the token-saving reverse proxy in front of the Anthropic API: exact replay, cache preservation, pruning, the durable tape."`
-	Savings SavingsCmd `cmd:"" name:"savings" help:"Print the gateway's replay-savings receipt (savings.json in the store): replay savings only."`
+	MCP     MCPCmd     `cmd:"" name:"mcp" help:"Serve the MCP tools (checkpoint, rewind, guard_effect, ...) over stdio to a coding agent, until stdin closes. Details: docs/mcp.md."`
+	Gateway GatewayCmd `cmd:"" name:"gateway" help:"Run the token-saving reverse proxy in front of the Anthropic API: exact replay, cache preservation, pruning, the durable tape. Details: docs/gateway.md."`
+	Savings SavingsCmd `cmd:"" name:"savings" help:"Print the gateway's replay-savings receipt (savings.json in the store): replay savings only. Details: docs/gateway.md."`
 }
 
 // workspaceFlag returns the last --workspace value among args as given (before "--"), and

@@ -23,7 +23,7 @@ func mcpTerminalNotice(env *Env, wd string) {
 		}
 	}
 	fmt.Fprintf(env.Stderr, "agent-rewind mcp: %s is waiting for an MCP client on stdin (JSON-RPC, one message a line).\n"+
-		"To use it, add \"agent-rewind mcp\" to your agent's MCP servers (see the README, MCP server). To leave, press Ctrl-D or Ctrl-C.\n", what)
+		"To use it, add \"agent-rewind mcp\" to your agent's MCP servers (see docs/mcp.md). To leave, press Ctrl-D or Ctrl-C.\n", what)
 }
 
 // stdinIsTerminal reports whether the Env's stdin is a terminal: a character device other than
