@@ -23,6 +23,7 @@ type CheckpointResult struct {
 	Excluded      []string  `json:"excluded,omitempty"` // excluded paths, sorted, at most 100
 	ExcludedCount int       `json:"excludedCount"`      // all excluded paths (a directory counts once)
 	Warnings      []string  `json:"warnings,omitempty"` // things that cost time but not data
+	Walk          Walk      `json:"walk"`               // how the paths were found: a full walk, or a watcher's hint
 	ChainSeq      int64     `json:"chainSeq,omitempty"` // the chain entry's sequence number
 	Elapsed       Duration  `json:"elapsedMs"`          // wall time of the whole operation
 }
@@ -65,13 +66,20 @@ type CheckpointRecord struct {
 // still exists and the error wraps ErrNotRecorded, with the result returned too (an Intender
 // Recorder then records it late). If it cannot become the current position, it is removed.
 func (s *Store) Checkpoint(ctx context.Context, label string) (*CheckpointResult, error) {
+	return s.CheckpointChanged(ctx, label, nil)
+}
+
+// CheckpointChanged is Checkpoint with a change watcher's hint (changed.go): when the hint holds
+// (it is relative to the current position), only the paths it names are looked at. A hint that
+// cannot be used is ignored: the whole tree is walked, and Walk.Reason says why.
+func (s *Store) CheckpointChanged(ctx context.Context, label string, hint *Changed) (*CheckpointResult, error) {
 	start := time.Now()
 	unlock, err := s.lockAndRecover(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
-	res, _, err := s.checkpointLocked(ctx, label, KindNormal, false)
+	res, _, err := s.checkpointLocked(ctx, label, KindNormal, false, hint)
 	if res != nil {
 		res.Elapsed = Duration(time.Since(start))
 	}
@@ -81,8 +89,12 @@ func (s *Store) Checkpoint(ctx context.Context, label string) (*CheckpointResult
 // checkpointLocked captures the workspace and commits a checkpoint of the given kind. With
 // reuse, a workspace equal to the current position commits nothing and returns that position.
 // It also returns the capture, which a restore uses as the live state.
-func (s *Store) checkpointLocked(ctx context.Context, label string, kind Kind, reuse bool) (*CheckpointResult, *capture, error) {
-	c, err := s.captureLive(ctx, true)
+func (s *Store) checkpointLocked(ctx context.Context, label string, kind Kind, reuse bool, hint *Changed) (*CheckpointResult, *capture, error) {
+	ign, err := s.loadIgnore()
+	if err != nil {
+		return nil, nil, err
+	}
+	c, err := s.captureLiveRules(ctx, true, ign, hint)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -109,7 +121,7 @@ func (s *Store) checkpointLocked(ctx context.Context, label string, kind Kind, r
 		return nil, nil, err
 	}
 	res := &CheckpointResult{NewObjects: newObjects, NewBytes: newBytes, Hashed: c.hashed, Verified: c.verified,
-		Excluded: c.scan.excluded, ExcludedCount: c.scan.excludedCount, Warnings: c.warnings}
+		Excluded: c.scan.excluded, ExcludedCount: c.scan.excludedCount, Warnings: c.warnings, Walk: c.walk}
 	for i := range live {
 		if e := &live[i]; e.Type == TypeSkipped {
 			res.Skipped = append(res.Skipped, Skipped{Path: e.Path, Reason: e.Reason})
