@@ -31,16 +31,16 @@ type tree struct {
 	f      *os.File
 	fd     int // f's descriptor, used only with mu held and f open (Fd would make f blocking)
 
-	mu        sync.Mutex
-	wds       map[int]string // watch descriptor -> directory, relative ("" for the root)
-	dirs      map[string]int
-	cookieWd  int
-	seq       uint64
-	changes   map[string]uint64 // path -> the number of its last change
-	lostAt    uint64            // tokens before this number are refused
-	broken    string            // set when the watch cannot be trusted any more
-	gone      bool              // the workspace's folder was removed or moved
-	waiters   map[string]chan struct{}
+	mu       sync.Mutex
+	wds      map[int]string // watch descriptor -> directory, relative ("" for the root)
+	dirs     map[string]int
+	cookieWd int
+	seq      uint64
+	changes  map[string]uint64 // path -> the number of its last change
+	lostAt   uint64            // tokens before this number are refused
+	broken   string            // set when the watch cannot be trusted any more
+	gone     bool              // the workspace's folder was removed or moved
+	waiters  map[string]chan struct{}
 }
 
 func newTree(root, skip, cookie string) (*tree, error) {
