@@ -63,6 +63,7 @@ func Start(store, root string, wait time.Duration) (*Reply, error) {
 	}
 	cmd := exec.Command(exe, "--workspace", root, "watch", "run")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	cmd.Dir = "/" // not holding the workspace (or any folder) as its working directory
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start the watcher: %w", err)
 	}
