@@ -132,6 +132,25 @@ func TestWatcherEndToEnd(t *testing.T) {
 	if r := run(t, ws, "", "watch", "status"); r.code != 0 || !strings.Contains(r.stdout, "no watcher runs") {
 		t.Fatalf("watch status text: %q %q", r.stdout, r.stderr)
 	}
+	if r := run(t, ws, "", "watch", "stop"); r.code != 0 || !strings.Contains(r.stdout, "no watcher was running") {
+		t.Fatalf("watch stop text: %q %q", r.stdout, r.stderr)
+	}
+	// The README's and docs/watch.md's commands, as written.
+	t.Setenv("REWIND_WATCH", "off")
+	if r := run(t, ws, "", "checkpoint"); r.code != 0 || !strings.HasPrefix(r.stdout, "checkpoint ") {
+		t.Fatalf("REWIND_WATCH=off agent-rewind checkpoint: %q %q", r.stdout, r.stderr)
+	}
+	if st := watchStatusJSON(t, ws); st.Running {
+		t.Fatalf("REWIND_WATCH=off started a watcher: %+v", st)
+	}
+	t.Setenv("REWIND_WATCH", "on")
+	checkpointJSON(t, ws)
+	if r := run(t, ws, "", "watch", "status"); r.code != 0 || !strings.Contains(r.stdout, "directories of") {
+		t.Fatalf("watch status text: %q %q", r.stdout, r.stderr)
+	}
+	if r := run(t, ws, "", "watch", "stop"); r.code != 0 || !strings.Contains(r.stdout, "stopped") {
+		t.Fatalf("watch stop text: %q %q", r.stdout, r.stderr)
+	}
 }
 
 // TestWatcherExitsWithItsWorkspace: removing the workspace's folder ends its watcher.
