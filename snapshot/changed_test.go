@@ -106,3 +106,27 @@ func TestCheckpointChangedTrustsTheHint(t *testing.T) {
 		again = r
 	}
 }
+
+// BenchmarkCheckpointChangedNoChange: a checkpoint told that nothing changed (compare with
+// CheckpointNoChange, which walks).
+func BenchmarkCheckpointChangedNoChange(b *testing.B) {
+	ctx := context.Background()
+	root, _ := benchTree(b)
+	s := mustOpen(b, root, Options{})
+	cp, err := s.Checkpoint(ctx, "first")
+	if err != nil {
+		b.Fatal(err)
+	}
+	backdateIndex(b, s)
+	b.ResetTimer()
+	for b.Loop() {
+		c, err := s.CheckpointChanged(ctx, "again", &Changed{Since: cp.ID})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if c.Hashed != 0 || c.Walk.Mode != "changed" {
+			b.Fatalf("hashed %d files of an unchanged tree, walk %+v", c.Hashed, c.Walk)
+		}
+		cp = c
+	}
+}
