@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/agent-rewind/rewind/mcpserver"
 )
 
 // checkpointOut is the part of "checkpoint --json" the watcher tests read.
@@ -190,5 +192,34 @@ func mkdirs(t *testing.T, dir string) {
 	t.Helper()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestWatcherStartedByTheMCPServer: the MCP server's first checkpoint starts the watcher, and
+// its later checkpoints record what a full walk records.
+func TestWatcherStartedByTheMCPServer(t *testing.T) {
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "app.txt"), "v1\n", 0o644)
+	t.Cleanup(func() { run(t, dir, "", "watch", "stop") })
+	t.Setenv("REWIND_WATCH", "on")
+	cs := startMCP(t, dir, mcpEnv())
+	mcpOK[mcpserver.CheckpointResult](t, cs, "checkpoint", map[string]any{"label": "one"})
+	st := watchStatusJSON(t, dir)
+	if !st.Running {
+		t.Fatalf("no watcher after the MCP server's checkpoint: %+v", st)
+	}
+	write(t, filepath.Join(dir, "app.txt"), "v2\n", 0o644)
+	mcpOK[mcpserver.CheckpointResult](t, cs, "checkpoint", map[string]any{"label": "two"})
+	write(t, filepath.Join(dir, "new.txt"), "new\n", 0o644)
+	viaMCP := mcpOK[mcpserver.CheckpointResult](t, cs, "checkpoint", map[string]any{"label": "three"})
+	// The CLI's next checkpoint uses the token the MCP server's checkpoint saved.
+	again := checkpointJSON(t, dir)
+	if again.Walk.Mode != "changed" {
+		t.Fatalf("after the MCP server's checkpoints: walk %+v", again.Walk)
+	}
+	t.Setenv("REWIND_WATCH", "off")
+	full := checkpointJSON(t, dir)
+	if full.Manifest != again.Manifest {
+		t.Fatalf("watched checkpoint %s (after MCP's %s) differs from a full walk's %s", again.Manifest, viaMCP.ID, full.Manifest)
 	}
 }

@@ -36,23 +36,10 @@ func (c *CheckpointCmd) Run(env *Env) error {
 		return err
 	}
 	defer s.close()
-	cur, err := s.store.Current()
-	if err != nil {
-		return err
-	}
-	hint, token, why := watchHint(s.ws.Root, s.ws.Meta, cur)
-	res, err := s.store.CheckpointChanged(context.Background(), c.Label, hint)
+	res, err := watch.Checkpoint(context.Background(), s.store, s.ws.Root, s.ws.Meta, c.Label, true)
 	s.done()
 	if res == nil {
 		return err
-	}
-	if res.Walk.Mode == "full" && res.Walk.Reason == "" {
-		res.Walk.Reason = why
-	}
-	if token != "" {
-		if werr := watch.WritePosition(s.ws.Meta, res.ID, token); werr != nil {
-			res.Warnings = append(res.Warnings, fmt.Sprintf("the watcher's position was not saved (%v): the next checkpoint walks the tree", werr))
-		}
 	}
 	res.Warnings = append(res.Warnings, gitWarnings(s.ws.Root)...)
 	out := &CheckpointOutput{CheckpointResult: res, Store: s.ws.Meta}

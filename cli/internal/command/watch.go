@@ -12,7 +12,6 @@ import (
 
 	"github.com/agent-rewind/rewind/cli/internal/watch"
 	"github.com/agent-rewind/rewind/cli/internal/workspace"
-	"github.com/agent-rewind/rewind/snapshot"
 )
 
 // WatchCmd runs, shows or stops the workspace's change watcher.
@@ -128,33 +127,4 @@ func watchStore(env *Env) (string, error) {
 	}
 	defer ws.Close()
 	return ws.Meta, nil
-}
-
-// watchEnv turns the watcher off ("off"): checkpoints then walk the tree and start none.
-const watchEnv = "REWIND_WATCH"
-
-// watchHint asks the workspace's change watcher, starting one if none runs, what changed since
-// checkpoint current. It returns the hint (nil: walk the tree, and why), and the token to record
-// with the checkpoint (watch.WritePosition) once taken.
-func watchHint(root, store, current string) (hint *snapshot.Changed, token, why string) {
-	if !watch.Supported {
-		return nil, "", "no change watcher on this system"
-	}
-	if os.Getenv(watchEnv) == "off" {
-		return nil, "", watchEnv + "=off"
-	}
-	hint, token, why, err := watch.Hint(store, current)
-	if errors.Is(err, watch.ErrNotRunning) {
-		if _, err := watch.Start(store, root, 5*time.Second); err != nil {
-			return nil, "", fmt.Sprintf("no watcher was running, and starting one failed: %v", err)
-		}
-		hint, token, why, err = watch.Hint(store, current)
-		if err == nil {
-			why = "a watcher was started now; " + why
-		}
-	}
-	if err != nil {
-		return nil, "", why
-	}
-	return hint, token, why
 }
