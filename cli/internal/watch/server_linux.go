@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"path/filepath"
@@ -22,6 +23,9 @@ var ErrRunning = errors.New("a watcher is already running for this workspace")
 
 // catchUp bounds the wait for the cookie event: a watcher that is this far behind is not asked.
 const catchUp = 2 * time.Second
+
+// maxRequest bounds a request line: a request is a few dozen bytes.
+const maxRequest = 64 << 10
 
 // server is a running watcher.
 type server struct {
@@ -117,7 +121,7 @@ func (s *server) serve(c net.Conn, stop func()) {
 	c.SetDeadline(time.Now().Add(catchUp + 5*time.Second))
 	s.last.Store(time.Now().UnixNano())
 	r := Reply{ID: s.id, PID: os.Getpid(), Root: s.o.Root, Started: s.started, Watched: s.t.watched()}
-	line, err := bufio.NewReader(c).ReadBytes('\n')
+	line, err := bufio.NewReader(io.LimitReader(c, maxRequest)).ReadBytes('\n')
 	var req Request
 	if err == nil {
 		err = json.Unmarshal(line, &req)
