@@ -31,3 +31,18 @@ func TestServerRefusesBadRequests(t *testing.T) {
 		t.Fatalf("after bad requests: %v", err)
 	}
 }
+
+// TestLongStorePath: a store whose socket path is longer than a socket address may be is
+// reached through its folder's descriptor.
+func TestLongStorePath(t *testing.T) {
+	root := t.TempDir()
+	store := filepath.Join(t.TempDir(), strings.Repeat("long-folder-name-", 8), "store")
+	if len(filepath.Join(dir(store), "sock")) <= maxSockPath {
+		t.Fatal("the path is not long enough to test anything")
+	}
+	startWatcher(t, root, store)
+	r, err := Ask(store, Request{Op: "since"}, 5*time.Second)
+	if err != nil || r.Token == "" {
+		t.Fatalf("since: %+v, %v", r, err)
+	}
+}
