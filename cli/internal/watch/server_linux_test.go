@@ -46,3 +46,21 @@ func TestLongStorePath(t *testing.T) {
 		t.Fatalf("since: %+v, %v", r, err)
 	}
 }
+
+// TestIdleExit: a watcher no one asks exits after its idle period, removing its socket.
+func TestIdleExit(t *testing.T) {
+	root, store := t.TempDir(), filepath.Join(t.TempDir(), "store")
+	done := make(chan error, 1)
+	go func() { done <- Run(t.Context(), Options{Root: root, Store: store, Idle: 300 * time.Millisecond}) }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the watcher did not exit when idle")
+	}
+	if _, err := Ask(store, Request{Op: "status"}, time.Second); err != ErrNotRunning {
+		t.Fatalf("after the idle exit: %v, want ErrNotRunning", err)
+	}
+}
