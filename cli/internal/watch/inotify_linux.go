@@ -43,7 +43,19 @@ type tree struct {
 	waiters  map[string]chan struct{}
 }
 
+// remoteFS are file systems whose files other machines or processes can change without inotify
+// seeing it (statfs f_type): no watcher there, checkpoints walk.
+var remoteFS = map[uint32]string{0x6969: "NFS", 0xff534d42: "CIFS", 0xfe534d42: "SMB2", 0x517b: "SMB",
+	0x65735546: "FUSE", 0x01021997: "9p", 0x564c: "NCP", 0x6b414653: "AFS", 0x73757245: "Coda", 0x47504653: "GPFS", 0x0bd00bd0: "Lustre"}
+
 func newTree(root, skip, cookie string) (*tree, error) {
+	var fs syscall.Statfs_t
+	if err := syscall.Statfs(root, &fs); err != nil {
+		return nil, fmt.Errorf("statfs %s: %w", root, err)
+	}
+	if name, ok := remoteFS[uint32(fs.Type)]; ok {
+		return nil, fmt.Errorf("%s is on %s, where inotify does not see every change: checkpoints walk the tree", root, name)
+	}
 	fd, err := syscall.InotifyInit1(syscall.IN_CLOEXEC | syscall.IN_NONBLOCK)
 	if err != nil {
 		return nil, fmt.Errorf("inotify: %w", err)
