@@ -1,9 +1,13 @@
 package watch
 
 import (
+	"errors"
 	"path/filepath"
 	"time"
 )
+
+// ErrRunning is returned by Run when another watcher already serves the workspace.
+var ErrRunning = errors.New("a watcher is already running for this workspace")
 
 // Request is what a client sends, one JSON line.
 type Request struct {

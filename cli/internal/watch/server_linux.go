@@ -18,9 +18,6 @@ import (
 	"time"
 )
 
-// ErrRunning is returned by Run when another watcher already serves the workspace.
-var ErrRunning = errors.New("a watcher is already running for this workspace")
-
 // catchUp bounds the wait for the cookie event: a watcher that is this far behind is not asked.
 const catchUp = 2 * time.Second
 
