@@ -214,3 +214,17 @@ func (s *Store) entryAt(p string) (liveEntry, bool, error) {
 	}
 	return e, true, nil
 }
+
+// reuseUnchanged is the current position, reused, when hint says nothing changed since it; nil
+// when the hint is about another checkpoint (the capture then decides).
+func (s *Store) reuseUnchanged(hint *Changed) *CheckpointResult {
+	pos, err := s.readPosition()
+	if err != nil || pos.Current == "" || pos.Current != hint.Since {
+		return nil
+	}
+	cur, err := s.readCheckpoint(pos.Current)
+	if err != nil {
+		return nil
+	}
+	return &CheckpointResult{Checkpoint: *cur, Reused: true, Walk: Walk{Mode: "changed"}}
+}

@@ -130,3 +130,31 @@ func BenchmarkCheckpointChangedNoChange(b *testing.B) {
 		cp = c
 	}
 }
+
+// TestReuseUnchanged: a checkpoint that may reuse the current position (an automatic one), told
+// nothing changed since it, reuses it without looking at the tree; told about another
+// checkpoint, it looks.
+func TestReuseUnchanged(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	put(t, root, "x.txt", "x", 0o644)
+	s := mustOpen(t, root, Options{StateDir: filepath.Join(t.TempDir(), "store")})
+	first, err := s.Checkpoint(ctx, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	put(t, root, "unseen.txt", "u", 0o644) // the hint's promise decides: not looked at
+	unlock, err := s.lockAndRecover(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
+	res, _, err := s.checkpointLocked(ctx, "auto", KindSafety, true, &Changed{Since: first.ID})
+	if err != nil || !res.Reused || res.ID != first.ID || res.Walk.Mode != "changed" {
+		t.Fatalf("reuse with a no-change hint: %+v, %v", res, err)
+	}
+	res, _, err = s.checkpointLocked(ctx, "auto", KindSafety, true, &Changed{Since: "000000000000"})
+	if err != nil || res.Reused || res.Walk.Mode != "full" || res.Manifest == first.Manifest {
+		t.Fatalf("a hint about another checkpoint: %+v, %v", res, err)
+	}
+}

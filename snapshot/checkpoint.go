@@ -89,7 +89,15 @@ func (s *Store) CheckpointChanged(ctx context.Context, label string, hint *Chang
 // checkpointLocked captures the workspace and commits a checkpoint of the given kind. With
 // reuse, a workspace equal to the current position commits nothing and returns that position.
 // It also returns the capture, which a restore uses as the live state.
+//
+// With reuse and a hint that nothing changed since the current position, it returns that
+// position without looking at the tree, and a nil capture (only a caller without a hint uses it).
 func (s *Store) checkpointLocked(ctx context.Context, label string, kind Kind, reuse bool, hint *Changed) (*CheckpointResult, *capture, error) {
+	if reuse && hint != nil && len(hint.Paths) == 0 {
+		if res := s.reuseUnchanged(hint); res != nil {
+			return res, nil, nil
+		}
+	}
 	ign, err := s.loadIgnore()
 	if err != nil {
 		return nil, nil, err
