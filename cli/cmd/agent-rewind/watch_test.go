@@ -149,7 +149,7 @@ func TestWatcherEndToEnd(t *testing.T) {
 	}
 	t.Setenv("REWIND_WATCH", "on")
 	checkpointJSON(t, ws)
-	if r := run(t, ws, "", "watch", "status"); r.code != 0 || !strings.Contains(r.stdout, "directories of") {
+	if r := run(t, ws, "", "watch", "status"); r.code != 0 || !strings.Contains(r.stdout, " watched, since ") {
 		t.Fatalf("watch status text: %q %q", r.stdout, r.stderr)
 	}
 	if r := run(t, ws, "", "watch", "stop"); r.code != 0 || !strings.Contains(r.stdout, "stopped") {

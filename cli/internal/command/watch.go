@@ -68,8 +68,8 @@ func (c *WatchStatusCmd) Run(env *Env) error {
 			_, err := fmt.Fprintln(w, "no watcher runs for this workspace: checkpoints walk the whole tree (the next checkpoint starts one)")
 			return err
 		}
-		_, err := fmt.Fprintf(w, "watcher %s: pid %d, %d directories of %s watched, since %s\n",
-			r.ID, r.PID, r.Watched, r.Root, localTime(r.Started))
+		_, err := fmt.Fprintf(w, "watcher %s: pid %d, %s of %s watched, since %s\n",
+			r.ID, r.PID, plural(r.Watched, "directory", "directories"), r.Root, localTime(r.Started))
 		return err
 	})
 }
