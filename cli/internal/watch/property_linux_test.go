@@ -204,6 +204,9 @@ func propertyRun(t *testing.T, seed uint64) {
 	w := startWatcher(t, root, store)
 	var hinted, full int
 	var log []string
+	// raced: a folder removed while the walk reads it fails the checkpoint (snapshot's walker
+	// reports ENOENT from getdents of a removed folder), for a full walk as for a watched one.
+	var raced bool
 	assisted := func() *snapshot.CheckpointResult {
 		t.Helper()
 		cur, err := s.Current()
@@ -215,6 +218,10 @@ func propertyRun(t *testing.T, seed uint64) {
 			t.Fatal(err)
 		}
 		res, err := s.CheckpointChanged(ctx, "", hint)
+		if err != nil && raced && strings.Contains(err.Error(), "no such file or directory") {
+			log = append(log, "the raced checkpoint failed: "+err.Error())
+			return nil
+		}
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -250,7 +257,9 @@ func propertyRun(t *testing.T, seed uint64) {
 					}
 				}
 			}()
+			raced = true
 			assisted()
+			raced = false
 			close(stop)
 			<-done
 			log = append(log, "raced")
