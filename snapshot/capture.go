@@ -21,6 +21,7 @@ type capture struct {
 	warnings   []string
 	stager     *stager // nil when hashing only
 	indexDirty bool
+	walk       Walk // how the paths were found (changed.go)
 }
 
 // manifest returns the entries as a manifest lists them.
@@ -42,23 +43,34 @@ func (s *Store) captureLive(ctx context.Context, store bool) (*capture, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.captureLiveRules(ctx, store, ign)
+	return s.captureLiveRules(ctx, store, ign, nil)
 }
 
-// captureLiveRules is captureLive with the exclusion rules given.
-func (s *Store) captureLiveRules(ctx context.Context, store bool, ign matcher) (*capture, error) {
-	var seen atomic.Int64
-	stop := s.progress("scan", func() Progress { return Progress{Done: seen.Load()} })
-	sc, err := walk(ctx, s.root, s.stateRel, ign, s.opts.Parallelism, &seen)
-	stop()
-	if err != nil {
-		return nil, err
-	}
-	c := &capture{scan: sc}
+// captureLiveRules is captureLive with the exclusion rules given, and a watcher's hint, if any,
+// of what may have changed (changed.go).
+func (s *Store) captureLiveRules(ctx context.Context, store bool, ign matcher, hint *Changed) (*capture, error) {
 	idx, warn, err := loadIndex(filepath.Join(s.state, "index"))
 	if err != nil {
 		return nil, err
 	}
+	var seen atomic.Int64
+	stop := s.progress("scan", func() Progress { return Progress{Done: seen.Load()} })
+	var sc *scan
+	how := Walk{Mode: "full"}
+	if hint != nil {
+		sc, how.Reason, err = s.scanChanged(ctx, ign, hint, idx, &seen)
+		if sc != nil {
+			how = Walk{Mode: "changed", Paths: len(hint.Paths)}
+		}
+	}
+	if sc == nil && err == nil {
+		sc, err = walk(ctx, s.root, s.stateRel, ign, s.opts.Parallelism, &seen)
+	}
+	stop()
+	if err != nil {
+		return nil, err
+	}
+	c := &capture{scan: sc, walk: how}
 	if warn != "" {
 		c.warnings = append(c.warnings, warn)
 	}

@@ -25,6 +25,7 @@ type CheckpointResult struct {
 	Excluded      []string  `json:"excluded,omitempty"` // excluded paths, sorted, at most 100
 	ExcludedCount int       `json:"excludedCount"`      // all excluded paths (a directory counts once)
 	Warnings      []string  `json:"warnings,omitempty"` // things that cost time but not data
+	Walk          Walk      `json:"walk"`               // how the paths were found: a full walk, or a watcher's hint
 	ChainSeq      int64     `json:"chainSeq,omitempty"` // the chain entry's sequence number
 	Elapsed       Duration  `json:"elapsedMs"`          // wall time of the whole operation
 }
@@ -67,13 +68,20 @@ type CheckpointRecord struct {
 // still exists and the error wraps ErrNotRecorded, with the result returned too (an Intender
 // Recorder then records it late). If it cannot become the current position, it is removed.
 func (s *Store) Checkpoint(ctx context.Context, label string) (*CheckpointResult, error) {
+	return s.CheckpointChanged(ctx, label, nil)
+}
+
+// CheckpointChanged is Checkpoint with a change watcher's hint (changed.go): when the hint holds
+// (it is relative to the current position), only the paths it names are looked at. A hint that
+// cannot be used is ignored: the whole tree is walked, and Walk.Reason says why.
+func (s *Store) CheckpointChanged(ctx context.Context, label string, hint *Changed) (*CheckpointResult, error) {
 	start := time.Now()
 	unlock, err := s.lockAndRecover(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
-	res, _, err := s.checkpointLocked(ctx, label, KindNormal, false)
+	res, _, err := s.checkpointLocked(ctx, label, KindNormal, false, hint)
 	if res != nil {
 		res.Elapsed = Duration(time.Since(start))
 	}
@@ -83,8 +91,20 @@ func (s *Store) Checkpoint(ctx context.Context, label string) (*CheckpointResult
 // checkpointLocked captures the workspace and commits a checkpoint of the given kind. With
 // reuse, a workspace equal to the current position commits nothing and returns that position.
 // It also returns the capture, which a restore uses as the live state.
-func (s *Store) checkpointLocked(ctx context.Context, label string, kind Kind, reuse bool) (*CheckpointResult, *capture, error) {
-	c, err := s.captureLive(ctx, true)
+//
+// With reuse and a hint that nothing changed since the current position, it returns that
+// position without looking at the tree, and a nil capture (only a caller without a hint uses it).
+func (s *Store) checkpointLocked(ctx context.Context, label string, kind Kind, reuse bool, hint *Changed) (*CheckpointResult, *capture, error) {
+	if reuse && hint != nil && len(hint.Paths) == 0 {
+		if res := s.reuseUnchanged(hint); res != nil {
+			return res, nil, nil
+		}
+	}
+	ign, err := s.loadIgnore()
+	if err != nil {
+		return nil, nil, err
+	}
+	c, err := s.captureLiveRules(ctx, true, ign, hint)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -111,7 +131,7 @@ func (s *Store) checkpointLocked(ctx context.Context, label string, kind Kind, r
 		return nil, nil, err
 	}
 	res := &CheckpointResult{NewObjects: newObjects, NewBytes: newBytes, Hashed: c.hashed, Verified: c.verified,
-		Excluded: c.scan.excluded, ExcludedCount: c.scan.excludedCount, Warnings: c.warnings}
+		Excluded: c.scan.excluded, ExcludedCount: c.scan.excludedCount, Warnings: c.warnings, Walk: c.walk}
 	for i := range live {
 		if e := &live[i]; e.Type == TypeSkipped {
 			res.Skipped = append(res.Skipped, Skipped{Path: e.Path, Reason: e.Reason})

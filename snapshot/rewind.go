@@ -104,7 +104,7 @@ func (s *Store) move(ctx context.Context, op, ref string, opts RestoreOptions) (
 		p := planRestore(c.manifest(), t.entries, r)
 		return &RestoreResult{Op: op, From: pos.Current, To: id, DryRun: true, Changes: nonNil(p.changes), Kept: p.kept, Elapsed: Duration(time.Since(start))}, nil
 	}
-	safety, c, err := s.checkpointLocked(ctx, fmt.Sprintf("before %s to %s", op, id), KindSafety, true)
+	safety, c, err := s.checkpointLocked(ctx, fmt.Sprintf("before %s to %s", op, id), KindSafety, true, nil)
 	if err != nil {
 		return nil, fmt.Errorf("safety checkpoint before %s (nothing was changed): %w", op, err)
 	}
@@ -200,7 +200,7 @@ func (s *Store) restoreLocked(ctx context.Context, j *Journal, t *target, r rule
 
 // captureWith is captureLive (hash only) walking with the given rules instead of the live ones.
 func (s *Store) captureWith(ctx context.Context, r rules) (*capture, error) {
-	return s.captureLiveRules(ctx, false, r)
+	return s.captureLiveRules(ctx, false, r, nil)
 }
 
 // undoLocked restores the journal's safety checkpoint (outcome "undone"): what a restore whose

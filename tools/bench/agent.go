@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -20,7 +21,8 @@ import (
 // as a child process.
 type Agent struct {
 	Path      string
-	StateHome string // XDG_STATE_HOME of every child: the stores and anchors stay in the run's scratch
+	StateHome string   // XDG_STATE_HOME of every child: the stores and anchors stay in the run's scratch
+	Env       []string // added to every child's environment (With)
 
 	mu  sync.Mutex
 	has map[string]bool
@@ -135,7 +137,12 @@ func (a *Agent) env() []string {
 		}
 		env = append(env, kv)
 	}
-	return append(env, "XDG_STATE_HOME="+a.StateHome)
+	return append(append(env, "XDG_STATE_HOME="+a.StateHome), a.Env...)
+}
+
+// With returns the agent with kv (NAME=value) added to its children's environment.
+func (a *Agent) With(kv ...string) *Agent {
+	return &Agent{Path: a.Path, StateHome: a.StateHome, Env: append(slices.Clone(a.Env), kv...), has: map[string]bool{}}
 }
 
 func contains(xs []string, x string) bool {

@@ -51,6 +51,7 @@ func runSnapshot(ctx context.Context, b *Bench) error {
 	if err != nil {
 		return err
 	}
+	agent = agent.With("REWIND_WATCH=off") // these are the figures without the change watcher (suite_watch.go)
 	if err := agent.Require(ctx, b, []string{"checkpoint"}, []string{"rewind"}); err != nil {
 		return err
 	}

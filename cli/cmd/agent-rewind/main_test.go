@@ -24,6 +24,8 @@ func TestMain(m *testing.M) {
 	bin = filepath.Join(dir, "agent-rewind")
 	// Chain anchors go to a throwaway state directory, never to the user's real one.
 	os.Setenv("REWIND_STATE_DIR", filepath.Join(dir, "state"))
+	// Checkpoints start no change watcher, except in the tests of the watcher (watch_test.go).
+	os.Setenv("REWIND_WATCH", "off")
 	// A -race binary sleeps 1s at exit by default (to let other goroutines report); every
 	// command of these tests is a process of its own, so that second would dominate the suite.
 	if os.Getenv("GORACE") == "" {

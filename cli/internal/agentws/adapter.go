@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/agent-rewind/rewind/cli/internal/watch"
 	"github.com/agent-rewind/rewind/cli/internal/workspace"
 	"github.com/agent-rewind/rewind/mcpserver"
 	"github.com/agent-rewind/rewind/snapshot"
@@ -21,6 +22,9 @@ type Options struct {
 	// finished on open, a torn memory line moved aside). nil discards them. The MCP server
 	// passes stderr: stdout carries only protocol.
 	Log io.Writer
+	// Watch: checkpoints use the workspace's change watcher (cli/internal/watch), starting one
+	// when none runs. Only the agent-rewind binary may set it (it runs itself as the watcher).
+	Watch bool
 }
 
 // Workspace implements mcpserver.Workspace over a real workspace: the snapshot store, the
@@ -29,8 +33,9 @@ type Options struct {
 // GuardEffect, or BacktrackCommit and Rewind/Replay of an existing checkpoint); the store is
 // made in the state base, never under root.
 type Workspace struct {
-	root string // absolute, symlinks resolved
-	log  io.Writer
+	root  string // absolute, symlinks resolved
+	log   io.Writer
+	watch bool // Options.Watch
 
 	mu sync.Mutex
 	ws *workspace.Workspace // nil until the store exists; then held, with the chain it opens
@@ -49,7 +54,7 @@ func New(root string, opts Options) (*Workspace, error) {
 	if log == nil {
 		log = io.Discard
 	}
-	return &Workspace{root: ws.Root, log: log}, nil
+	return &Workspace{root: ws.Root, log: log, watch: opts.Watch}, nil
 }
 
 // Root returns the workspace root (absolute, symlinks resolved).
@@ -111,11 +116,16 @@ func (w *Workspace) snapshots(create bool) (*workspace.Workspace, *snapshot.Stor
 
 // Checkpoint implements mcpserver.Workspace.
 func (w *Workspace) Checkpoint(ctx context.Context, label string) (mcpserver.CheckpointResult, error) {
-	_, s, err := w.snapshots(true)
+	ws, s, err := w.snapshots(true)
 	if err != nil {
 		return mcpserver.CheckpointResult{}, err
 	}
-	res, err := s.Checkpoint(ctx, label)
+	var res *snapshot.CheckpointResult
+	if w.watch {
+		res, err = watch.Checkpoint(ctx, s, w.root, ws.Meta, label, true)
+	} else {
+		res, err = s.Checkpoint(ctx, label)
+	}
 	if err != nil {
 		if res != nil && errors.Is(err, snapshot.ErrNotRecorded) {
 			return mcpserver.CheckpointResult{}, fmt.Errorf("checkpoint %s was taken and is durable (you may rewind to it), but it is missing from the hash chain: %w", res.ID, err)

@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/agent-rewind/rewind/cli/internal/watch"
 	"github.com/agent-rewind/rewind/snapshot"
 )
 
@@ -16,7 +17,8 @@ type CheckpointCmd struct {
 
 // CheckpointOutput is the --json shape of "checkpoint": the module's result (snapshot.CheckpointResult:
 // id, time, kind, label, parent, manifest, counts, newObjects, newBytes, hashed, skipped,
-// excluded, excludedCount, warnings, chainSeq, elapsedMs), and error/exitCode when the
+// excluded, excludedCount, warnings, walk, chainSeq, elapsedMs; walk is {mode: "full"|"changed",
+// paths, reason}: whether the change watcher's hint was used, and if not, why), and error/exitCode when the
 // checkpoint was made but something after it failed (such as recording it on the chain).
 type CheckpointOutput struct {
 	*snapshot.CheckpointResult
@@ -34,7 +36,7 @@ func (c *CheckpointCmd) Run(env *Env) error {
 		return err
 	}
 	defer s.close()
-	res, err := s.store.Checkpoint(context.Background(), c.Label)
+	res, err := watch.Checkpoint(context.Background(), s.store, s.ws.Root, s.ws.Meta, c.Label, true)
 	s.done()
 	if res == nil {
 		return err

@@ -29,6 +29,7 @@ type CLI struct {
 	Diff       DiffCmd       `cmd:"" help:"Show the paths added, modified, deleted or changed in mode or type between a checkpoint and the workspace, or two checkpoints. Details: docs/checkpoints.md."`
 	GC         GCCmd         `cmd:"" name:"gc" help:"Remove old checkpoints (--keep-last, --keep-within) and contents no kept checkpoint needs; with --orphans, the stores whose workspace is gone. Details: docs/checkpoints.md."`
 	Check      CheckCmd      `cmd:"" help:"Verify the whole store: every checkpoint, manifest and stored content, the stat cache against the files, the hash chain. Exit 0 when all agree, 1 otherwise. Details: docs/check.md."`
+	Watch      WatchCmd      `cmd:"" help:"Run, show or stop the workspace's change watcher, which lets a checkpoint look only at what changed (Linux; started by checkpoints). Details: docs/watch.md."`
 	Store      StoreCmd      `cmd:"" help:"Print where the workspace's store is (outside the workspace), its id, identity and size; --adopt continues an earlier folder's history. Details: docs/store.md."`
 
 	Guard   GuardCmd   `cmd:"" help:"Decide whether a tool call or an explicit effect may run (agents' hooks call it): exit 0 allowed, 2 refused. Details: docs/barrier.md."`

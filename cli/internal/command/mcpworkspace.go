@@ -113,7 +113,7 @@ func (m *mcpWorkspace) get(ctx context.Context) (*agentws.Workspace, error) {
 	if err != nil {
 		return nil, err
 	}
-	ws, err := agentws.New(c.root, agentws.Options{Log: m.log})
+	ws, err := agentws.New(c.root, agentws.Options{Log: m.log, Watch: true})
 	if err != nil {
 		return nil, err
 	}

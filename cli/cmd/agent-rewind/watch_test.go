@@ -1,0 +1,236 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/agent-rewind/rewind/mcpserver"
+)
+
+// checkpointOut is the part of "checkpoint --json" the watcher tests read.
+type checkpointOut struct {
+	ID       string `json:"id"`
+	Manifest string `json:"manifest"`
+	Walk     struct {
+		Mode   string `json:"mode"`
+		Paths  int    `json:"paths"`
+		Reason string `json:"reason"`
+	} `json:"walk"`
+}
+
+func checkpointJSON(t *testing.T, ws string) checkpointOut {
+	t.Helper()
+	r := run(t, ws, "", "--json", "checkpoint")
+	var out checkpointOut
+	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &out) != nil || out.ID == "" {
+		t.Fatalf("checkpoint: code %d, stdout %s, stderr %s", r.code, r.stdout, r.stderr)
+	}
+	return out
+}
+
+type watchStatus struct {
+	Running bool   `json:"running"`
+	PID     int    `json:"pid"`
+	Root    string `json:"root"`
+	Watched int    `json:"watchedDirs"`
+}
+
+func watchStatusJSON(t *testing.T, ws string) watchStatus {
+	t.Helper()
+	r := run(t, ws, "", "--json", "watch", "status")
+	var st watchStatus
+	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &st) != nil {
+		t.Fatalf("watch status: code %d, stdout %s, stderr %s", r.code, r.stdout, r.stderr)
+	}
+	return st
+}
+
+// TestWatcherEndToEnd: the first checkpoint starts a watcher and walks (saying why); later ones
+// look only at what changed and record what a full walk records; a watcher killed with SIGKILL
+// makes the next checkpoint walk and start a new one; "watch stop" stops it; REWIND_WATCH=off
+// walks and says so.
+func TestWatcherEndToEnd(t *testing.T) {
+	needWatcher(t)
+	t.Setenv("REWIND_WATCH", "on")
+	ws := t.TempDir()
+	mkdirs(t, filepath.Join(ws, "src/new"))
+	write(t, filepath.Join(ws, "src/main.go"), "package main\n", 0o644)
+	write(t, filepath.Join(ws, "README"), "hello\n", 0o644)
+	t.Cleanup(func() { run(t, ws, "", "watch", "stop") })
+
+	first := checkpointJSON(t, ws)
+	if first.Walk.Mode != "full" || !strings.Contains(first.Walk.Reason, "watcher was started") {
+		t.Fatalf("first checkpoint walk = %+v, want a full walk saying a watcher was started", first.Walk)
+	}
+	st := watchStatusJSON(t, ws)
+	if !st.Running || st.PID == 0 || st.Watched != 3 {
+		t.Fatalf("watch status = %+v, want running, watching the root, src and src/new", st)
+	}
+
+	write(t, filepath.Join(ws, "src/main.go"), "package main // changed\n", 0o644)
+	write(t, filepath.Join(ws, "src/new/added.txt"), "new\n", 0o600)
+	mkdirs(t, filepath.Join(ws, "made/later"))
+	second := checkpointJSON(t, ws)
+	if second.Walk.Mode != "changed" || second.Walk.Paths == 0 {
+		t.Fatalf("second checkpoint walk = %+v, want the watcher's hint used", second.Walk)
+	}
+	t.Setenv("REWIND_WATCH", "off")
+	full := checkpointJSON(t, ws)
+	if full.Walk.Mode != "full" || full.Walk.Reason != "REWIND_WATCH=off" || full.Manifest != second.Manifest {
+		t.Fatalf("walk with the watcher off = %+v, manifest %s; the watcher's checkpoint had %s", full.Walk, full.Manifest, second.Manifest)
+	}
+	t.Setenv("REWIND_WATCH", "on")
+	// The last checkpoint was taken without a token: this one walks, and takes one.
+	again := checkpointJSON(t, ws)
+	if again.Walk.Mode != "full" || !strings.Contains(again.Walk.Reason, "not checkpointed with the watcher") {
+		t.Fatalf("after a checkpoint without the watcher: walk = %+v", again.Walk)
+	}
+
+	// SIGKILL: the next checkpoint finds no watcher, walks, and starts another.
+	if err := syscall.Kill(st.PID, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	waitGone(t, st.PID)
+	if err := os.Remove(filepath.Join(ws, "README")); err != nil {
+		t.Fatal(err)
+	}
+	afterKill := checkpointJSON(t, ws)
+	if afterKill.Walk.Mode != "full" || !strings.Contains(afterKill.Walk.Reason, "watcher was started") {
+		t.Fatalf("after SIGKILL: walk = %+v", afterKill.Walk)
+	}
+	st2 := watchStatusJSON(t, ws)
+	if !st2.Running || st2.PID == st.PID {
+		t.Fatalf("after SIGKILL: status %+v, want a new watcher", st2)
+	}
+	if err := os.Symlink("src", filepath.Join(ws, "link")); err != nil {
+		t.Fatal(err)
+	}
+	next := checkpointJSON(t, ws)
+	if next.Walk.Mode != "changed" {
+		t.Fatalf("with the new watcher: walk = %+v", next.Walk)
+	}
+	t.Setenv("REWIND_WATCH", "off")
+	if full := checkpointJSON(t, ws); full.Manifest != next.Manifest {
+		t.Fatalf("the new watcher's checkpoint %s differs from a full walk's %s", next.Manifest, full.Manifest)
+	}
+
+	r := run(t, ws, "", "--json", "watch", "stop")
+	var stop struct {
+		Stopped bool `json:"stopped"`
+		PID     int  `json:"pid"`
+	}
+	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &stop) != nil || !stop.Stopped || stop.PID != st2.PID {
+		t.Fatalf("watch stop: code %d, stdout %s, stderr %s", r.code, r.stdout, r.stderr)
+	}
+	waitGone(t, st2.PID)
+	if st := watchStatusJSON(t, ws); st.Running {
+		t.Fatalf("after watch stop: %+v", st)
+	}
+	if r := run(t, ws, "", "watch", "status"); r.code != 0 || !strings.Contains(r.stdout, "no watcher runs") {
+		t.Fatalf("watch status text: %q %q", r.stdout, r.stderr)
+	}
+	if r := run(t, ws, "", "watch", "stop"); r.code != 0 || !strings.Contains(r.stdout, "no watcher was running") {
+		t.Fatalf("watch stop text: %q %q", r.stdout, r.stderr)
+	}
+	// The README's and docs/watch.md's commands, as written.
+	t.Setenv("REWIND_WATCH", "off")
+	if r := run(t, ws, "", "checkpoint"); r.code != 0 || !strings.HasPrefix(r.stdout, "checkpoint ") {
+		t.Fatalf("REWIND_WATCH=off agent-rewind checkpoint: %q %q", r.stdout, r.stderr)
+	}
+	if st := watchStatusJSON(t, ws); st.Running {
+		t.Fatalf("REWIND_WATCH=off started a watcher: %+v", st)
+	}
+	t.Setenv("REWIND_WATCH", "on")
+	checkpointJSON(t, ws)
+	if r := run(t, ws, "", "watch", "status"); r.code != 0 || !strings.Contains(r.stdout, " watched, since ") {
+		t.Fatalf("watch status text: %q %q", r.stdout, r.stderr)
+	}
+	if r := run(t, ws, "", "watch", "stop"); r.code != 0 || !strings.Contains(r.stdout, "stopped") {
+		t.Fatalf("watch stop text: %q %q", r.stdout, r.stderr)
+	}
+}
+
+// TestWatcherExitsWithItsWorkspace: removing the workspace's folder ends its watcher.
+func TestWatcherExitsWithItsWorkspace(t *testing.T) {
+	needWatcher(t)
+	t.Setenv("REWIND_WATCH", "on")
+	ws := filepath.Join(t.TempDir(), "ws")
+	mkdirs(t, ws)
+	write(t, filepath.Join(ws, "f"), "x", 0o644)
+	checkpointJSON(t, ws)
+	st := watchStatusJSON(t, ws)
+	if !st.Running {
+		t.Fatal("no watcher after the first checkpoint")
+	}
+	if err := os.RemoveAll(ws); err != nil {
+		t.Fatal(err)
+	}
+	waitGone(t, st.PID)
+}
+
+// waitGone waits for process pid to end (it is not our child: it was started detached).
+func waitGone(t *testing.T, pid int) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+		if err != nil {
+			return
+		}
+		// A zombie (state Z) has ended; its parent, the checkpoint that started it, has exited.
+		if f := strings.Fields(string(b)); len(f) > 2 && f[2] == "Z" {
+			return
+		}
+	}
+	t.Fatalf("process %d still runs", pid)
+}
+
+func mkdirs(t *testing.T, dir string) {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestWatcherStartedByTheMCPServer: the MCP server's first checkpoint starts the watcher, and
+// its later checkpoints record what a full walk records.
+func TestWatcherStartedByTheMCPServer(t *testing.T) {
+	needWatcher(t)
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "app.txt"), "v1\n", 0o644)
+	t.Cleanup(func() { run(t, dir, "", "watch", "stop") })
+	t.Setenv("REWIND_WATCH", "on")
+	cs := startMCP(t, dir, mcpEnv())
+	mcpOK[mcpserver.CheckpointResult](t, cs, "checkpoint", map[string]any{"label": "one"})
+	st := watchStatusJSON(t, dir)
+	if !st.Running {
+		t.Fatalf("no watcher after the MCP server's checkpoint: %+v", st)
+	}
+	write(t, filepath.Join(dir, "app.txt"), "v2\n", 0o644)
+	mcpOK[mcpserver.CheckpointResult](t, cs, "checkpoint", map[string]any{"label": "two"})
+	write(t, filepath.Join(dir, "new.txt"), "new\n", 0o644)
+	viaMCP := mcpOK[mcpserver.CheckpointResult](t, cs, "checkpoint", map[string]any{"label": "three"})
+	// The CLI's next checkpoint uses the token the MCP server's checkpoint saved.
+	again := checkpointJSON(t, dir)
+	if again.Walk.Mode != "changed" {
+		t.Fatalf("after the MCP server's checkpoints: walk %+v", again.Walk)
+	}
+	t.Setenv("REWIND_WATCH", "off")
+	full := checkpointJSON(t, dir)
+	if full.Manifest != again.Manifest {
+		t.Fatalf("watched checkpoint %s (after MCP's %s) differs from a full walk's %s", again.Manifest, viaMCP.ID, full.Manifest)
+	}
+}
+
+// needWatcher skips where there is no watcher (checkpoints walk there; the other tests cover it).
+func needWatcher(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the change watcher is Linux only")
+	}
+}

@@ -1,0 +1,119 @@
+package watch
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/agent-rewind/rewind/internal/durable"
+)
+
+// ErrNotRunning is returned by Ask when no watcher answers for the store.
+var ErrNotRunning = errors.New("no watcher is running for this workspace")
+
+// Ask sends one request to the store's watcher and returns its reply.
+func Ask(store string, req Request, timeout time.Duration) (*Reply, error) {
+	name, done, err := sockName(store)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, ErrNotRunning
+		}
+		return nil, err
+	}
+	c, err := net.DialTimeout("unix", name, timeout)
+	done()
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ECONNREFUSED) {
+			return nil, ErrNotRunning
+		}
+		return nil, fmt.Errorf("reach the watcher: %w", err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(timeout))
+	if err := json.NewEncoder(c).Encode(req); err != nil {
+		return nil, fmt.Errorf("ask the watcher: %w", err)
+	}
+	line, err := bufio.NewReader(c).ReadBytes('\n')
+	if err != nil {
+		return nil, fmt.Errorf("read the watcher's answer: %w", err)
+	}
+	var r Reply
+	if err := json.Unmarshal(line, &r); err != nil {
+		return nil, fmt.Errorf("the watcher's answer is not JSON: %w", err)
+	}
+	if r.Error != "" {
+		return nil, fmt.Errorf("the watcher: %s", r.Error)
+	}
+	return &r, nil
+}
+
+// Start starts a watcher for the workspace root in the background ("agent-rewind watch run"),
+// detached from the caller's session and output, and waits up to wait for it to answer.
+func Start(store, root string, wait time.Duration) (*Reply, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("start the watcher: %w", err)
+	}
+	cmd := exec.Command(exe, "--workspace", root, "watch", "run")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	cmd.Dir = "/" // not holding the workspace (or any folder) as its working directory
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start the watcher: %w", err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }() // reaps it if it exits while we wait; else it is reparented
+	deadline := time.Now().Add(wait)
+	for {
+		r, err := Ask(store, Request{Op: "status"}, time.Second)
+		if err == nil {
+			return r, nil
+		}
+		select {
+		case err := <-exited:
+			// Another watcher may have won the race: then it answers.
+			if r, aerr := Ask(store, Request{Op: "status"}, time.Second); aerr == nil {
+				return r, nil
+			}
+			return nil, fmt.Errorf("the watcher exited at start (%v)", err)
+		case <-time.After(20 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("the watcher did not answer within %s", wait)
+		}
+	}
+}
+
+// Position is the last checkpoint taken with a watcher's token (taken before its capture).
+type Position struct {
+	Checkpoint string `json:"checkpoint"`
+	Token      string `json:"token"`
+}
+
+// ReadPosition reads the store's watch/position; none yields the zero Position.
+func ReadPosition(store string) Position {
+	var p Position
+	b, err := os.ReadFile(filepath.Join(dir(store), "position"))
+	if err == nil && json.Unmarshal(b, &p) != nil {
+		p = Position{} // damaged: as if none (the checkpoint then walks the tree)
+	}
+	return p
+}
+
+// WritePosition records that checkpoint id was taken after token was given.
+func WritePosition(store, id, token string) error {
+	b, err := json.Marshal(Position{Checkpoint: id, Token: token})
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir(store), 0o700); err != nil {
+		return err
+	}
+	return durable.WriteFile(filepath.Join(dir(store), "position"), b, 0o600)
+}

@@ -1,0 +1,171 @@
+package watch
+
+import (
+	"bufio"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync/atomic"
+	"syscall"
+	"time"
+)
+
+// catchUp bounds the wait for the cookie event: a watcher that is this far behind is not asked.
+const catchUp = 2 * time.Second
+
+// maxRequest bounds a request line: a request is a few dozen bytes.
+const maxRequest = 64 << 10
+
+// server is a running watcher.
+type server struct {
+	o       Options
+	id      string
+	started time.Time
+	t       *tree
+	cookies atomic.Int64
+	last    atomic.Int64 // unix ns of the last request
+}
+
+// Run watches o.Root and answers on the store's socket until ctx ends, the idle period passes,
+// the workspace's folder goes, or a client asks it to stop.
+func Run(ctx context.Context, o Options) error {
+	d := dir(o.Store)
+	if err := os.MkdirAll(filepath.Join(d, "cookies"), 0o700); err != nil {
+		return fmt.Errorf("create %s: %w", d, err)
+	}
+	lock, err := os.OpenFile(filepath.Join(d, "lock"), os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return err
+	}
+	defer lock.Close()
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return ErrRunning
+		}
+		return fmt.Errorf("lock %s: %w", lock.Name(), err)
+	}
+	var idb [8]byte
+	rand.Read(idb[:])
+	s := &server{o: o, id: hex.EncodeToString(idb[:]), started: time.Now().UTC()}
+	s.last.Store(time.Now().UnixNano())
+	skip := ""
+	if rel, err := filepath.Rel(o.Root, o.Store); err == nil && filepath.IsLocal(rel) {
+		skip = o.Store
+	}
+	if s.t, err = newTree(o.Root, skip, filepath.Join(d, "cookies")); err != nil {
+		return err
+	}
+	defer s.t.close()
+	go s.t.read()
+	name, done, err := sockName(o.Store)
+	if err != nil {
+		return err
+	}
+	os.Remove(filepath.Join(d, "sock")) // a dead watcher's: the lock says none runs
+	ln, err := net.Listen("unix", name)
+	done()
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", filepath.Join(d, "sock"), err)
+	}
+	ln.(*net.UnixListener).SetUnlinkOnClose(false)
+	defer os.Remove(filepath.Join(d, "sock"))
+	defer ln.Close()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		tick := time.NewTicker(250 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				ln.Close()
+				return
+			case <-tick.C:
+				s.t.mu.Lock()
+				gone := s.t.gone
+				s.t.mu.Unlock()
+				if _, err := os.Stat(o.Root); err != nil {
+					gone = true
+				}
+				if gone || (o.Idle > 0 && time.Since(time.Unix(0, s.last.Load())) > o.Idle) {
+					cancel()
+				}
+			}
+		}
+	}()
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return fmt.Errorf("accept: %w", err)
+		}
+		go s.serve(c, cancel)
+	}
+}
+
+func (s *server) serve(c net.Conn, stop func()) {
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(catchUp + 5*time.Second))
+	s.last.Store(time.Now().UnixNano())
+	r := Reply{ID: s.id, PID: os.Getpid(), Root: s.o.Root, Started: s.started, Watched: s.t.watched()}
+	line, err := bufio.NewReader(io.LimitReader(c, maxRequest)).ReadBytes('\n')
+	var req Request
+	if err == nil {
+		err = json.Unmarshal(line, &req)
+	}
+	switch {
+	case err != nil:
+		r.Error = fmt.Sprintf("unreadable request: %v", err)
+	case req.Op == "status":
+	case req.Op == "stop":
+		defer stop()
+	case req.Op == "since":
+		if err := s.sync(); err != nil {
+			r.Refused = err.Error()
+			break
+		}
+		r.Paths, r.Token, r.Refused = s.t.since(s.id, req.Token)
+		if r.Refused != "" && r.Token == "" {
+			defer stop() // the watch cannot be trusted any more: the next checkpoint starts a fresh one
+		}
+	default:
+		r.Error = fmt.Sprintf("unknown op %q (want since, status or stop)", req.Op)
+	}
+	json.NewEncoder(c).Encode(&r)
+}
+
+// sync returns once every event that happened before it was called has been read: it creates a
+// cookie file in a watched folder and waits for its event, which the kernel queues after them.
+func (s *server) sync() error {
+	name := strconv.FormatInt(s.cookies.Add(1), 10)
+	ch := make(chan struct{})
+	s.t.mu.Lock()
+	s.t.waiters[name] = ch
+	s.t.mu.Unlock()
+	p := filepath.Join(s.t.cookie, name)
+	f, err := os.OpenFile(p, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+	if err != nil {
+		return fmt.Errorf("create cookie: %v", err)
+	}
+	f.Close()
+	defer os.Remove(p)
+	select {
+	case <-ch:
+		return nil
+	case <-time.After(catchUp):
+		s.t.mu.Lock()
+		delete(s.t.waiters, name)
+		s.t.mu.Unlock()
+		return fmt.Errorf("the watcher did not catch up within %s", catchUp)
+	}
+}

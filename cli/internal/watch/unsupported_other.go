@@ -1,0 +1,17 @@
+//go:build !linux
+
+package watch
+
+import (
+	"context"
+	"errors"
+)
+
+// Supported reports whether this system has a watcher: elsewhere than Linux (macOS included) the
+// checkpoint keeps the stat walk.
+const Supported = false
+
+// Run reports that there is no watcher here.
+func Run(ctx context.Context, o Options) error {
+	return errors.New("no change watcher on this system: checkpoints walk the whole tree")
+}

@@ -1,0 +1,230 @@
+package snapshot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"syscall"
+
+	"golang.org/x/sync/errgroup"
+)
+
+// Changed is a change watcher's promise: since checkpoint Since was captured, nothing in the
+// workspace changed but Paths and what lies under them. A checkpoint given it (CheckpointChanged)
+// starts from Since's manifest and the stat cache and looks only at those paths, instead of
+// walking the whole tree. The promise must cover changes made while Since was being captured:
+// the watcher's position must be taken before that capture began.
+type Changed struct {
+	Since string   // a checkpoint id; the hint is used only while it is the current position
+	Paths []string // slash-separated, relative to the root, any order; a directory covers its subtree
+}
+
+// Walk says how a checkpoint found the workspace's paths.
+type Walk struct {
+	Mode   string `json:"mode"`             // "full" (every directory read) or "changed" (only Changed.Paths)
+	Paths  int    `json:"paths,omitempty"`  // with "changed": how many paths the hint named
+	Reason string `json:"reason,omitempty"` // with "full": why no hint was used, when one was offered or expected
+}
+
+// maxChanged caps the paths a hint may name: past it a full walk costs about the same.
+const maxChanged = 10000
+
+// scanChanged is walk narrowed by a hint: Since's entries, minus every changed path and its
+// subtree, plus what each changed path holds now (its whole subtree read again for a directory).
+// Files keep their stat from the stat cache, so the capture's cache pass treats them as a walk's.
+// It returns a nil scan and the reason when the hint cannot be trusted: the caller walks.
+func (s *Store) scanChanged(ctx context.Context, ign matcher, h *Changed, idx *statIndex, seen *atomic.Int64) (*scan, string, error) {
+	if len(h.Paths) > maxChanged {
+		return nil, fmt.Sprintf("%d changed paths, more than %d", len(h.Paths), maxChanged), nil
+	}
+	pos, err := s.readPosition()
+	if err != nil {
+		return nil, "", err
+	}
+	if pos.Current == "" || pos.Current != h.Since {
+		return nil, fmt.Sprintf("the hint is relative to checkpoint %q, the current position is %q", h.Since, pos.Current), nil
+	}
+	cp, err := s.readCheckpoint(pos.Current)
+	if err != nil {
+		return nil, "", err
+	}
+	base, err := s.readManifest(cp.Manifest)
+	if err != nil {
+		return nil, "", err
+	}
+	paths := slices.Clone(h.Paths)
+	for i, p := range paths {
+		if p == "" || p == "." || path.IsAbs(p) || path.Clean(p) != p || strings.HasPrefix(p, "../") || p == ".." {
+			return nil, fmt.Sprintf("changed path %q is the root or not a clean relative path", p), nil
+		}
+		if p == IgnoreFile {
+			return nil, IgnoreFile + " changed", nil
+		}
+		paths[i] = p
+	}
+	slices.Sort(paths)
+	// Keep only the outermost paths: a changed directory is read again whole.
+	top := paths[:0]
+	for _, p := range paths {
+		if n := len(top); n > 0 && (p == top[n-1] || strings.HasPrefix(p, top[n-1]+"/")) {
+			continue
+		}
+		top = append(top, p)
+	}
+	under := func(p string) bool { // p is a changed path or lies under one
+		i, _ := slices.BinarySearch(top, p)
+		if i < len(top) && top[i] == p {
+			return true
+		}
+		for a := path.Dir(p); a != "."; a = path.Dir(a) {
+			if _, ok := slices.BinarySearch(top, a); ok {
+				return true
+			}
+		}
+		return false
+	}
+	out := make([]liveEntry, 0, len(base)+len(top))
+	dirs := map[string]bool{}
+	for i := range base {
+		if under(base[i].Path) {
+			continue
+		}
+		out = append(out, liveEntry{Entry: base[i]})
+		if base[i].Type == TypeDir {
+			dirs[base[i].Path] = true
+		}
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(s.opts.Parallelism)
+	w := &walker{root: s.root, stateRel: s.stateRel, ignore: ign, g: g, ctx: gctx, seen: seen, dirs: map[string][]liveEntry{}}
+	var walked []string
+	for _, p := range top {
+		if slices.Contains(s.stateRel, p) || excludedAncestor(ign, p) {
+			continue
+		}
+		if d := path.Dir(p); d != "." && !dirs[d] {
+			continue // its directory is gone, excluded, or not a directory: the path is not there
+		}
+		e, ok, err := s.entryAt(p)
+		if err != nil {
+			return nil, "", err
+		}
+		if !ok {
+			continue
+		}
+		if ign.Match(p, e.Type == TypeDir) {
+			w.mu.Lock()
+			w.excluded = append(w.excluded, p)
+			w.nExcl++
+			w.mu.Unlock()
+			continue
+		}
+		out = append(out, e)
+		if e.Type == TypeDir {
+			walked = append(walked, p)
+			g.Go(func() error { return w.dir(p) })
+		}
+	}
+	if err := g.Wait(); err != nil {
+		return nil, "", err
+	}
+	for _, p := range walked {
+		out = w.emit(p, out)
+	}
+	slices.SortFunc(out, func(a, b liveEntry) int { return strings.Compare(a.Path, b.Path) })
+	// The unchanged files take their stat from the cache; one the cache does not vouch for
+	// with the manifest's content is looked at again.
+	j := 0
+	for i := range out {
+		e := &out[i]
+		if e.Type != TypeFile || e.St != (statInfo{}) {
+			continue
+		}
+		for j < len(idx.entries) && idx.entries[j].Path < e.Path {
+			j++
+		}
+		if j < len(idx.entries) && idx.entries[j].Path == e.Path && idx.entries[j].Blob == e.Blob {
+			e.St = idx.entries[j].St
+			continue
+		}
+		now, ok, err := s.entryAt(e.Path)
+		if err != nil {
+			return nil, "", err
+		}
+		if !ok || now.Type != TypeFile {
+			return nil, fmt.Sprintf("%s changed without the watcher seeing it", e.Path), nil
+		}
+		*e = now
+	}
+	seen.Store(int64(len(out)))
+	slices.Sort(w.excluded)
+	return &scan{entries: out, excluded: w.excluded, excludedCount: w.nExcl}, "", nil
+}
+
+// excludedAncestor reports whether a directory above p is excluded (a walk never enters it).
+func excludedAncestor(ign matcher, p string) bool {
+	for a := path.Dir(p); a != "."; a = path.Dir(a) {
+		if ign.Match(a, true) {
+			return true
+		}
+	}
+	return false
+}
+
+// entryAt is what a walk records for path p (see walker.dir), and false if p is not there.
+func (s *Store) entryAt(p string) (liveEntry, bool, error) {
+	full := filepath.Join(s.root, filepath.FromSlash(p))
+	st, err := lstatPath(full)
+	if err != nil {
+		if errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.ENOTDIR) {
+			return liveEntry{}, false, nil
+		}
+		return liveEntry{}, false, fmt.Errorf("stat %s: %w", full, err)
+	}
+	if strings.IndexByte(p, 0) >= 0 || len(p) > maxPathLen {
+		return liveEntry{}, false, fmt.Errorf("path %q cannot be captured (longer than %d bytes); list it in %s", p, maxPathLen, IgnoreFile)
+	}
+	e := liveEntry{Entry: Entry{Path: p, Mode: st.Mode & 0o7777}, St: st}
+	switch typ := st.Mode & syscall.S_IFMT; typ {
+	case syscall.S_IFREG:
+		e.Type, e.Size = TypeFile, st.Size
+	case syscall.S_IFDIR:
+		e.Type = TypeDir
+	case syscall.S_IFLNK:
+		t, err := os.Readlink(full)
+		if err != nil {
+			if errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.EINVAL) {
+				return liveEntry{}, false, nil
+			}
+			return liveEntry{}, false, fmt.Errorf("read symlink %s: %w", full, err)
+		}
+		if t == "" || len(t) > maxPathLen {
+			e.Type, e.Mode, e.Reason = TypeSkipped, 0, "symlink target empty or too long"
+			break
+		}
+		e.Type, e.Target, e.Size = TypeSymlink, t, int64(len(t))
+	default:
+		e.Type, e.Mode, e.Reason = TypeSkipped, 0, specialKind(typ)
+	}
+	return e, true, nil
+}
+
+// reuseUnchanged is the current position, reused, when hint says nothing changed since it; nil
+// when the hint is about another checkpoint (the capture then decides).
+func (s *Store) reuseUnchanged(hint *Changed) *CheckpointResult {
+	pos, err := s.readPosition()
+	if err != nil || pos.Current == "" || pos.Current != hint.Since {
+		return nil
+	}
+	cur, err := s.readCheckpoint(pos.Current)
+	if err != nil {
+		return nil
+	}
+	return &CheckpointResult{Checkpoint: *cur, Reused: true, Walk: Walk{Mode: "changed"}}
+}
