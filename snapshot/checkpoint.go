@@ -57,6 +57,7 @@ type CheckpointRecord struct {
 	Symlinks int       `json:"symlinks"`
 	Skipped  int       `json:"skipped"`
 	Bytes    int64     `json:"bytes"`
+	Call     *ToolCall `json:"call,omitempty"` // KindAuto
 }
 
 // Checkpoint captures the whole workspace (FORMAT.md) under label. Files whose stat matches the
@@ -71,7 +72,7 @@ func (s *Store) Checkpoint(ctx context.Context, label string) (*CheckpointResult
 		return nil, err
 	}
 	defer unlock()
-	res, _, err := s.checkpointLocked(ctx, label, KindNormal, false)
+	res, _, err := s.checkpointLocked(ctx, label, KindNormal, false, nil)
 	if res != nil {
 		res.Elapsed = Duration(time.Since(start))
 	}
@@ -81,7 +82,7 @@ func (s *Store) Checkpoint(ctx context.Context, label string) (*CheckpointResult
 // checkpointLocked captures the workspace and commits a checkpoint of the given kind. With
 // reuse, a workspace equal to the current position commits nothing and returns that position.
 // It also returns the capture, which a restore uses as the live state.
-func (s *Store) checkpointLocked(ctx context.Context, label string, kind Kind, reuse bool) (*CheckpointResult, *capture, error) {
+func (s *Store) checkpointLocked(ctx context.Context, label string, kind Kind, reuse bool, call *ToolCall) (*CheckpointResult, *capture, error) {
 	c, err := s.captureLive(ctx, true)
 	if err != nil {
 		return nil, nil, err
@@ -129,7 +130,7 @@ func (s *Store) checkpointLocked(ctx context.Context, label string, kind Kind, r
 			return nil, nil, fmt.Errorf("write manifest: %w", err)
 		}
 	}
-	cp := Checkpoint{Time: time.Now().UTC(), Kind: kind, Label: label, Parent: pos.Current, Manifest: mh, Counts: countEntries(live)}
+	cp := Checkpoint{Time: time.Now().UTC(), Kind: kind, Label: label, Parent: pos.Current, Manifest: mh, Counts: countEntries(live), Call: call}
 	if !cp.Time.After(pos.Time) {
 		cp.Time = pos.Time.Add(time.Nanosecond)
 	}
@@ -141,7 +142,7 @@ func (s *Store) checkpointLocked(ctx context.Context, label string, kind Kind, r
 	}
 	record, drop, err := s.intend("checkpoint", CheckpointRecord{
 		ID: id, Label: label, Kind: kind, Time: cp.Time, Parent: cp.Parent, Manifest: mh.String(),
-		Files: cp.Counts.Files, Dirs: cp.Counts.Dirs, Symlinks: cp.Counts.Symlinks, Skipped: cp.Counts.Skipped, Bytes: cp.Counts.Bytes,
+		Files: cp.Counts.Files, Dirs: cp.Counts.Dirs, Symlinks: cp.Counts.Symlinks, Skipped: cp.Counts.Skipped, Bytes: cp.Counts.Bytes, Call: call,
 	}, cname, b)
 	if err != nil {
 		return nil, nil, fmt.Errorf("checkpoint not taken: %w", err)
