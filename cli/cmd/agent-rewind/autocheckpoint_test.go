@@ -1,0 +1,250 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// End-to-end tests of automatic checkpoints: the plugin's PreToolUse hook command, run as Claude
+// Code runs it (one process of the real binary per tool call, Claude Code's hook payloads on
+// stdin), checkpoints before each call that can change files; rewind then goes back to "before
+// tool call X".
+
+// preToolUse runs the plugin's PreToolUse hook command for input in project.
+func preToolUse(t *testing.T, project, input string, env ...string) result {
+	t.Helper()
+	var args []string
+	for _, a := range pluginPreToolUseArgs {
+		args = append(args, strings.ReplaceAll(a, "${CLAUDE_PROJECT_DIR}", project))
+	}
+	return runIn(t, t.TempDir(), append(os.Environ(), env...), input, args...)
+}
+
+// timeline is what "list --json" prints, as far as these tests read it.
+type timeline struct {
+	Current     string
+	Checkpoints []struct {
+		ID, Kind, Label, Parent string
+		Call                    *struct{ ID, Tool, Summary, Session, Agent string }
+	}
+	Sessions []struct {
+		ID, Agent string
+		Calls     []struct {
+			ID, Tool, Summary, Checkpoint string
+			Reused                        bool
+		}
+	}
+}
+
+func listJSON(t *testing.T, project string) timeline {
+	t.Helper()
+	r := run(t, project, "", "--workspace", project, "--json", "list")
+	var tl timeline
+	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &tl) != nil {
+		t.Fatalf("list --json: %+v", r)
+	}
+	return tl
+}
+
+func writeFile(t *testing.T, name, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(name, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func readFile(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(name)
+	if os.IsNotExist(err) {
+		return "<absent>"
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func TestClaudeCodeAutomaticCheckpoints(t *testing.T) {
+	project := t.TempDir()
+	main := filepath.Join(project, "main.go")
+	writeFile(t, main, "v0")
+	// A sequence of tool calls: the hook before each, then what the tool does.
+	type call struct {
+		input string
+		do    func()
+	}
+	session := func(s string) map[string]any { return map[string]any{"session_id": s} }
+	edit := func(tool, id, content string) call {
+		return call{hookInput(t, "PreToolUse", tool, map[string]any{"file_path": main, "old_string": "x", "new_string": "y"}, id, session("sess-1")),
+			func() { writeFile(t, main, content) }}
+	}
+	calls := []call{
+		edit("Write", "toolu_A1", "v1"),
+		{bashHook(t, "PreToolUse", "npm install", "toolu_A2"), func() { writeFile(t, filepath.Join(project, "node_modules", "x", "index.js"), "x") }},
+		edit("Edit", "toolu_A3", "v2"),
+		// Claude Code's own fixture: a call that changes nothing after one that did.
+		{clientFixture(t, "claude-code/pretooluse-bash-ls.json", project), func() {}},
+		{bashHook(t, "PreToolUse", "rm -rf node_modules", "toolu_A5"), func() { os.RemoveAll(filepath.Join(project, "node_modules")) }},
+		// Read cannot change files: no checkpoint, whatever runs the guard for it.
+		{hookInput(t, "PreToolUse", "Read", map[string]any{"file_path": main}, "toolu_A6", session("sess-1")), func() {}},
+		edit("MultiEdit", "toolu_A7", "v3"),
+	}
+	for i, c := range calls {
+		if r := preToolUse(t, project, c.input); r.code != 0 || r.stdout != "" || r.stderr != "" {
+			t.Fatalf("call %d: the hook said %+v", i, r)
+		}
+		c.do()
+	}
+
+	tl := listJSON(t, project)
+	// A new checkpoint before every call that followed a change; before A5 (after ls changed
+	// nothing) the ls checkpoint is reused; the Read has none.
+	var autoCalls []string
+	for _, c := range tl.Checkpoints {
+		if c.Kind != "auto" || c.Call == nil {
+			t.Fatalf("checkpoint %+v: want kind auto with its call", c)
+		}
+		autoCalls = append(autoCalls, c.Call.ID)
+	}
+	if want := []string{"toolu_A1", "toolu_A2", "toolu_A3", "toolu_01ABC123ls", "toolu_A7"}; !slices.Equal(autoCalls, want) {
+		t.Fatalf("automatic checkpoints before %v, want %v", autoCalls, want)
+	}
+	if c := tl.Checkpoints[1]; c.Label != "Bash: npm install" || c.Call.Summary != "npm install" || c.Call.Agent != "claude-code" || c.Call.Session != "e2e-session" {
+		t.Fatalf("checkpoint before npm install: %+v %+v", c, c.Call)
+	}
+	if c := tl.Checkpoints[0]; c.Call.Tool != "Write" || c.Call.Summary != main {
+		t.Fatalf("checkpoint before Write: %+v", c.Call)
+	}
+	// Grouped by session, in call order: sess-1 (A1, A3, A7), e2e-session (A2, A5), abc123 (ls).
+	var groups []string
+	for _, s := range tl.Sessions {
+		var ids []string
+		for _, c := range s.Calls {
+			ids = append(ids, c.ID)
+		}
+		groups = append(groups, s.ID+":"+strings.Join(ids, ","))
+	}
+	if want := []string{"sess-1:toolu_A1,toolu_A3,toolu_A7", "e2e-session:toolu_A2,toolu_A5", "abc123:toolu_01ABC123ls"}; !slices.Equal(groups, want) {
+		t.Fatalf("sessions %v, want %v", groups, want)
+	}
+	if a5 := tl.Sessions[1].Calls[1]; !a5.Reused || a5.Checkpoint != tl.Checkpoints[3].ID {
+		t.Fatalf("A5 after a call that changed nothing: %+v, want the ls checkpoint %s reused", a5, tl.Checkpoints[3].ID)
+	}
+
+	// The text list groups calls by session and names the rewind.
+	r := run(t, project, "", "--workspace", project, "list")
+	for _, want := range []string{"session sess-1 (claude-code)", "toolu_A2", "npm install", "agent-rewind rewind <tool call id>"} {
+		if r.code != 0 || !strings.Contains(r.stdout, want) {
+			t.Fatalf("list lacks %q:\n%s%s", want, r.stdout, r.stderr)
+		}
+	}
+
+	// Rewind to before npm install: main.go as Write left it, no node_modules.
+	if r := run(t, project, "", "--workspace", project, "rewind", "toolu_A2"); r.code != 0 {
+		t.Fatalf("rewind toolu_A2: %+v", r)
+	}
+	if got, nm := readFile(t, main), readFile(t, filepath.Join(project, "node_modules", "x", "index.js")); got != "v1" || nm != "<absent>" {
+		t.Fatalf("before npm install: main.go %q, node_modules %q", got, nm)
+	}
+	// Rewind to before the ls (a checkpoint shared with no other call): v2 and node_modules.
+	if r := run(t, project, "", "--workspace", project, "--json", "rewind", "toolu_01ABC123ls"); r.code != 0 {
+		t.Fatalf("rewind to before ls: %+v", r)
+	}
+	if got, nm := readFile(t, main), readFile(t, filepath.Join(project, "node_modules", "x", "index.js")); got != "v2" || nm != "x" {
+		t.Fatalf("before ls: main.go %q, node_modules %q", got, nm)
+	}
+	// Before A5, whose checkpoint was the ls one reused: the same state.
+	if r := run(t, project, "", "--workspace", project, "rewind", "toolu_A5"); r.code != 0 {
+		t.Fatalf("rewind toolu_A5: %+v", r)
+	}
+	if got, nm := readFile(t, main), readFile(t, filepath.Join(project, "node_modules", "x", "index.js")); got != "v2" || nm != "x" {
+		t.Fatalf("before A5: main.go %q, node_modules %q", got, nm)
+	}
+	// Before A7: what rm -rf left.
+	if r := run(t, project, "", "--workspace", project, "rewind", "toolu_A7"); r.code != 0 {
+		t.Fatalf("rewind toolu_A7: %+v", r)
+	}
+	if got, nm := readFile(t, main), readFile(t, filepath.Join(project, "node_modules", "x", "index.js")); got != "v2" || nm != "<absent>" {
+		t.Fatalf("before A7: main.go %q, node_modules %q", got, nm)
+	}
+	if r := run(t, project, "", "--workspace", project, "rewind", "toolu_nope"); r.code != 1 || !strings.Contains(r.stderr, "tool call") {
+		t.Fatalf("unknown tool call: %+v", r)
+	}
+	verifyChain(t, project)
+}
+
+// The first automatic checkpoint of a workspace larger than the limit is not taken: the hook
+// says so once (Claude Code shows systemMessage), never blocks the call, and .rewindignore or
+// the setting opts in.
+func TestAutomaticCheckpointSizeLimit(t *testing.T) {
+	project := t.TempDir()
+	writeFile(t, filepath.Join(project, "data", "big.bin"), strings.Repeat("x", 4096))
+	writeFile(t, filepath.Join(project, "main.go"), "package main")
+	limit := "REWIND_AUTO_CHECKPOINT_LIMIT=1KiB"
+	r := preToolUse(t, project, bashHook(t, "PreToolUse", "make", "toolu_L1"), limit)
+	var msg struct{ SystemMessage string }
+	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &msg) != nil || !strings.Contains(msg.SystemMessage, "more than 1.00 KiB") ||
+		!strings.Contains(msg.SystemMessage, ".rewindignore") || !strings.Contains(msg.SystemMessage, "REWIND_AUTO_CHECKPOINT_LIMIT") || !strings.Contains(r.stderr, msg.SystemMessage) {
+		t.Fatalf("over the limit: %+v", r)
+	}
+	if hasStore(t, project) {
+		t.Fatal("a workspace over the limit got a store")
+	}
+	// Said once.
+	if r := preToolUse(t, project, bashHook(t, "PreToolUse", "make", "toolu_L2"), limit); r.code != 0 || r.stdout != "" || r.stderr != "" {
+		t.Fatalf("second call: %+v", r)
+	}
+	// An effect is still decided as usual.
+	if r := preToolUse(t, project, bashHook(t, "PreToolUse", "git push origin main", "toolu_L3"), limit); r.code != 0 {
+		t.Fatalf("effect: %+v", r)
+	}
+	if n := len(listJSON(t, project).Checkpoints); n != 0 {
+		t.Fatalf("%d checkpoints over the limit", n)
+	}
+	// Opt in by excluding the big folder.
+	writeFile(t, filepath.Join(project, ".rewindignore"), "data/\n")
+	if r := preToolUse(t, project, bashHook(t, "PreToolUse", "make", "toolu_L4"), limit); r.code != 0 || r.stdout != "" || r.stderr != "" {
+		t.Fatalf("after .rewindignore: %+v", r)
+	}
+	if tl := listJSON(t, project); len(tl.Checkpoints) != 1 || tl.Checkpoints[0].Call.ID != "toolu_L4" {
+		t.Fatalf("after .rewindignore: %+v", tl)
+	}
+
+	// off: no automatic checkpoints at all; a bad setting is said once and blocks nothing.
+	other := t.TempDir()
+	if r := preToolUse(t, other, bashHook(t, "PreToolUse", "make", "toolu_O1"), "REWIND_AUTO_CHECKPOINT_LIMIT=off"); r.code != 0 || r.stdout != "" || r.stderr != "" || hasStore(t, other) {
+		t.Fatalf("off: %+v", r)
+	}
+	if r := preToolUse(t, other, bashHook(t, "PreToolUse", "make", "toolu_O2"), "REWIND_AUTO_CHECKPOINT_LIMIT=lots"); r.code != 0 || !strings.Contains(r.stderr, `"lots"`) || hasStore(t, other) {
+		t.Fatalf("bad setting: %+v", r)
+	}
+	// Raising the limit opts in.
+	if r := preToolUse(t, project, bashHook(t, "PreToolUse", "make", "toolu_R1"), "REWIND_AUTO_CHECKPOINT_LIMIT=1GB"); r.code != 0 || r.stderr != "" {
+		t.Fatalf("1GB: %+v", r)
+	}
+}
+
+// An agent started in the home folder gets no automatic checkpoints, is told once, and is not
+// blocked.
+func TestAutomaticCheckpointHomeRefused(t *testing.T) {
+	home := t.TempDir()
+	env := []string{"HOME=" + home}
+	r := preToolUse(t, home, bashHook(t, "PreToolUse", "make", "toolu_H1"), env...)
+	if r.code != 0 || !strings.Contains(r.stderr, "the home folder") || !strings.Contains(r.stdout, "systemMessage") {
+		t.Fatalf("home: %+v", r)
+	}
+	if r := preToolUse(t, home, bashHook(t, "PreToolUse", "make", "toolu_H2"), env...); r.code != 0 || r.stdout != "" || r.stderr != "" {
+		t.Fatalf("home, second call: %+v", r)
+	}
+	if hasStore(t, home) {
+		t.Fatal("the home folder got a store")
+	}
+}
