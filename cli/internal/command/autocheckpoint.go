@@ -43,8 +43,8 @@ const autoLockWait = 2 * time.Second
 // editing tools.
 var fileTools = map[string]bool{
 	"Edit": true, "Write": true, "MultiEdit": true, "NotebookEdit": true, // Claude Code
-	"apply_patch": true,                                       // Codex
-	"Delete": true, "StrReplace": true, "EditNotebook": true, // Cursor (with Write and Edit)
+	"apply_patch": true,                                           // Codex
+	"Delete":      true, "StrReplace": true, "EditNotebook": true, // Cursor (with Write and Edit)
 	"editFiles": true, "createFile": true, "create_file": true, "replace_string_in_file": true, // VS Code
 	"insert_edit_into_file": true, "multi_replace_string_in_file": true, "edit_notebook_file": true,
 }
