@@ -248,3 +248,64 @@ func TestAutomaticCheckpointHomeRefused(t *testing.T) {
 		t.Fatal("the home folder got a store")
 	}
 }
+
+// Codex, Cursor and VS Code send a tool call id with their "before a tool call" hook: the hook
+// their integration file configures takes the automatic checkpoint, labelled with the call,
+// and rewind finds it by that id. Gemini CLI, Cline and Windsurf send none: their hooks take
+// no automatic checkpoint (docs/agents.md).
+func TestIntegrationAutomaticCheckpoints(t *testing.T) {
+	home := t.TempDir()
+	for _, c := range []struct {
+		client, hooks, event, fixture string
+		callID, tool, summary         string
+	}{
+		{"codex", "codex/.codex/hooks.json", "PreToolUse", "codex/pretooluse-apply-patch.json", "call_Ap9Lm2Qw7Zx4Vb1N", "apply_patch", "README.md"},
+		{"codex bash", "codex/.codex/hooks.json", "PreToolUse", "codex/pretooluse-bash-npm-publish.json", "call_Hx3k9PqL2mVn8RtY", "Bash", "npm publish"},
+		{"cursor", "cursor/.cursor/hooks.json", "preToolUse", "cursor/pretooluse-shell-git-push.json", "", "Shell", "git push origin main"},
+		{"vscode", "vscode/.github/hooks/agent-rewind.json", "PreToolUse", "vscode/pretooluse-run-in-terminal-git-push.json", "", "run_in_terminal", "git push origin main"},
+	} {
+		t.Run(c.client, func(t *testing.T) {
+			cmds := hookCommands(t, c.hooks, c.event)
+			if len(cmds) != 1 || !strings.HasSuffix(cmds[0], " --checkpoint") {
+				t.Fatalf("%s %s: %q, want one guard --checkpoint", c.hooks, c.event, cmds)
+			}
+			project := filepath.Join(t.TempDir(), "my project")
+			writeFile(t, filepath.Join(project, "README.md"), "v0")
+			env := envWithout([]string{"HOME", "CLAUDE_PROJECT_DIR", "PATH"}, "HOME="+home)
+			in := clientFixture(t, c.fixture, project)
+			var m map[string]any
+			json.Unmarshal([]byte(in), &m)
+			id := c.callID
+			if id == "" {
+				id, _ = m["tool_use_id"].(string)
+			}
+			if r := (hookRun{shell: cmds[0]}).run(t, t.TempDir(), env, in); r.code != 0 || r.stderr != "" {
+				t.Fatalf("hook: %+v", r)
+			}
+			writeFile(t, filepath.Join(project, "README.md"), "v1")
+			tl := listJSON(t, project)
+			if len(tl.Checkpoints) != 1 || tl.Checkpoints[0].Call == nil {
+				t.Fatalf("checkpoints: %+v", tl.Checkpoints)
+			}
+			if call := tl.Checkpoints[0].Call; call.ID != id || call.Tool != c.tool || !strings.HasPrefix(call.Summary, c.summary) {
+				t.Fatalf("call %+v, want id %s tool %s summary %q", call, id, c.tool, c.summary)
+			}
+			if r := run(t, project, "", "--workspace", project, "rewind", id); r.code != 0 || readFile(t, filepath.Join(project, "README.md")) != "v0" {
+				t.Fatalf("rewind %s: %+v", id, r)
+			}
+		})
+	}
+	for _, fixture := range []string{"gemini-cli/beforetool-shell-git-push.json", "windsurf/pre-run-command-ls.json", "cline/pretooluse-execute-command-git-push.json", "cursor/beforeshellexecution-ls.json"} {
+		project := t.TempDir()
+		writeFile(t, filepath.Join(project, "README.md"), "v0")
+		if r := run(t, t.TempDir(), clientFixture(t, fixture, project), "--workspace", project, "guard", "--checkpoint"); r.code != 0 || r.stderr != "" {
+			t.Fatalf("%s: %+v", fixture, r)
+		}
+		if !hasStore(t, project) {
+			continue // a call that is not an effect: nothing recorded
+		}
+		if tl := listJSON(t, project); len(tl.Checkpoints) != 0 {
+			t.Fatalf("%s names no tool call, yet: %+v", fixture, tl.Checkpoints)
+		}
+	}
+}
