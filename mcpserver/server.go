@@ -99,7 +99,7 @@ func (s *server) register(srv *mcp.Server, name string) error {
 var toolDescriptions = map[string]string{
 	toolCheckpoint:          "Snapshot the whole workspace, shell changes included. Returns an id to rewind to.",
 	toolList:                "Checkpoint timeline, newest first.",
-	toolRewind:              "Restore the whole workspace to checkpoint id. The state left is saved first (safety_id), so it can be undone.",
+	toolRewind:              "Restore the whole workspace to checkpoint id or tool call id. The state left is saved first (safety_id), so it can be undone.",
 	toolReplay:              "Go forward to a later checkpoint, e.g. a rewind's safety_id.",
 	toolGuardEffect:         "Call before an irreversible external action (deploy, payment, email) with a stable key. If admitted is false, do not perform it.",
 	toolSavings:             "The LLM gateway's replay-savings receipt.",

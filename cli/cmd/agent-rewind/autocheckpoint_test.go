@@ -309,3 +309,44 @@ func TestIntegrationAutomaticCheckpoints(t *testing.T) {
 		}
 	}
 }
+
+// The MCP server's list and backtrack_candidates show the automatic checkpoints by tool call
+// and session, and its rewind accepts a tool call id.
+func TestMCPAutomaticCheckpoints(t *testing.T) {
+	project := t.TempDir()
+	main := filepath.Join(project, "main.go")
+	writeFile(t, main, "v0")
+	for i, cmd := range []string{"go generate", "npm install", "make"} {
+		id := "toolu_M" + string(rune('1'+i))
+		if r := preToolUse(t, project, bashHook(t, "PreToolUse", cmd, id)); r.code != 0 || r.stdout != "" || r.stderr != "" {
+			t.Fatalf("%s: %+v", id, r)
+		}
+		writeFile(t, main, "v"+string(rune('1'+i)))
+	}
+	cs := startMCP(t, project, os.Environ(), "--workspace", project)
+	list := callTool(t, cs, "list", nil)
+	text := resultText(list)
+	for _, want := range []string{`Tool calls of session "e2e-session"`, `toolu_M2 "Bash: npm install"`} {
+		if !strings.Contains(text, want) {
+			t.Fatalf("list text lacks %q:\n%s", want, text)
+		}
+	}
+	type listResult struct {
+		Entries []struct{ ID, Kind string }
+		Calls   []struct{ ID, Session, Checkpoint string }
+	}
+	lr := mcpOK[listResult](t, cs, "list", nil)
+	if len(lr.Calls) != 3 || lr.Calls[0].ID != "toolu_M3" || lr.Calls[2].Session != "e2e-session" || len(lr.Entries) != 3 || lr.Entries[0].Kind != "auto" || lr.Calls[1].Checkpoint != lr.Entries[1].ID {
+		t.Fatalf("list: %+v", lr)
+	}
+	type candidates struct {
+		Candidates []struct{ ID, Call string }
+	}
+	if c := mcpOK[candidates](t, cs, "backtrack_candidates", nil); len(c.Candidates) != 3 || c.Candidates[0].Call != "toolu_M3" {
+		t.Fatalf("candidates: %+v", c)
+	}
+	mcpOK[map[string]any](t, cs, "rewind", map[string]any{"id": "toolu_M2"})
+	if got := readFile(t, main); got != "v1" {
+		t.Fatalf("before toolu_M2 main.go was v1, now %q", got)
+	}
+}
