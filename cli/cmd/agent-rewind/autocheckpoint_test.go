@@ -350,3 +350,57 @@ func TestMCPAutomaticCheckpoints(t *testing.T) {
 		t.Fatalf("before toolu_M2 main.go was v1, now %q", got)
 	}
 }
+
+// gc prunes automatic checkpoints by their own rule (per session), shows what it would drop,
+// and keeps every checkpoint taken on request.
+func TestGCAutomaticCheckpoints(t *testing.T) {
+	project := t.TempDir()
+	main := filepath.Join(project, "main.go")
+	writeFile(t, main, "v0")
+	if r := run(t, project, "", "--workspace", project, "checkpoint", "mine"); r.code != 0 {
+		t.Fatalf("checkpoint: %+v", r)
+	}
+	for i := range 4 {
+		writeFile(t, main, "v"+string(rune('1'+i)))
+		if r := preToolUse(t, project, bashHook(t, "PreToolUse", "make", "toolu_G"+string(rune('1'+i)))); r.code != 0 || r.stderr != "" {
+			t.Fatalf("hook: %+v", r)
+		}
+	}
+	tl := listJSON(t, project)
+	type gcOut struct {
+		DryRun  bool
+		Removed []string
+		Kept    int
+	}
+	gc := func(args ...string) gcOut {
+		t.Helper()
+		r := run(t, project, "", append([]string{"--workspace", project, "--json", "gc"}, args...)...)
+		var out gcOut
+		if r.code != 0 || json.Unmarshal([]byte(r.stdout), &out) != nil {
+			t.Fatalf("gc %v: %+v", args, r)
+		}
+		return out
+	}
+	// The defaults (the newest 100 of a session, and a week) keep them all.
+	if out := gc("--dry-run"); len(out.Removed) != 0 || out.Kept != 5 {
+		t.Fatalf("gc --dry-run with the defaults: %+v", out)
+	}
+	want := []string{tl.Checkpoints[1].ID, tl.Checkpoints[2].ID}
+	if out := gc("--dry-run", "--auto-keep-last", "2", "--auto-keep-within", "0"); !out.DryRun || !slices.Equal(out.Removed, want) {
+		t.Fatalf("dry run: %+v, want %v removed", out, want)
+	}
+	r := run(t, project, "", "--workspace", project, "gc", "--dry-run", "--auto-keep-last", "2", "--auto-keep-within", "0")
+	if !strings.Contains(r.stdout, "would remove 2 checkpoints") || !strings.Contains(r.stdout, "Bash: make") {
+		t.Fatalf("gc --dry-run text: %+v", r)
+	}
+	if out := gc("--auto-keep-last", "2", "--auto-keep-within", "0"); !slices.Equal(out.Removed, want) || out.Kept != 3 {
+		t.Fatalf("gc: %+v", out)
+	}
+	if tl := listJSON(t, project); tl.Checkpoints[0].Label != "mine" || len(tl.Sessions) != 1 || len(tl.Sessions[0].Calls) != 2 {
+		t.Fatalf("after gc: %+v", tl)
+	}
+	if r := run(t, project, "", "--workspace", project, "rewind", "toolu_G1"); r.code != 1 || !strings.Contains(r.stderr, "tool call") {
+		t.Fatalf("rewind to a call gc removed: %+v", r)
+	}
+	verifyChain(t, project)
+}
