@@ -20,7 +20,7 @@ type GCCmd struct {
 	AutoKeepLast   int     `help:"Keep the newest N automatic checkpoints of each agent session (0 with --auto-keep-within 0: treat them like the others)." default:"100" placeholder:"N"`
 	AutoKeepWithin ageFlag `help:"Keep automatic checkpoints younger than this." default:"7d" placeholder:"DURATION"`
 	DryRun         bool    `help:"Print what would be removed, and remove nothing."`
-	Orphans    bool    `help:"Instead, remove the stores whose workspace folder is gone (deleted, made again, or moved and not opened since); with --dry-run, only list them."`
+	Orphans        bool    `help:"Instead, remove the stores whose workspace folder is gone (deleted, made again, or moved and not opened since); with --dry-run, only list them."`
 }
 
 // ageFlag is a duration that also accepts whole days and weeks ("7d", "2w").
