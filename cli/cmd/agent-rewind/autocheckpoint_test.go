@@ -139,8 +139,8 @@ func TestClaudeCodeAutomaticCheckpoints(t *testing.T) {
 		t.Fatalf("A5 after a call that changed nothing: %+v, want the ls checkpoint %s reused", a5, tl.Checkpoints[3].ID)
 	}
 
-	// The text list groups calls by session and names the rewind.
-	r := run(t, project, "", "--workspace", project, "list")
+	// The text list groups calls by session and names the rewind (as docs/agents.md shows it).
+	r := run(t, project, "", "list")
 	for _, want := range []string{"session sess-1 (claude-code)", "toolu_A2", "npm install", "agent-rewind rewind <tool call id>"} {
 		if r.code != 0 || !strings.Contains(r.stdout, want) {
 			t.Fatalf("list lacks %q:\n%s%s", want, r.stdout, r.stderr)
@@ -155,7 +155,8 @@ func TestClaudeCodeAutomaticCheckpoints(t *testing.T) {
 		t.Fatalf("before npm install: main.go %q, node_modules %q", got, nm)
 	}
 	// Rewind to before the ls (a checkpoint shared with no other call): v2 and node_modules.
-	if r := run(t, project, "", "--workspace", project, "--json", "rewind", "toolu_01ABC123ls"); r.code != 0 {
+	// As docs/agents.md shows it, run in the project.
+	if r := run(t, project, "", "rewind", "toolu_01ABC123ls"); r.code != 0 {
 		t.Fatalf("rewind to before ls: %+v", r)
 	}
 	if got, nm := readFile(t, main), readFile(t, filepath.Join(project, "node_modules", "x", "index.js")); got != "v2" || nm != "x" {
@@ -381,7 +382,11 @@ func TestGCAutomaticCheckpoints(t *testing.T) {
 		}
 		return out
 	}
-	// The defaults (the newest 100 of a session, and a week) keep them all.
+	// As docs/agents.md shows it; the defaults (the newest 100 of a session, and a week) keep
+	// them all.
+	if r := run(t, project, "", "gc", "--dry-run"); r.code != 0 || !strings.Contains(r.stdout, "would remove 0 checkpoints") || !strings.Contains(r.stdout, "newest 100 of each agent session") {
+		t.Fatalf("gc --dry-run: %+v", r)
+	}
 	if out := gc("--dry-run"); len(out.Removed) != 0 || out.Kept != 5 {
 		t.Fatalf("gc --dry-run with the defaults: %+v", out)
 	}
