@@ -224,5 +224,5 @@ func (s *Store) resolveCall(ref string) (string, error) {
 			return recs[i].Checkpoint, nil
 		}
 	}
-	return "", fmt.Errorf("%w: %q is neither a checkpoint id (%d to %d hex digits) nor the id of a tool call that had an automatic checkpoint (see agent-rewind list)", ErrNotFound, shorten(ref, 80), minPrefix, IDLen)
+	return "", fmt.Errorf("%w: %q is not a checkpoint id (%d to %d hex digits), nor the id of a tool call that had an automatic checkpoint (see agent-rewind list)", ErrNotFound, shorten(ref, 80), minPrefix, IDLen)
 }
