@@ -201,7 +201,7 @@ func parseSize(s string) (int64, error) {
 		}
 	}
 	n, err := strconv.ParseFloat(num, 64)
-	if err != nil || n < 0 || n*float64(mult) > 1<<62 {
+	if err != nil || !(n >= 0) || n*float64(mult) > 1<<62 { // !(n >= 0) also refuses NaN
 		return 0, errors.New("not a size")
 	}
 	return int64(n * float64(mult)), nil
