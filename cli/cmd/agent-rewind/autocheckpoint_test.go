@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // End-to-end tests of automatic checkpoints: the plugin's PreToolUse hook command, run as Claude
@@ -408,4 +409,57 @@ func TestGCAutomaticCheckpoints(t *testing.T) {
 		t.Fatalf("rewind to a call gc removed: %+v", r)
 	}
 	verifyChain(t, project)
+}
+
+// A large first checkpoint is not taken inside the hook, whose timeout would block the call:
+// the hook starts it in a process of its own, says so once, and returns; later calls skip
+// quietly while it runs, and get automatic checkpoints once it is done.
+func TestAutomaticCheckpointLargeFirstInBackground(t *testing.T) {
+	project := t.TempDir()
+	big, err := os.Create(filepath.Join(project, "big.bin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := big.Truncate(100 << 20); err != nil { // sparse: large, cheap to write and read
+		t.Fatal(err)
+	}
+	big.Close()
+	r := preToolUse(t, project, bashHook(t, "PreToolUse", "make", "toolu_B1"))
+	if r.code != 0 || !strings.Contains(r.stdout, "in the background") || !strings.Contains(r.stderr, "in the background") {
+		t.Fatalf("first call: %+v", r)
+	}
+	// Wait for the background checkpoint (a bound for a stuck process, not a timing assertion).
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		if hasStore(t, project) {
+			if tl := listJSON(t, project); len(tl.Checkpoints) == 1 {
+				if tl.Checkpoints[0].Label != "first automatic checkpoint" || tl.Checkpoints[0].Kind != "normal" {
+					t.Fatalf("background checkpoint: %+v", tl.Checkpoints[0])
+				}
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the background checkpoint did not finish")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	// Its lock released, the next call gets its automatic checkpoint (reusing the position).
+	for {
+		r := preToolUse(t, project, bashHook(t, "PreToolUse", "make", "toolu_B2"))
+		if r.code != 0 || r.stdout != "" {
+			t.Fatalf("second call: %+v", r)
+		}
+		if r.stderr == "" {
+			break
+		}
+		if !strings.Contains(r.stderr, "busy") || time.Now().After(deadline) {
+			t.Fatalf("second call: %+v", r)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	tl := listJSON(t, project)
+	if len(tl.Checkpoints) != 1 || len(tl.Sessions) != 1 || tl.Sessions[0].Calls[0].ID != "toolu_B2" || !tl.Sessions[0].Calls[0].Reused {
+		t.Fatalf("after the background checkpoint: %+v", tl)
+	}
 }

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -109,40 +110,64 @@ func toolPath(input json.RawMessage) string {
 	return ""
 }
 
-// autoCheckpoint takes the automatic checkpoint before call in the guard's workspace, and
-// returns a note for stderr ("" when all went well). A workspace the rules refused (werr: the
-// home folder, "/") and a first checkpoint larger than the limit are not checkpointed, and
-// said so once per workspace and reason.
-func (g *guardRun) autoCheckpoint(call snapshot.ToolCall, werr error) (note string) {
+// autoNote is what an automatic checkpoint has to say ("" when all went well).
+type autoNote struct {
+	text string
+	show bool // shown to the person too (Claude Code's systemMessage): the notes said once
+}
+
+// backgroundBytes is the size from which a workspace's first checkpoint is taken by a process
+// of its own rather than in the hook: reading that much could outlast the hook's timeout, and
+// a hook that times out blocks the call.
+const backgroundBytes = 64 << 20
+
+// autoCheckpoint takes the automatic checkpoint before call in the guard's workspace. A
+// workspace the rules refused (werr: the home folder, "/") and a first checkpoint larger than
+// the limit are not checkpointed, and said so once per workspace and reason; a large first
+// checkpoint is started in the background.
+func (g *guardRun) autoCheckpoint(call snapshot.ToolCall, werr error) autoNote {
+	shown := func(text string) autoNote { return autoNote{text: text, show: text != ""} }
+	skipped := func(err error) autoNote {
+		return autoNote{text: "agent-rewind: no automatic checkpoint before " + call.ID + ": " + err.Error()}
+	}
 	limit, off, lerr := autoLimit()
 	switch {
 	case lerr != nil:
-		return once(lerr.Error(), "agent-rewind: no automatic checkpoints: "+lerr.Error())
+		return shown(once(lerr.Error(), "agent-rewind: no automatic checkpoints: "+lerr.Error()))
 	case off:
-		return ""
+		return autoNote{}
 	case werr != nil:
-		return once("workspace "+werr.Error(), "agent-rewind: no automatic checkpoints: "+werr.Error())
+		return shown(once("workspace "+werr.Error(), "agent-rewind: no automatic checkpoints: "+werr.Error()))
 	}
-	skipped := func(err error) string { return "agent-rewind: automatic checkpoint skipped: " + err.Error() }
+	// first decides about a workspace's first checkpoint: done is true when none is taken here.
+	first := func() (note autoNote, done bool) {
+		bound := limit
+		if limit == 0 {
+			bound = backgroundBytes
+		}
+		size, over := treeSizeOver(g.root, bound)
+		switch {
+		case limit > 0 && over:
+			return shown(once(fmt.Sprintf("limit %s %d", g.root, limit), fmt.Sprintf(
+				"agent-rewind: no automatic checkpoints in %s: its first checkpoint would store more than %s (%s seen so far). "+
+					"To opt in, exclude what need not be kept in %s, raise %s, or take the first checkpoint yourself: agent-rewind checkpoint",
+				g.root, byteSize(limit), byteSize(size), filepath.Join(g.root, snapshot.IgnoreFile), AutoLimitEnv))), true
+		case size >= backgroundBytes:
+			if err := startFirstCheckpoint(g.root); err != nil {
+				return skipped(fmt.Errorf("start the first checkpoint: %w", err)), true
+			}
+			return shown(once("background "+g.root, fmt.Sprintf(
+				"agent-rewind: taking the first checkpoint of %s (at least %s) in the background; automatic checkpoints before tool calls start when it is done",
+				g.root, byteSize(size)))), true
+		}
+		return autoNote{}, false
+	}
 	ws, err := g.workspace(false)
 	if err != nil {
 		return skipped(err)
 	}
-	tooBig := func() (bool, string) {
-		if limit == 0 {
-			return false, ""
-		}
-		size, over := treeSizeOver(g.root, limit)
-		if !over {
-			return false, ""
-		}
-		return true, once(fmt.Sprintf("limit %s %d", g.root, limit), fmt.Sprintf(
-			"agent-rewind: no automatic checkpoints in %s: its first checkpoint would store more than %s (%s seen so far). "+
-				"To opt in, exclude what need not be kept in %s, raise %s, or take the first checkpoint yourself: agent-rewind checkpoint",
-			g.root, byteSize(limit), byteSize(size), filepath.Join(g.root, snapshot.IgnoreFile), AutoLimitEnv))
-	}
 	if ws == nil {
-		if over, note := tooBig(); over {
+		if note, done := first(); done {
 			return note
 		}
 		if ws, err = g.workspace(true); err != nil {
@@ -160,14 +185,37 @@ func (g *guardRun) autoCheckpoint(call snapshot.ToolCall, werr error) (note stri
 		return skipped(err)
 	}
 	if cur == "" {
-		if over, note := tooBig(); over {
+		// A first checkpoint in the background holds the lock: do not wait for it, nor start
+		// another.
+		unlock, err := tryLock(ws.Path("lock"), 0)()
+		if err != nil {
+			return skipped(err)
+		}
+		unlock()
+		if note, done := first(); done {
 			return note
 		}
 	}
 	if _, err := s.AutoCheckpoint(context.Background(), call); err != nil {
-		return "agent-rewind: automatic checkpoint before " + call.ID + ": " + err.Error()
+		return skipped(err)
 	}
-	return ""
+	return autoNote{}
+}
+
+// startFirstCheckpoint starts "agent-rewind --workspace root checkpoint" in a session of its
+// own, and does not wait for it: it outlives the hook.
+func startFirstCheckpoint(root string) error {
+	exe, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	cmd := exec.Command(exe, "--workspace", root, "checkpoint", "first automatic checkpoint")
+	cmd.Dir = root
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true} // stdin, stdout and stderr: /dev/null
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	return cmd.Process.Release()
 }
 
 // autoLimit reads AutoLimitEnv: the first checkpoint's size limit (0: none), or off.
@@ -277,23 +325,23 @@ func tryLock(name string, wait time.Duration) func() (func() error, error) {
 			}
 			if time.Now().After(deadline) {
 				f.Close()
-				return nil, fmt.Errorf("the store is busy (a rewind, gc or checkpoint holds %s for more than %s): this tool call has no checkpoint of its own", name, wait)
+				return nil, fmt.Errorf("the store is busy (a rewind, gc or checkpoint holds %s; waited %s): this tool call has no checkpoint of its own", name, wait)
 			}
 			time.Sleep(20 * time.Millisecond)
 		}
 	}
 }
 
-// writeAutoNote tells the person about note: on stderr, and for Claude Code, whose hooks'
-// stderr is hidden unless the call fails, as the systemMessage it shows, when the answer
-// has no stdout of its own.
-func writeAutoNote(env *Env, in barrier.Input, answerStdout string, note string) {
-	if note == "" {
+// writeAutoNote writes note on stderr, and a note said once also for Claude Code, whose hooks'
+// stderr is hidden unless the call fails, as the systemMessage it shows, when the answer has
+// no stdout of its own.
+func writeAutoNote(env *Env, in barrier.Input, answerStdout string, note autoNote) {
+	if note.text == "" {
 		return
 	}
-	fmt.Fprintln(env.Stderr, note)
-	if in.Agent == barrier.AgentClaudeCode && answerStdout == "" && !env.JSON {
-		b, _ := json.Marshal(map[string]string{"systemMessage": note})
+	fmt.Fprintln(env.Stderr, note.text)
+	if note.show && in.Agent == barrier.AgentClaudeCode && answerStdout == "" && !env.JSON {
+		b, _ := json.Marshal(map[string]string{"systemMessage": note.text})
 		fmt.Fprintln(env.Stdout, string(b))
 	}
 }

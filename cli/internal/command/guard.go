@@ -51,7 +51,7 @@ func (c *GuardCmd) Run(env *Env) error {
 	g.input = raw
 	defer g.close()
 	o := g.guard.Run(in, perr)
-	note := ""
+	var note autoNote
 	if call, ok := autoCall(in); ok && c.Checkpoint && perr == nil && o.Err == nil && !o.Decision.Refused() {
 		note = g.autoCheckpoint(call, werr)
 	}
