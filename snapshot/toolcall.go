@@ -86,6 +86,9 @@ func (s *Store) AutoCheckpoint(ctx context.Context, call ToolCall) (*CheckpointR
 		return nil, err
 	}
 	res.Elapsed = Duration(time.Since(start))
+	if last, ok := s.lastCall(); ok && last.ID == call.ID && last.Session == call.Session && last.Checkpoint == res.ID {
+		return res, err // the same call again (a hook configured twice, a retry): noted already
+	}
 	if aerr := s.appendCall(CallRecord{ToolCall: call, Checkpoint: res.ID, Reused: res.Reused, Time: time.Now().UTC()}); aerr != nil && err == nil {
 		err = fmt.Errorf("checkpoint %s taken, but the tool call %s could not be noted in %s: %w", res.ID, call.ID, callsFile, aerr)
 	}
@@ -137,6 +140,33 @@ func (s *Store) appendCall(r CallRecord) error {
 		return err
 	}
 	return f.Close()
+}
+
+// lastCall returns the last record of the calls log, reading only its end.
+func (s *Store) lastCall() (CallRecord, bool) {
+	f, err := regular.Open(filepath.Join(s.state, callsFile))
+	if err != nil {
+		return CallRecord{}, false
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return CallRecord{}, false
+	}
+	n := min(st.Size(), 4<<10)
+	buf := make([]byte, n)
+	if _, err := f.ReadAt(buf, st.Size()-n); err != nil {
+		return CallRecord{}, false
+	}
+	buf = bytes.TrimSuffix(buf, []byte("\n"))
+	if i := bytes.LastIndexByte(buf, '\n'); i >= 0 {
+		buf = buf[i+1:]
+	}
+	var r CallRecord
+	if json.Unmarshal(buf, &r) != nil {
+		return CallRecord{}, false
+	}
+	return r, true
 }
 
 // readCalls reads the calls log, oldest first. Lines that do not parse (a torn last line) are

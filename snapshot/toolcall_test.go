@@ -68,6 +68,15 @@ func TestAutoCheckpointReusesAndResolvesCalls(t *testing.T) {
 	if got := tl.Sessions[0].Calls[1]; got.ID != "toolu_2" || !got.Reused || got.Summary != "ls -la" {
 		t.Fatalf("second call: %+v", got)
 	}
+	// The same call twice in a row (a hook configured twice) is noted once.
+	for range 2 {
+		if _, err := s.AutoCheckpoint(ctx, ToolCall{ID: "toolu_4", Tool: "Bash", Session: "s2"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if recs, err := s.readCalls(); err != nil || len(recs) != 4 || recs[3].ID != "toolu_4" {
+		t.Fatalf("calls after a repeated call: %+v, %v", recs, err)
+	}
 }
 
 func TestAutoCheckpointRefusesBadCalls(t *testing.T) {

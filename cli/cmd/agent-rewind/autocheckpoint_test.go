@@ -121,7 +121,7 @@ func TestClaudeCodeAutomaticCheckpoints(t *testing.T) {
 	if c := tl.Checkpoints[1]; c.Label != "Bash: npm install" || c.Call.Summary != "npm install" || c.Call.Agent != "claude-code" || c.Call.Session != "e2e-session" {
 		t.Fatalf("checkpoint before npm install: %+v %+v", c, c.Call)
 	}
-	if c := tl.Checkpoints[0]; c.Call.Tool != "Write" || c.Call.Summary != main {
+	if c := tl.Checkpoints[0]; c.Call.Tool != "Write" || c.Call.Summary != "main.go" || c.Label != "Write: main.go" {
 		t.Fatalf("checkpoint before Write: %+v", c.Call)
 	}
 	// Grouped by session, in call order: sess-1 (A1, A3, A7), e2e-session (A2, A5), abc123 (ls).

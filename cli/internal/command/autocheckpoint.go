@@ -196,6 +196,11 @@ func (g *guardRun) autoCheckpoint(call snapshot.ToolCall, werr error) autoNote {
 			return note
 		}
 	}
+	if fileTools[call.Tool] && filepath.IsAbs(call.Summary) {
+		if rel, err := filepath.Rel(g.root, call.Summary); err == nil && filepath.IsLocal(rel) {
+			call.Summary = rel // "Edit: src/main.go": the workspace is known
+		}
+	}
 	if _, err := s.AutoCheckpoint(context.Background(), call); err != nil {
 		return skipped(err)
 	}
