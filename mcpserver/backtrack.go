@@ -45,6 +45,8 @@ type Candidate struct {
 	Changed int64 `json:"changed" jsonschema:"paths changed since"`
 	// Notes are the failure notes recorded against this checkpoint, oldest first.
 	Notes []FailureNote `json:"notes"`
+	// ToolCall is, for an automatic checkpoint, the id of the call it was taken before.
+	ToolCall string `json:"call"`
 }
 
 // BacktrackResult is the output of backtrack_commit: every note now recorded for the
@@ -109,6 +111,9 @@ func candidatesText(r CandidatesResult) string {
 		fmt.Fprintf(&b, "\n- %s", c.ID)
 		if c.Label != "" {
 			fmt.Fprintf(&b, " %q", c.Label)
+		}
+		if c.ToolCall != "" {
+			fmt.Fprintf(&b, " (before tool call %s)", c.ToolCall)
 		}
 		fmt.Fprintf(&b, ", %s ago, %d paths changed since", time.Duration(c.AgeSeconds)*time.Second, c.Changed)
 		writeNotes(&b, "  ", c.Notes)

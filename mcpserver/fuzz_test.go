@@ -36,8 +36,13 @@ func (c *checked) takeViolations() []string {
 	return v
 }
 
-func (c *checked) id(id string) {
-	if id == "" || len(id) > mcpserver.MaxIDLen || strings.Trim(id, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_") != "" {
+func (c *checked) id(id string) { c.idLen(id, mcpserver.MaxIDLen) }
+
+// ref checks the id of rewind and replay: a checkpoint id or a tool call id.
+func (c *checked) ref(id string) { c.idLen(id, mcpserver.MaxToolCallIDLen) }
+
+func (c *checked) idLen(id string, max int) {
+	if id == "" || len(id) > max || strings.Trim(id, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_") != "" {
 		c.violate("id %q", id)
 	}
 }
@@ -54,12 +59,12 @@ func (c *checked) Checkpoint(ctx context.Context, label string) (mcpserver.Check
 }
 
 func (c *checked) Rewind(ctx context.Context, id string) (mcpserver.RestoreResult, error) {
-	c.id(id)
+	c.ref(id)
 	return c.Workspace.Rewind(ctx, id)
 }
 
 func (c *checked) Replay(ctx context.Context, id string) (mcpserver.RestoreResult, error) {
-	c.id(id)
+	c.ref(id)
 	return c.Workspace.Replay(ctx, id)
 }
 

@@ -10,8 +10,8 @@ func Instructions(p Profile) string {
 	if p.Has(toolCheckpoint) {
 		lines = append(lines,
 			"agent-rewind makes this workspace reversible.",
-			"Before risky multi-step work, call checkpoint and keep the id.",
-			"If it goes wrong, rewind to that id; the state you leave is saved first (safety_id).")
+			"Before risky work, call checkpoint and keep the id.",
+			"If it goes wrong, rewind to that id (undo a rewind with its safety_id).")
 	}
 	if p.Has(toolBacktrackCommit) {
 		lines = append(lines,
@@ -19,7 +19,7 @@ func Instructions(p Profile) string {
 	}
 	if p.Has(toolGuardEffect) {
 		lines = append(lines,
-			"Before an irreversible external action (deploy, payment, email), call guard_effect with a stable key; if admitted is false, do not do it.",
+			"Before an irreversible external action (deploy, payment, email), call guard_effect with a stable key; if not admitted, do not do it.",
 			"Rewind restores files, not the outside world. It is not a sandbox.")
 	}
 	if p.Has(toolSavings) {

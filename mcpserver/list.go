@@ -16,6 +16,9 @@ import (
 // are left, and Next where their page starts.
 const MaxListEntries = 50
 
+// MaxListCalls caps the tool calls the list tool returns (the newest).
+const MaxListCalls = 20
+
 // ListResult is the output of the list tool: one page of the timeline, newest first.
 type ListResult struct {
 	Current   string          `json:"current"`
@@ -23,6 +26,20 @@ type ListResult struct {
 	Truncated bool            `json:"truncated"`
 	// Next is the id to pass as before for the next page; "" on the last page.
 	Next string `json:"next"`
+	// Calls are the tool calls that had automatic checkpoints, newest first, each with its
+	// agent session and the checkpoint holding the workspace as it was before it. They reach the
+	// agent in the text, grouped by session, not in the structured result: the context budget
+	// (every tool's schema is in the model's context on every turn) has no room for them.
+	Calls []CallStep `json:"-"`
+}
+
+// CallStep is one tool call an automatic checkpoint was taken before; rewind accepts its id.
+type CallStep struct {
+	ID         string `json:"id"`
+	Session    string `json:"session"`
+	Checkpoint string `json:"checkpoint"`
+	// Label says what ran (tool: command or path); not in the schema's budget, in the text.
+	Label string `json:"-"`
 }
 
 // listInput pages through the timeline.
@@ -38,8 +55,8 @@ type TimelineEntry struct {
 	Label  string    `json:"label"`
 	Parent string    `json:"parent"`
 	// Kind is "checkpoint" for one taken on request, "safety" for one taken automatically
-	// before a rewind or replay.
-	Kind    string `json:"kind" jsonschema:"checkpoint or safety"`
+	// before a rewind or replay, "auto" for one an agent's hook took before a tool call.
+	Kind    string `json:"kind" jsonschema:"checkpoint, safety or auto"`
 	Current bool   `json:"current"`
 }
 
@@ -47,6 +64,7 @@ type TimelineEntry struct {
 const (
 	KindCheckpoint = "checkpoint"
 	KindSafety     = "safety"
+	KindAuto       = "auto"
 )
 
 func (s *server) list(ctx context.Context, _ *mcp.CallToolRequest, in listInput) (*mcp.CallToolResult, ListResult, error) {
@@ -81,6 +99,12 @@ func (s *server) list(ctx context.Context, _ *mcp.CallToolRequest, in listInput)
 	if r.Entries == nil {
 		r.Entries = []TimelineEntry{}
 	}
+	if len(r.Calls) > MaxListCalls {
+		r.Calls = r.Calls[:MaxListCalls]
+	}
+	if r.Calls == nil {
+		r.Calls = []CallStep{}
+	}
 	return textResult(listText(r)), r, nil
 }
 
@@ -105,6 +129,18 @@ func listText(r ListResult) string {
 	}
 	if r.Truncated {
 		fmt.Fprintf(&b, "\n(older entries left: list with before %s for the next page)", r.Next)
+	}
+	session := "\x00"
+	for _, c := range r.Calls {
+		if c.Session != session {
+			session = c.Session
+			fmt.Fprintf(&b, "\nTool calls of session %q, newest first (rewind <tool call id> restores the state before it):", session)
+		}
+		fmt.Fprintf(&b, "\n- %s", c.ID)
+		if c.Label != "" {
+			fmt.Fprintf(&b, " %q", c.Label)
+		}
+		fmt.Fprintf(&b, " (before: %s)", c.Checkpoint)
 	}
 	return b.String()
 }

@@ -29,6 +29,9 @@ func jsonNames(t reflect.Type) []string {
 	var names []string
 	for f := range t.Fields() {
 		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "-" {
+			continue // not in the structured result
+		}
 		if name == "" {
 			name = f.Name
 		}

@@ -31,7 +31,7 @@ type idInput struct {
 }
 
 func (s *server) rewind(ctx context.Context, _ *mcp.CallToolRequest, in idInput) (*mcp.CallToolResult, RestoreResult, error) {
-	if err := validateID("id", in.ID); err != nil {
+	if err := validateRef("id", in.ID); err != nil {
 		return nil, RestoreResult{}, err
 	}
 	r, err := s.ws.Rewind(ctx, in.ID)
@@ -43,7 +43,7 @@ func (s *server) rewind(ctx context.Context, _ *mcp.CallToolRequest, in idInput)
 }
 
 func (s *server) replay(ctx context.Context, _ *mcp.CallToolRequest, in idInput) (*mcp.CallToolResult, RestoreResult, error) {
-	if err := validateID("id", in.ID); err != nil {
+	if err := validateRef("id", in.ID); err != nil {
 		return nil, RestoreResult{}, err
 	}
 	r, err := s.ws.Replay(ctx, in.ID)

@@ -99,8 +99,8 @@ func (s *server) register(srv *mcp.Server, name string) error {
 var toolDescriptions = map[string]string{
 	toolCheckpoint:          "Snapshot the whole workspace, shell changes too; returns an id to rewind to.",
 	toolList:                "Checkpoints, newest first.",
-	toolRewind:              "Restore the whole workspace to checkpoint id; the state left is saved first (safety_id) to undo it.",
-	toolReplay:              "Go forward to a later checkpoint, e.g. a rewind's safety_id.",
+	toolRewind:              "Restore the whole workspace to checkpoint id or tool call id; the state left is saved first (safety_id).",
+	toolReplay:              "Go forward to a later checkpoint (e.g. a safety_id).",
 	toolGuardEffect:         "Call before an irreversible external action with a stable key; if admitted is false, do not perform it.",
 	toolSavings:             "The LLM gateway's replay-savings receipt.",
 	toolBacktrackCandidates: "Checkpoints to go back to, best first, with failure notes.",

@@ -15,6 +15,9 @@ const (
 	// MaxIDLen is the longest checkpoint id: ids are short and stable (at most 12 characters)
 	// and use ASCII letters, digits, '-' and '_'.
 	MaxIDLen = 12
+	// MaxToolCallIDLen is the longest tool call id rewind and replay accept in place of a
+	// checkpoint id (a client's id of the call an automatic checkpoint was taken before).
+	MaxToolCallIDLen = 256
 	// MaxLabelLen is the longest checkpoint label.
 	MaxLabelLen = 200
 	// MaxKeyLen is the longest effect key, in bytes.
@@ -48,12 +51,17 @@ func inputError(arg, value, reason string) *InputError {
 	return &InputError{Arg: arg, Value: strconv.Quote(value), Reason: reason}
 }
 
-func validateID(arg, id string) error {
+func validateID(arg, id string) error { return validateIDLen(arg, id, MaxIDLen) }
+
+// validateRef checks the id of rewind and replay: a checkpoint id, or a tool call id.
+func validateRef(arg, id string) error { return validateIDLen(arg, id, MaxToolCallIDLen) }
+
+func validateIDLen(arg, id string, max int) error {
 	if id == "" {
 		return inputError(arg, id, "a checkpoint id is required: use the id that checkpoint returned")
 	}
-	if len(id) > MaxIDLen {
-		return inputError(arg, id, fmt.Sprintf("checkpoint ids are at most %d characters: use the id that checkpoint returned", MaxIDLen))
+	if len(id) > max {
+		return inputError(arg, id, fmt.Sprintf("ids are at most %d characters: use the id that checkpoint or list returned", max))
 	}
 	for _, c := range []byte(id) {
 		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {

@@ -149,11 +149,11 @@ func TestReuseUnchanged(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer unlock()
-	res, _, err := s.checkpointLocked(ctx, "auto", KindSafety, true, &Changed{Since: first.ID})
+	res, _, err := s.checkpointLocked(ctx, "auto", KindSafety, true, &Changed{Since: first.ID}, nil)
 	if err != nil || !res.Reused || res.ID != first.ID || res.Walk.Mode != "changed" {
 		t.Fatalf("reuse with a no-change hint: %+v, %v", res, err)
 	}
-	res, _, err = s.checkpointLocked(ctx, "auto", KindSafety, true, &Changed{Since: "000000000000"})
+	res, _, err = s.checkpointLocked(ctx, "auto", KindSafety, true, &Changed{Since: "000000000000"}, nil)
 	if err != nil || res.Reused || res.Walk.Mode != "full" || res.Manifest == first.Manifest {
 		t.Fatalf("a hint about another checkpoint: %+v, %v", res, err)
 	}

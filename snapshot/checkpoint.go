@@ -60,6 +60,7 @@ type CheckpointRecord struct {
 	Symlinks int       `json:"symlinks"`
 	Skipped  int       `json:"skipped"`
 	Bytes    int64     `json:"bytes"`
+	Call     *ToolCall `json:"call,omitempty"` // KindAuto
 }
 
 // Checkpoint captures the whole workspace (FORMAT.md) under label. Files whose stat matches the
@@ -81,7 +82,7 @@ func (s *Store) CheckpointChanged(ctx context.Context, label string, hint *Chang
 		return nil, err
 	}
 	defer unlock()
-	res, _, err := s.checkpointLocked(ctx, label, KindNormal, false, hint)
+	res, _, err := s.checkpointLocked(ctx, label, KindNormal, false, hint, nil)
 	if res != nil {
 		res.Elapsed = Duration(time.Since(start))
 	}
@@ -94,7 +95,7 @@ func (s *Store) CheckpointChanged(ctx context.Context, label string, hint *Chang
 //
 // With reuse and a hint that nothing changed since the current position, it returns that
 // position without looking at the tree, and a nil capture (only a caller without a hint uses it).
-func (s *Store) checkpointLocked(ctx context.Context, label string, kind Kind, reuse bool, hint *Changed) (*CheckpointResult, *capture, error) {
+func (s *Store) checkpointLocked(ctx context.Context, label string, kind Kind, reuse bool, hint *Changed, call *ToolCall) (*CheckpointResult, *capture, error) {
 	if reuse && hint != nil && len(hint.Paths) == 0 {
 		if res := s.reuseUnchanged(hint); res != nil {
 			return res, nil, nil
@@ -151,7 +152,7 @@ func (s *Store) checkpointLocked(ctx context.Context, label string, kind Kind, r
 			return nil, nil, fmt.Errorf("write manifest: %w", err)
 		}
 	}
-	cp := Checkpoint{Time: time.Now().UTC(), Kind: kind, Label: label, Parent: pos.Current, Manifest: mh, Counts: countEntries(live)}
+	cp := Checkpoint{Time: time.Now().UTC(), Kind: kind, Label: label, Parent: pos.Current, Manifest: mh, Counts: countEntries(live), Call: call}
 	if !cp.Time.After(pos.Time) {
 		cp.Time = pos.Time.Add(time.Nanosecond)
 	}
@@ -163,7 +164,7 @@ func (s *Store) checkpointLocked(ctx context.Context, label string, kind Kind, r
 	}
 	record, drop, err := s.intend("checkpoint", CheckpointRecord{
 		ID: id, Label: label, Kind: kind, Time: cp.Time, Parent: cp.Parent, Manifest: mh.String(),
-		Files: cp.Counts.Files, Dirs: cp.Counts.Dirs, Symlinks: cp.Counts.Symlinks, Skipped: cp.Counts.Skipped, Bytes: cp.Counts.Bytes,
+		Files: cp.Counts.Files, Dirs: cp.Counts.Dirs, Symlinks: cp.Counts.Symlinks, Skipped: cp.Counts.Skipped, Bytes: cp.Counts.Bytes, Call: call,
 	}, cname, b)
 	if err != nil {
 		return nil, nil, fmt.Errorf("checkpoint not taken: %w", err)

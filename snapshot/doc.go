@@ -14,6 +14,9 @@
 // # Operations
 //
 //   - Checkpoint captures the workspace and makes it the current position.
+//   - AutoCheckpoint is the checkpoint an agent's hook takes before a tool call: kind "auto",
+//     labelled with the call, reusing the current position when nothing changed; the call is
+//     noted in calls.jsonl either way, so Resolve finds "before tool call X" by the call's id.
 //   - Rewind restores any checkpoint: it takes a safety checkpoint of the current state first
 //     (or reuses the current position when nothing changed since it), touches only paths that
 //     differ, never writes through a symlink or outside the workspace, and runs under a journal,
@@ -22,7 +25,7 @@
 //     current position, such as the safety checkpoint of the rewind that led here.
 //   - List returns the timeline (a tree through parent links); Diff compares two checkpoints or
 //     a checkpoint and the live workspace; GC removes old checkpoints and unreferenced contents;
-//     Resolve turns an id prefix into an id.
+//     Resolve turns an id prefix, or a tool call id, into a checkpoint id.
 //
 // # What is captured
 //

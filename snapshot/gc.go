@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -18,7 +19,12 @@ import (
 type GCOptions struct {
 	KeepLast   int           // keep the newest N checkpoints
 	KeepWithin time.Duration // keep checkpoints younger than this
-	DryRun     bool          // report what would be removed, remove nothing
+	// AutoKeepLast and AutoKeepWithin, when either is set, decide alone which automatic
+	// checkpoints (KindAuto) are kept: the newest AutoKeepLast of each agent session, and those
+	// younger than AutoKeepWithin. KeepLast and KeepWithin then govern the other kinds only.
+	AutoKeepLast   int
+	AutoKeepWithin time.Duration
+	DryRun         bool // report what would be removed, remove nothing
 }
 
 // GCResult reports what GC removed (or, in a dry run, would remove).
@@ -43,8 +49,8 @@ type GCRecord struct {
 // safety checkpoint of the last rewind or replay, which is what undoing it restores.
 // It takes the writers' lock, so it never runs inside a checkpoint or a rewind.
 func (s *Store) GC(ctx context.Context, opts GCOptions) (*GCResult, error) {
-	if opts.KeepLast < 0 || opts.KeepWithin < 0 {
-		return nil, fmt.Errorf("gc: KeepLast (%d) and KeepWithin (%s) must not be negative", opts.KeepLast, opts.KeepWithin)
+	if opts.KeepLast < 0 || opts.KeepWithin < 0 || opts.AutoKeepLast < 0 || opts.AutoKeepWithin < 0 {
+		return nil, fmt.Errorf("gc: KeepLast (%d), KeepWithin (%s), AutoKeepLast (%d) and AutoKeepWithin (%s) must not be negative", opts.KeepLast, opts.KeepWithin, opts.AutoKeepLast, opts.AutoKeepWithin)
 	}
 	unlock, err := s.lockAndRecover(ctx)
 	if err != nil {
@@ -66,12 +72,29 @@ func (s *Store) GC(ctx context.Context, opts GCOptions) (*GCResult, error) {
 	}
 	delete(protected, "")
 	keepAll := opts.KeepLast == 0 && opts.KeepWithin == 0
+	autoRules := opts.AutoKeepLast > 0 || opts.AutoKeepWithin > 0
 	now := time.Now()
+	// The rank of each automatic checkpoint in its session, newest first.
+	autoRank := map[string]int{}
+	perSession := map[string]int{}
+	for _, c := range slices.Backward(cps) {
+		if c.Kind == KindAuto && c.Call != nil {
+			autoRank[c.ID] = perSession[c.Call.Session]
+			perSession[c.Call.Session]++
+		}
+	}
 	var kept []*Checkpoint
 	for i, c := range cps {
-		keep := keepAll || protected[c.ID] ||
-			(opts.KeepLast > 0 && i >= len(cps)-opts.KeepLast) ||
-			(opts.KeepWithin > 0 && now.Sub(c.Time) < opts.KeepWithin)
+		var keep bool
+		if autoRules && c.Kind == KindAuto {
+			keep = protected[c.ID] ||
+				(opts.AutoKeepLast > 0 && autoRank[c.ID] < opts.AutoKeepLast) ||
+				(opts.AutoKeepWithin > 0 && now.Sub(c.Time) < opts.AutoKeepWithin)
+		} else {
+			keep = keepAll || protected[c.ID] ||
+				(opts.KeepLast > 0 && i >= len(cps)-opts.KeepLast) ||
+				(opts.KeepWithin > 0 && now.Sub(c.Time) < opts.KeepWithin)
+		}
 		if keep {
 			kept = append(kept, c)
 			if protected[c.ID] {
@@ -134,6 +157,11 @@ func (s *Store) GC(ctx context.Context, opts GCOptions) (*GCResult, error) {
 	for _, id := range res.Removed {
 		if err := remove(filepath.Join(s.state, "checkpoints", id)); err != nil {
 			return nil, err
+		}
+	}
+	if !opts.DryRun && len(res.Removed) > 0 {
+		if err := s.dropCalls(res.Removed); err != nil {
+			return nil, fmt.Errorf("gc: %s: %w", callsFile, err)
 		}
 	}
 	if !opts.DryRun {

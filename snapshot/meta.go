@@ -29,6 +29,7 @@ type Kind string
 const (
 	KindNormal Kind = "normal" // taken by Checkpoint
 	KindSafety Kind = "safety" // taken by Rewind or Replay before changing the workspace
+	KindAuto   Kind = "auto"   // taken by AutoCheckpoint before an agent's tool call
 )
 
 // Counts summarises a checkpoint's content.
@@ -49,6 +50,7 @@ type Checkpoint struct {
 	Parent   string    `json:"parent,omitempty"` // the position when it was taken; "" for the first
 	Manifest Hash      `json:"manifest"`         // sha256 of the manifest bytes
 	Counts   Counts    `json:"counts"`
+	Call     *ToolCall `json:"call,omitempty"` // KindAuto: the tool call it was taken before
 }
 
 // metaFile is the on-disk form: Checkpoint without its id, which is derived from these bytes.
@@ -60,11 +62,12 @@ type metaFile struct {
 	Parent   string    `json:"parent"`
 	Manifest Hash      `json:"manifest"`
 	Counts   Counts    `json:"counts"`
+	Call     *ToolCall `json:"call,omitempty"`
 }
 
 // encodeCheckpoint returns the metadata file bytes and the id they define.
 func encodeCheckpoint(c *Checkpoint) ([]byte, string) {
-	b, _ := json.Marshal(metaFile{Format: 1, Time: c.Time.UTC(), Kind: c.Kind, Label: c.Label, Parent: c.Parent, Manifest: c.Manifest, Counts: c.Counts})
+	b, _ := json.Marshal(metaFile{Format: 1, Time: c.Time.UTC(), Kind: c.Kind, Label: c.Label, Parent: c.Parent, Manifest: c.Manifest, Counts: c.Counts, Call: c.Call})
 	b = append(b, '\n')
 	sum := sha256.Sum256(b)
 	return b, hex.EncodeToString(sum[:])[:IDLen]
@@ -85,13 +88,16 @@ func decodeCheckpoint(id string, b []byte) (*Checkpoint, error) {
 	if m.Format != 1 {
 		return nil, fmt.Errorf("format %d, this program reads format 1 (upgrade agent-rewind)", m.Format)
 	}
-	if m.Kind != KindNormal && m.Kind != KindSafety {
+	if m.Kind != KindNormal && m.Kind != KindSafety && m.Kind != KindAuto {
 		return nil, fmt.Errorf("unknown kind %q", m.Kind)
+	}
+	if (m.Kind == KindAuto) != (m.Call != nil) {
+		return nil, fmt.Errorf("kind %q with call %v: an automatic checkpoint, and only one, names its tool call", m.Kind, m.Call != nil)
 	}
 	if m.Parent != "" && !validID(m.Parent) {
 		return nil, fmt.Errorf("parent %q is not a checkpoint id", m.Parent)
 	}
-	return &Checkpoint{ID: id, Time: m.Time, Kind: m.Kind, Label: m.Label, Parent: m.Parent, Manifest: m.Manifest, Counts: m.Counts}, nil
+	return &Checkpoint{ID: id, Time: m.Time, Kind: m.Kind, Label: m.Label, Parent: m.Parent, Manifest: m.Manifest, Counts: m.Counts, Call: m.Call}, nil
 }
 
 func validID(s string) bool { return len(s) == IDLen && isLowerHex(s) }

@@ -104,7 +104,7 @@ func (s *Store) move(ctx context.Context, op, ref string, opts RestoreOptions) (
 		p := planRestore(c.manifest(), t.entries, r)
 		return &RestoreResult{Op: op, From: pos.Current, To: id, DryRun: true, Changes: nonNil(p.changes), Kept: p.kept, Elapsed: Duration(time.Since(start))}, nil
 	}
-	safety, c, err := s.checkpointLocked(ctx, fmt.Sprintf("before %s to %s", op, id), KindSafety, true, nil)
+	safety, c, err := s.checkpointLocked(ctx, fmt.Sprintf("before %s to %s", op, id), KindSafety, true, nil, nil)
 	if err != nil {
 		return nil, fmt.Errorf("safety checkpoint before %s (nothing was changed): %w", op, err)
 	}

@@ -1,6 +1,7 @@
 package snapshot
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -16,6 +17,9 @@ type Timeline struct {
 	Checkpoints []Checkpoint `json:"checkpoints"`
 	Current     string       `json:"current"`        // "" before the first checkpoint
 	Last        *Operation   `json:"last,omitempty"` // the last rewind or replay
+	// Sessions groups the tool calls that had an automatic checkpoint by agent session (only
+	// calls whose checkpoint still exists); absent when there are none.
+	Sessions []Session `json:"sessions,omitempty"`
 }
 
 // List returns the timeline. It takes no lock.
@@ -29,9 +33,16 @@ func (s *Store) List() (*Timeline, error) {
 		return nil, err
 	}
 	t := &Timeline{Checkpoints: make([]Checkpoint, len(cps)), Current: pos.Current, Last: pos.Last}
+	exists := make(map[string]bool, len(cps))
 	for i, c := range cps {
 		t.Checkpoints[i] = *c
+		exists[c.ID] = true
 	}
+	calls, err := s.readCalls()
+	if err != nil {
+		return nil, err
+	}
+	t.Sessions = groupSessions(calls, exists)
 	return t, nil
 }
 
@@ -56,9 +67,24 @@ func (s *Store) Entries(ref string) ([]Entry, error) {
 // minPrefix is the shortest id prefix Resolve accepts.
 const minPrefix = 4
 
-// Resolve turns an id or a unique id prefix (at least 4 hex digits, any case) into a full id. An
-// unknown prefix is ErrNotFound; one that matches several is an *AmbiguousError listing them.
+// Resolve turns an id or a unique id prefix (at least 4 hex digits, any case) into a full id, or
+// the id of a tool call that had an automatic checkpoint into the checkpoint of the state before
+// it. An unknown ref is ErrNotFound; a prefix that matches several ids is an *AmbiguousError
+// listing them.
 func (s *Store) Resolve(ref string) (string, error) {
+	id, err := s.resolveID(ref)
+	if errors.Is(err, ErrNotFound) && strings.TrimSpace(ref) != "" {
+		if cid, cerr := s.resolveCall(strings.TrimSpace(ref)); cerr == nil {
+			return cid, nil
+		} else if !isLowerHex(strings.ToLower(strings.TrimSpace(ref))) {
+			return "", cerr
+		}
+	}
+	return id, err
+}
+
+// resolveID resolves a checkpoint id or id prefix.
+func (s *Store) resolveID(ref string) (string, error) {
 	p := strings.ToLower(strings.TrimSpace(ref))
 	if len(p) < minPrefix || len(p) > IDLen || !isLowerHex(p) {
 		return "", fmt.Errorf("%w: %q is not a checkpoint id: give %d to %d hex digits (see agent-rewind list)", ErrNotFound, ref, minPrefix, IDLen)

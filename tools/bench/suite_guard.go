@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -17,6 +19,12 @@ import (
 //	non-effect PreToolUse (Bash "go test ./... | tail"): exit 0, nothing printed   goal p50 and p99 <= 5 ms
 //	non-effect PostToolUse (the same call, after it ran): exit 0, nothing printed (reported)
 //	admission of a new explicit key: exit 0                                      (reported)
+//	the hook path, guard --checkpoint before a Bash call in an unchanged workspace
+//	  (the decision plus the automatic checkpoint, which reuses the position)
+//	  against a minimal Go program's whole process                               goal <= 1.5x
+//
+// The hook path is measured on a small workspace (200 files, no watcher): it is the fixed cost
+// of one hook process, not the stat walk, which the snapshot suite measures on a large tree.
 //
 // The non-effect calls are Bash calls because the hooks are (integrations/claude-code matches
 // Bash and MCP tools only); they go through the shell splitter and every built-in rule. They
@@ -47,6 +55,27 @@ func runGuard(ctx context.Context, b *Bench) error {
 	if err != nil {
 		return err
 	}
+	autoWS, err := b.TempDir("auto-workspace")
+	if err != nil {
+		return err
+	}
+	for i := range 200 {
+		dir := filepath.Join(autoWS, fmt.Sprintf("pkg%02d", i/10))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%03d.go", i)), []byte(strings.Repeat("// bench\n", 40+i)), 0o644); err != nil {
+			return err
+		}
+	}
+	goDir, err := b.TempDir("minimal-go")
+	if err != nil {
+		return err
+	}
+	minimal, err := baseline.BuildMinimalGo(ctx, goDir)
+	if err != nil {
+		return err
+	}
 	hook := func(event string) ([]byte, error) {
 		return json.Marshal(map[string]any{
 			"session_id": "bench-session", "transcript_path": filepath.Join(hotWS, "transcript.jsonl"), "cwd": hotWS,
@@ -63,8 +92,9 @@ func runGuard(ctx context.Context, b *Bench) error {
 	if err != nil {
 		return err
 	}
-	guard := func(ctx context.Context, dir string, stdin []byte, silent bool) (measure.Sample, error) {
-		cmd := agent.Command(ctx, dir, "guard")
+	autoPre := bytes.ReplaceAll(pre, []byte(hotWS), []byte(autoWS))
+	guard := func(ctx context.Context, dir string, stdin []byte, silent bool, args ...string) (measure.Sample, error) {
+		cmd := agent.Command(ctx, dir, append([]string{"guard"}, args...)...)
 		cmd.Stdin = strings.NewReader(string(stdin))
 		r, err := measure.Run(cmd)
 		if err != nil {
@@ -74,6 +104,11 @@ func runGuard(ctx context.Context, b *Bench) error {
 			return r.Sample, fmt.Errorf("guard printed %.100q / %.100q for a call that is not an effect: a hook must print nothing", r.Stdout, r.Stderr)
 		}
 		return r.Sample, nil
+	}
+	// The first automatic checkpoint of autoWS, outside the measurement: later calls find it
+	// unchanged.
+	if _, err := guard(ctx, autoWS, autoPre, true, "--checkpoint"); err != nil {
+		return fmt.Errorf("first automatic checkpoint: %w", err)
 	}
 	key := 0
 	arms := []measure.Arm{
@@ -89,9 +124,13 @@ func runGuard(ctx context.Context, b *Bench) error {
 			in := fmt.Sprintf(`{"key":"bench-admission-%d","payload":{"amount":%d,"currency":"usd"},"description":"bench: admit a new effect"}`, key, key)
 			return guard(ctx, ws, []byte(in), false)
 		}},
+		{Name: "minimal Go program", Run: minimal.Run},
+		{Name: "agent-rewind guard --checkpoint, PreToolUse (Bash), unchanged workspace of 200 files", Run: func(ctx context.Context) (measure.Sample, error) {
+			return guard(ctx, autoWS, autoPre, true, "--checkpoint")
+		}},
 	}
 	n := b.Reps(300, 60)
-	b.Logf("%d rounds of true / non-effect PreToolUse / non-effect PostToolUse / admission", n)
+	b.Logf("%d rounds of true / non-effect PreToolUse / non-effect PostToolUse / admission / minimal Go / hook path with automatic checkpoint", n)
 	ss, err := measure.Alternate(ctx, n, arms...)
 	if err != nil {
 		return err
@@ -99,7 +138,7 @@ func runGuard(ctx context.Context, b *Bench) error {
 	if s, err := agent.Store(ctx, hotWS); err == nil {
 		return fmt.Errorf("the non-effect calls created the store %s for %s: the hot path must create nothing", s, hotWS)
 	}
-	floor, hot, after, admit := ss[0], ss[1], ss[2], ss[3]
+	floor, hot, after, admit, goFloor, hookPath := ss[0], ss[1], ss[2], ss[3], ss[4], ss[5]
 	p := func(s measure.Series, q float64) float64 { return ms(measure.Percentile(s.Walls(), q)) }
 	b.Value("guard_non_effect_p50", p(hot, 50), "ms", "wall per process, process start included", arm(hot), AtMost(5), "")
 	b.Value("guard_non_effect_p99", p(hot, 99), "ms", "wall per process, process start included", arm(hot), AtMost(5), "")
@@ -110,5 +149,8 @@ func runGuard(ctx context.Context, b *Bench) error {
 	b.Value("guard_admission_p99", p(admit, 99), "ms", "wall per process", arm(admit), NoGoal, "")
 	b.Ratio("guard_admission_vs_true", admit, floor, NoGoal, "")
 	b.Value("true_p50", p(floor, 50), "ms", "process-start floor", arm(floor), NoGoal, "")
+	b.Value("minimal_go_p50", p(goFloor, 50), "ms", "a Go program that does nothing, whole process", arm(goFloor), NoGoal, "")
+	b.Value("hook_path_p50", p(hookPath, 50), "ms", "wall per process: guard decision plus automatic checkpoint, unchanged workspace of 200 files, no watcher", arm(hookPath), NoGoal, "")
+	b.Ratio("hook_path_vs_minimal_go", hookPath, goFloor, AtMost(1.5), "guard --checkpoint on an unchanged small workspace over a minimal Go process, same run")
 	return nil
 }

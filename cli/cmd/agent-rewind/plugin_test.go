@@ -41,6 +41,10 @@ func decodeStrict(t *testing.T, rel string, v any) {
 // "$CLAUDE_PROJECT_DIR" to nothing).
 var pluginGuardArgs = []string{"--workspace", "${CLAUDE_PROJECT_DIR}", "guard"}
 
+// pluginPreToolUseArgs is the PreToolUse hook's command: the guard that also takes the
+// automatic checkpoint before a call that can change files.
+var pluginPreToolUseArgs = append(slices.Clone(pluginGuardArgs), "--checkpoint")
+
 func TestClaudeCodePluginFiles(t *testing.T) {
 	var manifest struct {
 		Name        string `json:"name"`
@@ -109,14 +113,26 @@ func TestClaudeCodePluginFiles(t *testing.T) {
 				t.Errorf("%s: matcher %q does not match %s", event, g.Matcher, tool)
 			}
 		}
-		for _, tool := range []string{"Read", "Edit", "Write", "Glob", "Grep", "WebFetch"} {
+		// Before a call, the editing tools too (an automatic checkpoint); after one, only the
+		// calls that can be effects.
+		editing := []string{"Edit", "Write", "MultiEdit", "NotebookEdit"}
+		for _, tool := range editing {
+			if anchored.MatchString(tool) != (event == "PreToolUse") {
+				t.Errorf("%s: matcher %q matches %s: %v", event, g.Matcher, tool, anchored.MatchString(tool))
+			}
+		}
+		for _, tool := range []string{"Read", "Glob", "Grep", "WebFetch"} {
 			if re.MatchString(tool) {
 				t.Errorf("%s: matcher %q matches %s: the guard would run for nothing", event, g.Matcher, tool)
 			}
 		}
+		want := pluginGuardArgs
+		if event == "PreToolUse" {
+			want = pluginPreToolUseArgs
+		}
 		h := g.Hooks[0]
-		if h.Type != "command" || h.Command != "agent-rewind" || !slices.Equal(h.Args, pluginGuardArgs) {
-			t.Errorf("%s: hook %+v, want exec form agent-rewind %q", event, h, pluginGuardArgs)
+		if h.Type != "command" || h.Command != "agent-rewind" || !slices.Equal(h.Args, want) {
+			t.Errorf("%s: hook %+v, want exec form agent-rewind %q", event, h, want)
 		}
 		// Only the deciding event blocks when the guard cannot run: a missing binary must not let
 		// effects run unguarded; a failed report is shown and changes nothing.
@@ -142,12 +158,16 @@ func TestClaudeCodePluginHookCommand(t *testing.T) {
 	if err := os.Mkdir(project, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	var args []string
-	for _, a := range pluginGuardArgs {
-		args = append(args, strings.ReplaceAll(a, "${CLAUDE_PROJECT_DIR}", project))
-	}
 	hook := func(input string) result {
 		t.Helper()
+		var in struct {
+			Event string `json:"hook_event_name"`
+		}
+		json.Unmarshal([]byte(input), &in)
+		var args []string
+		for _, a := range map[bool][]string{true: pluginPreToolUseArgs, false: pluginGuardArgs}[in.Event == "PreToolUse"] {
+			args = append(args, strings.ReplaceAll(a, "${CLAUDE_PROJECT_DIR}", project))
+		}
 		cmd := exec.Command(bin, args...)
 		cmd.Dir = t.TempDir()
 		cmd.Env = append(os.Environ(), "CLAUDE_PROJECT_DIR="+project)
@@ -161,10 +181,18 @@ func TestClaudeCodePluginHookCommand(t *testing.T) {
 		}
 		return result{out.String(), errb.String(), cmd.ProcessState.ExitCode()}
 	}
+	// A report after a call that is not an effect creates nothing.
+	if r := hook(bashHook(t, "PostToolUse", "ls -la", "toolu_p0")); r.code != 0 || r.stdout != "" || r.stderr != "" {
+		t.Fatalf("report: %+v", r)
+	}
+	noStore(t, project)
+	// Before a call: the automatic checkpoint (the first one creates the store), silently.
 	if r := hook(bashHook(t, "PreToolUse", "ls -la", "toolu_p0")); r.code != 0 || r.stdout != "" || r.stderr != "" {
 		t.Fatalf("non-effect: %+v", r)
 	}
-	noStore(t, project)
+	if got := run(t, project, "", "--workspace", project, "rewind", "--dry-run", "toolu_p0"); got.code != 0 {
+		t.Fatalf("no automatic checkpoint before toolu_p0: %+v", got)
+	}
 	if r := hook(bashHook(t, "PreToolUse", "docker push registry.example.com/app:1.2", "toolu_p1")); r.code != 0 || r.stdout != "" || r.stderr != "" {
 		t.Fatalf("PreToolUse: %+v", r)
 	}

@@ -154,12 +154,35 @@ func (w *Workspace) List(context.Context) (mcpserver.ListResult, error) {
 			ID: c.ID, Time: c.Time, Label: c.Label, Parent: c.Parent, Kind: timelineKind(c.Kind), Current: c.ID == t.Current,
 		})
 	}
+	r.Calls = callSteps(t.Sessions)
 	return r, nil
 }
 
+// callSteps lists the tool calls of every session, newest first, each with the label of what
+// ran ("Bash: npm install").
+func callSteps(sessions []snapshot.Session) []mcpserver.CallStep {
+	var all []snapshot.CallRecord
+	for _, s := range sessions {
+		all = append(all, s.Calls...)
+	}
+	slices.SortStableFunc(all, func(a, b snapshot.CallRecord) int { return b.Time.Compare(a.Time) })
+	out := make([]mcpserver.CallStep, 0, len(all))
+	for _, c := range all {
+		label := c.Tool
+		if c.Summary != "" {
+			label += ": " + c.Summary
+		}
+		out = append(out, mcpserver.CallStep{ID: c.ID, Session: c.Session, Checkpoint: c.Checkpoint, Label: label})
+	}
+	return out
+}
+
 func timelineKind(k snapshot.Kind) string {
-	if k == snapshot.KindSafety {
+	switch k {
+	case snapshot.KindSafety:
 		return mcpserver.KindSafety
+	case snapshot.KindAuto:
+		return mcpserver.KindAuto
 	}
 	return mcpserver.KindCheckpoint
 }

@@ -61,8 +61,12 @@ func (w *Workspace) BacktrackCandidates(context.Context) (mcpserver.CandidatesRe
 			}
 			changed = CountChanges(a, b)
 		}
+		call := ""
+		if c.Call != nil {
+			call = c.Call.ID
+		}
 		r.Candidates = append(r.Candidates, mcpserver.Candidate{
-			ID: c.ID, Label: c.Label, Time: c.Time, Changed: changed, Notes: failureNotes(byID[c.ID]),
+			ID: c.ID, Label: c.Label, Time: c.Time, Changed: changed, Notes: failureNotes(byID[c.ID]), ToolCall: call,
 		})
 	}
 	return r, nil
@@ -93,9 +97,14 @@ func RankCandidates(cps []snapshot.Checkpoint, notes map[string][]Note) []snapsh
 	return out
 }
 
+// kindRank orders kinds by how deliberately the state was kept: a checkpoint asked for, then an
+// automatic one before a tool call, then a safety checkpoint.
 func kindRank(k snapshot.Kind) int {
-	if k == snapshot.KindSafety {
+	switch k {
+	case snapshot.KindAuto:
 		return 1
+	case snapshot.KindSafety:
+		return 2
 	}
 	return 0
 }

@@ -25,6 +25,8 @@ func TestRankCandidates(t *testing.T) {
 		cp("aaaaaaaaaaa4", snapshot.KindNormal, 4),
 		cp("aaaaaaaaaaa5", snapshot.KindSafety, 5),
 		cp("aaaaaaaaaaa0", snapshot.KindNormal, 4), // same time as ...4: the id decides
+		cp("aaaaaaaaaaa6", snapshot.KindAuto, 6),
+		cp("aaaaaaaaaaa7", snapshot.KindAuto, 7),
 	}
 	notes := map[string][]agentws.Note{
 		"aaaaaaaaaaa4": {{}, {}},
@@ -35,8 +37,8 @@ func TestRankCandidates(t *testing.T) {
 	for _, c := range agentws.RankCandidates(in, notes) {
 		got = append(got, c.ID[11:])
 	}
-	// normal before safety; fewer notes first; newer first; id.
-	if want := []string{"0", "1", "2", "4", "3", "5"}; !slices.Equal(got, want) {
+	// normal before automatic before safety; fewer notes first; newer first; id.
+	if want := []string{"0", "1", "2", "4", "7", "6", "3", "5"}; !slices.Equal(got, want) {
 		t.Fatalf("order %v, want %v", got, want)
 	}
 	if in[0].ID != "aaaaaaaaaaa1" {

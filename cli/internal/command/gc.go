@@ -15,8 +15,12 @@ import (
 type GCCmd struct {
 	KeepLast   int     `help:"Keep the newest N checkpoints." placeholder:"N"`
 	KeepWithin ageFlag `help:"Keep checkpoints younger than this: a Go duration (90m, 36h) or days and weeks (7d, 2w)." placeholder:"DURATION"`
-	DryRun     bool    `help:"Print what would be removed, and remove nothing."`
-	Orphans    bool    `help:"Instead, remove the stores whose workspace folder is gone (deleted, made again, or moved and not opened since); with --dry-run, only list them."`
+	// The retention of automatic checkpoints (those agents' hooks take before tool calls): on
+	// by default, since hooks take one before every call that changes something.
+	AutoKeepLast   int     `help:"Keep the newest N automatic checkpoints of each agent session (0 with --auto-keep-within 0: treat them like the others)." default:"100" placeholder:"N"`
+	AutoKeepWithin ageFlag `help:"Keep automatic checkpoints younger than this." default:"7d" placeholder:"DURATION"`
+	DryRun         bool    `help:"Print what would be removed, and remove nothing."`
+	Orphans        bool    `help:"Instead, remove the stores whose workspace folder is gone (deleted, made again, or moved and not opened since); with --dry-run, only list them."`
 }
 
 // ageFlag is a duration that also accepts whole days and weeks ("7d", "2w").
@@ -60,13 +64,16 @@ type ProtectedReason struct {
 // Run collects garbage.
 func (c *GCCmd) Run(env *Env) error {
 	if c.Orphans {
-		if c.KeepLast != 0 || c.KeepWithin != 0 {
+		if c.KeepLast != 0 || c.KeepWithin != 0 { // (the --auto-keep defaults do not apply to --orphans)
 			return fmt.Errorf("--orphans removes whole stores of gone workspaces; it takes no --keep-last or --keep-within (run gc without --orphans for those)")
 		}
 		return gcOrphans(env, c.DryRun)
 	}
 	if c.KeepLast < 0 {
 		return fmt.Errorf("--keep-last %d: give a number of checkpoints, 1 or more", c.KeepLast)
+	}
+	if c.AutoKeepLast < 0 {
+		return fmt.Errorf("--auto-keep-last %d: give a number of automatic checkpoints per session, 0 or more", c.AutoKeepLast)
 	}
 	s, err := openSnapshots(env, false)
 	if err != nil {
@@ -77,7 +84,8 @@ func (c *GCCmd) Run(env *Env) error {
 	if err != nil {
 		return err
 	}
-	res, err := s.store.GC(context.Background(), snapshot.GCOptions{KeepLast: c.KeepLast, KeepWithin: time.Duration(c.KeepWithin), DryRun: c.DryRun})
+	res, err := s.store.GC(context.Background(), snapshot.GCOptions{KeepLast: c.KeepLast, KeepWithin: time.Duration(c.KeepWithin),
+		AutoKeepLast: c.AutoKeepLast, AutoKeepWithin: time.Duration(c.AutoKeepWithin), DryRun: c.DryRun})
 	s.done()
 	if err != nil {
 		return err
@@ -119,8 +127,16 @@ func (c *GCCmd) Run(env *Env) error {
 		}
 		fmt.Fprintf(w, "%s %s (%s) and %s no kept checkpoint needs\n", freed,
 			plural(res.ObjectsRemoved, "stored content", "stored contents"), byteSize(res.BytesFreed), plural(res.ManifestsRemoved, "manifest", "manifests"))
+		auto := c.AutoKeepLast > 0 || c.AutoKeepWithin > 0
+		if auto {
+			fmt.Fprintf(w, "automatic checkpoints: kept the newest %d of each agent session and those younger than %s (--auto-keep-last, --auto-keep-within)\n", c.AutoKeepLast, time.Duration(c.AutoKeepWithin))
+		}
 		if c.KeepLast == 0 && c.KeepWithin == 0 {
-			fmt.Fprintln(w, "(no --keep-last or --keep-within: every checkpoint is kept; only unreferenced contents go)")
+			if auto {
+				fmt.Fprintln(w, "(no --keep-last or --keep-within: every other checkpoint is kept)")
+			} else {
+				fmt.Fprintln(w, "(no --keep-last or --keep-within: every checkpoint is kept; only unreferenced contents go)")
+			}
 		}
 		return nil
 	})

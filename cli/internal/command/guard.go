@@ -18,9 +18,13 @@ import (
 // GuardCmd decides whether one tool call or explicit effect may run (barrier/doc.go, HOOKS.md).
 // Agents run it as a hook before and after every tool call, so the path for a call that is
 // not an effect finds the store, reads at most the rules file and opens nothing else: no
-// ledger, no chain, and it never creates a store.
+// ledger, no chain, and it never creates a store. With --checkpoint (the plugin's PreToolUse
+// hook) it also takes the automatic checkpoint before a call that can change files
+// (autocheckpoint.go), which creates the store on the first one.
 type GuardCmd struct {
 	Input string `arg:"" name:"json" optional:"" help:"The guard input, one JSON object: {\"key\": ..., \"payload\": ..., \"description\": ...}, or an agent's hook input. Default: standard input." placeholder:"JSON"`
+	// Checkpoint is what agents' hooks pass before tool calls: one process then does both.
+	Checkpoint bool `help:"Before a tool call that can change files (a hook input with a tool call id), also take an automatic checkpoint, labelled with the call; it never blocks the call (docs/agents.md)."`
 }
 
 // Run decides and answers in the caller's protocol: for hooks, exactly what barrier.Respond
@@ -47,11 +51,17 @@ func (c *GuardCmd) Run(env *Env) error {
 	g.input = raw
 	defer g.close()
 	o := g.guard.Run(in, perr)
+	var note autoNote
+	if call, ok := autoCall(in); ok && c.Checkpoint && perr == nil && o.Err == nil && !o.Decision.Refused() {
+		note = g.autoCheckpoint(call, werr)
+	}
 	if env.JSON {
+		writeAutoNote(env, in, "-", note)
 		return guardJSON(env, o)
 	}
 	io.WriteString(env.Stdout, o.Answer.Stdout)
 	io.WriteString(env.Stderr, o.Answer.Stderr)
+	writeAutoNote(env, in, o.Answer.Stdout, note)
 	if o.Input.Agent == barrier.AgentExplicit && o.Err == nil && !o.Decision.Refused() {
 		fmt.Fprintln(env.Stdout, explicitSummary(o.Decision))
 	}
@@ -271,7 +281,7 @@ func (g *guardRun) close() {
 // fastGuard enables guardFastPath; tests turn it off to compare with kong's parse.
 var fastGuard = true
 
-// guardFastPath runs "agent-rewind [--workspace DIR] [--json] guard [JSON]" without building
+// guardFastPath runs "agent-rewind [--workspace DIR] [--json] guard [--checkpoint] [JSON]" without building
 // the kong command model, which costs more than the guard's whole decision: agents' hooks run
 // this command before and after every tool call, one process each. ok is false for any other
 // form of arguments (help, other flags, "--", a second argument...), which Main then parses
@@ -318,6 +328,8 @@ func parseGuardArgs(args []string) (g guardArgs, ok bool) {
 			g.flag, g.flagSet = g.workspace, true
 		case a == "guard" && !seenGuard:
 			seenGuard = true
+		case a == "--checkpoint" && seenGuard:
+			g.cmd.Checkpoint = true
 		case seenGuard && !seenArg && plainValue(a):
 			g.cmd.Input, seenArg = a, true
 		default:

@@ -169,6 +169,9 @@ func FuzzGuardArgs(f *testing.F) {
 		"guard\x00--help",
 		"guard\x00-",
 		"guard\x00--workspace=",
+		"--workspace\x00/tmp/w\x00guard\x00--checkpoint",
+		"guard\x00--checkpoint\x00{}",
+		"--checkpoint\x00guard",
 	} {
 		f.Add(seed)
 	}
@@ -198,8 +201,8 @@ func FuzzGuardArgs(f *testing.F) {
 		if cmd := ctx.Command(); cmd != "guard" && cmd != "guard <json>" {
 			t.Fatalf("the fast path took %q as guard; kong runs %q", args, cmd)
 		}
-		if cli.Workspace != g.workspace || cli.JSON != g.json || cli.Guard.Input != g.cmd.Input {
-			t.Fatalf("%q: fast path workspace %q json %v input %q; kong %q %v %q", args, g.workspace, g.json, g.cmd.Input, cli.Workspace, cli.JSON, cli.Guard.Input)
+		if cli.Workspace != g.workspace || cli.JSON != g.json || cli.Guard.Input != g.cmd.Input || cli.Guard.Checkpoint != g.cmd.Checkpoint {
+			t.Fatalf("%q: fast path workspace %q json %v input %q checkpoint %v; kong %q %v %q %v", args, g.workspace, g.json, g.cmd.Input, g.cmd.Checkpoint, cli.Workspace, cli.JSON, cli.Guard.Input, cli.Guard.Checkpoint)
 		}
 	})
 }

@@ -74,6 +74,7 @@ func (c *ListCmd) Run(env *Env) error {
 			}
 			fmt.Fprintln(w)
 		}
+		writeSessions(w, tl.Sessions)
 		writePosition(w, tl)
 		return nil
 	})
@@ -115,6 +116,42 @@ func writeTimeline(w io.Writer, tl *snapshot.Timeline) {
 			count(c.Counts.Files), byteSize(c.Counts.Bytes), printable(c.Label))
 	}
 	tw.Flush()
+}
+
+// shownCalls is how many tool calls of each session list prints in text; --json has them all.
+const shownCalls = 20
+
+// writeSessions prints the tool calls that had automatic checkpoints, by agent session, oldest
+// first, with the checkpoint that holds the state before each.
+func writeSessions(w io.Writer, sessions []snapshot.Session) {
+	if len(sessions) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "tool calls by agent session (agent-rewind rewind <tool call id> restores the state before the call):")
+	for _, s := range sessions {
+		name := s.ID
+		if name == "" {
+			name = "(unnamed)"
+		}
+		if s.Agent != "" {
+			name += " (" + s.Agent + ")"
+		}
+		fmt.Fprintf(w, "  session %s, %s:\n", printable(name), plural(len(s.Calls), "call", "calls"))
+		calls := s.Calls
+		if len(calls) > shownCalls {
+			fmt.Fprintf(w, "    %s earlier (see --json)\n", count(len(calls)-shownCalls))
+			calls = calls[len(calls)-shownCalls:]
+		}
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		for _, c := range calls {
+			before := "before: " + c.Checkpoint
+			if c.Reused {
+				before += " (unchanged since)"
+			}
+			fmt.Fprintf(tw, "    %s\t%s\t%s\t%s\t%s\n", printable(c.ID), localTime(c.Time), printable(c.Tool), printable(c.Summary), before)
+		}
+		tw.Flush()
+	}
 }
 
 // writePosition says where the workspace is and how to undo the last rewind or replay.

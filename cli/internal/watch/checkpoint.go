@@ -19,12 +19,37 @@ const EnvVar = "REWIND_WATCH"
 // the agent-rewind binary itself may pass it). The result's Walk says whether the hint was used,
 // and if not, why.
 func Checkpoint(ctx context.Context, s *snapshot.Store, root, store, label string, start bool) (*snapshot.CheckpointResult, error) {
+	wait := time.Duration(0)
+	if start {
+		wait = startWait
+	}
+	return checkpointWith(s, root, store, start, wait, func(hint *snapshot.Changed) (*snapshot.CheckpointResult, error) {
+		return s.CheckpointChanged(ctx, label, hint)
+	})
+}
+
+// AutoCheckpoint is Checkpoint for the automatic checkpoint before a tool call
+// (snapshot.AutoCheckpoint: an unchanged workspace reuses the current position, and with the
+// watcher's hint that costs no walk at all). A hook must not wait for a watcher to start: with
+// start, one is started in the background and this checkpoint walks the tree.
+func AutoCheckpoint(ctx context.Context, s *snapshot.Store, root, store string, call snapshot.ToolCall, start bool) (*snapshot.CheckpointResult, error) {
+	return checkpointWith(s, root, store, start, 0, func(hint *snapshot.Changed) (*snapshot.CheckpointResult, error) {
+		return s.AutoCheckpoint(ctx, call, hint)
+	})
+}
+
+// startWait is how long a checkpoint waits for a watcher it started to answer.
+const startWait = 5 * time.Second
+
+// checkpointWith runs take with the watcher's hint and records the watcher's token with the
+// checkpoint it returns.
+func checkpointWith(s *snapshot.Store, root, store string, start bool, wait time.Duration, take func(*snapshot.Changed) (*snapshot.CheckpointResult, error)) (*snapshot.CheckpointResult, error) {
 	cur, err := s.Current()
 	if err != nil {
 		return nil, err
 	}
-	hint, token, why := hintFor(root, store, cur, start)
-	res, err := s.CheckpointChanged(ctx, label, hint)
+	hint, token, why := hintFor(root, store, cur, start, wait)
+	res, err := take(hint)
 	if res == nil {
 		return nil, err
 	}
@@ -42,7 +67,7 @@ func Checkpoint(ctx context.Context, s *snapshot.Store, root, store, label strin
 // hintFor asks the workspace's watcher, starting one if none runs and start is set, what changed
 // since checkpoint current. It returns the hint (nil: walk the tree, and why) and the token to
 // record with the checkpoint once taken.
-func hintFor(root, store, current string, start bool) (hint *snapshot.Changed, token, why string) {
+func hintFor(root, store, current string, start bool, wait time.Duration) (hint *snapshot.Changed, token, why string) {
 	if !Supported {
 		return nil, "", "no change watcher on this system"
 	}
@@ -51,7 +76,13 @@ func hintFor(root, store, current string, start bool) (hint *snapshot.Changed, t
 	}
 	hint, token, why, err := Hint(store, current)
 	if errors.Is(err, ErrNotRunning) && start {
-		if _, err := Start(store, root, 5*time.Second); err != nil {
+		if wait == 0 {
+			if err := startDetached(root); err != nil {
+				return nil, "", fmt.Sprintf("no watcher was running, and starting one failed: %v", err)
+			}
+			return nil, "", "no watcher was running: one was started in the background for the next checkpoints"
+		}
+		if _, err := Start(store, root, wait); err != nil {
 			return nil, "", fmt.Sprintf("no watcher was running, and starting one failed: %v", err)
 		}
 		hint, token, why, err = Hint(store, current)

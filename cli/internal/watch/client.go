@@ -57,15 +57,9 @@ func Ask(store string, req Request, timeout time.Duration) (*Reply, error) {
 // Start starts a watcher for the workspace root in the background ("agent-rewind watch run"),
 // detached from the caller's session and output, and waits up to wait for it to answer.
 func Start(store, root string, wait time.Duration) (*Reply, error) {
-	exe, err := os.Executable()
+	cmd, err := spawn(root)
 	if err != nil {
-		return nil, fmt.Errorf("start the watcher: %w", err)
-	}
-	cmd := exec.Command(exe, "--workspace", root, "watch", "run")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	cmd.Dir = "/" // not holding the workspace (or any folder) as its working directory
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("start the watcher: %w", err)
+		return nil, err
 	}
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }() // reaps it if it exits while we wait; else it is reparented
@@ -116,4 +110,30 @@ func WritePosition(store, id, token string) error {
 		return err
 	}
 	return durable.WriteFile(filepath.Join(dir(store), "position"), b, 0o600)
+}
+
+// spawn starts "agent-rewind watch run" for root, detached from the caller's session and
+// output, and returns without waiting for it.
+func spawn(root string) (*exec.Cmd, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("start the watcher: %w", err)
+	}
+	cmd := exec.Command(exe, "--workspace", root, "watch", "run")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	cmd.Dir = "/" // not holding the workspace (or any folder) as its working directory
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start the watcher: %w", err)
+	}
+	return cmd, nil
+}
+
+// startDetached starts a watcher for root and does not wait for it (a hook must not): it
+// outlives the caller, and a second one started by a racing caller exits at once on the lock.
+func startDetached(root string) error {
+	cmd, err := spawn(root)
+	if err != nil {
+		return err
+	}
+	return cmd.Process.Release()
 }

@@ -112,3 +112,13 @@ func TestStatWalkAndFind(t *testing.T) {
 		t.Errorf("DirBytes = %d, %v; want %d", n, err, 400<<10)
 	}
 }
+
+func TestMinimalGo(t *testing.T) {
+	m, err := BuildMinimalGo(t.Context(), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s, err := m.Run(t.Context()); err != nil || s.Wall <= 0 {
+		t.Fatalf("run: %+v, %v", s, err)
+	}
+}

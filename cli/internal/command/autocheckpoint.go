@@ -1,0 +1,353 @@
+package command
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/agent-rewind/rewind/barrier"
+	"github.com/agent-rewind/rewind/cli/internal/watch"
+	"github.com/agent-rewind/rewind/cli/internal/workspace"
+	"github.com/agent-rewind/rewind/internal/regular"
+	"github.com/agent-rewind/rewind/snapshot"
+)
+
+// Automatic checkpoints (docs/agents.md): the guard, run by an agent's hook before a tool call,
+// also checkpoints the workspace before a call that can change files, in the same process. It
+// never blocks nor fails the call: whatever goes wrong is a note on stderr, and the guard's
+// answer is the barrier's alone.
+
+// AutoLimitEnv names the setting for the size limit of a workspace's first automatic
+// checkpoint: a size ("2GiB", "500MB", "0" for no limit) or "off" (no automatic checkpoints).
+const AutoLimitEnv = "REWIND_AUTO_CHECKPOINT_LIMIT"
+
+// defaultAutoLimit is the size above which a workspace's first checkpoint is not taken
+// automatically.
+const defaultAutoLimit = 2 << 30
+
+// autoLockWait bounds how long an automatic checkpoint waits for the store's lock (a rewind, a
+// gc or another checkpoint holds it) before it gives up, so the tool call is not held up.
+const autoLockWait = 2 * time.Second
+
+// fileTools are the tools, by client, whose calls can change files besides shell commands
+// (barrier.ShellTools) and MCP tools: Claude Code's, Codex's apply_patch, Cursor's and VS Code's
+// editing tools.
+var fileTools = map[string]bool{
+	"Edit": true, "Write": true, "MultiEdit": true, "NotebookEdit": true, // Claude Code
+	"apply_patch": true,                                           // Codex
+	"Delete":      true, "StrReplace": true, "EditNotebook": true, // Cursor (with Write and Edit)
+	"editFiles": true, "createFile": true, "create_file": true, "replace_string_in_file": true, // VS Code
+	"insert_edit_into_file": true, "multi_replace_string_in_file": true, "edit_notebook_file": true,
+}
+
+// autoCall returns the tool call an automatic checkpoint is taken before; ok is false when the
+// input is not one: not a client's "before a tool call" event, no tool call id to name it by
+// (Gemini CLI, Cline, Windsurf, Cursor's beforeShellExecution send none), or a tool that cannot
+// change files (Read, Grep, ...) or is agent-rewind's own.
+func autoCall(in barrier.Input) (call snapshot.ToolCall, ok bool) {
+	switch {
+	case in.ToolUseID == "" || in.ToolName == "":
+		return call, false
+	case in.Event != barrier.EventPreToolUse && !(in.Agent == barrier.AgentCursor && in.Event == barrier.EventCursorPreToolUse):
+		return call, false
+	}
+	mcp := in.MCPTool || strings.HasPrefix(in.ToolName, "mcp__") || strings.HasPrefix(in.ToolName, "MCP:")
+	if mcp && strings.Contains(in.ToolName, "agent-rewind") {
+		return call, false // its checkpoint and rewind tools checkpoint by themselves
+	}
+	summary := ""
+	switch {
+	case mcp:
+	case barrier.ShellTools[in.ToolName]:
+		script, argv, _ := in.ShellCommand()
+		summary = script
+		if argv != nil {
+			summary = strings.Join(argv, " ")
+		}
+	case fileTools[in.ToolName]:
+		summary = toolPath(in.ToolInput)
+	default:
+		return call, false
+	}
+	return snapshot.ToolCall{ID: in.ToolUseID, Tool: in.ToolName, Summary: summary, Session: in.SessionID, Agent: string(in.Agent)}, true
+}
+
+// toolPath is the file an editing tool names (file_path, notebook_path, path), or the first
+// line of an apply_patch command that names one.
+func toolPath(input json.RawMessage) string {
+	var ti struct {
+		FilePath     string `json:"file_path"`
+		NotebookPath string `json:"notebook_path"`
+		Path         string `json:"path"`
+		FilePathVS   string `json:"filePath"`
+		Command      string `json:"command"`
+	}
+	if json.Unmarshal(input, &ti) != nil {
+		return ""
+	}
+	for _, p := range []string{ti.FilePath, ti.NotebookPath, ti.Path, ti.FilePathVS} {
+		if p != "" {
+			return p
+		}
+	}
+	for line := range strings.Lines(ti.Command) {
+		for _, verb := range []string{"*** Update File: ", "*** Add File: ", "*** Delete File: "} {
+			if p, ok := strings.CutPrefix(line, verb); ok {
+				return strings.TrimSpace(p)
+			}
+		}
+	}
+	return ""
+}
+
+// autoNote is what an automatic checkpoint has to say ("" when all went well).
+type autoNote struct {
+	text string
+	show bool // shown to the person too (Claude Code's systemMessage): the notes said once
+}
+
+// backgroundBytes is the size from which a workspace's first checkpoint is taken by a process
+// of its own rather than in the hook: reading that much could outlast the hook's timeout, and
+// a hook that times out blocks the call.
+const backgroundBytes = 64 << 20
+
+// autoCheckpoint takes the automatic checkpoint before call in the guard's workspace. A
+// workspace the rules refused (werr: the home folder, "/") and a first checkpoint larger than
+// the limit are not checkpointed, and said so once per workspace and reason; a large first
+// checkpoint is started in the background.
+func (g *guardRun) autoCheckpoint(call snapshot.ToolCall, werr error) autoNote {
+	shown := func(text string) autoNote { return autoNote{text: text, show: text != ""} }
+	skipped := func(err error) autoNote {
+		return autoNote{text: "agent-rewind: no automatic checkpoint before " + call.ID + ": " + err.Error()}
+	}
+	limit, off, lerr := autoLimit()
+	switch {
+	case lerr != nil:
+		return shown(once(lerr.Error(), "agent-rewind: no automatic checkpoints: "+lerr.Error()))
+	case off:
+		return autoNote{}
+	case werr != nil:
+		return shown(once("workspace "+werr.Error(), "agent-rewind: no automatic checkpoints: "+werr.Error()))
+	}
+	// first decides about a workspace's first checkpoint: done is true when none is taken here.
+	first := func() (note autoNote, done bool) {
+		bound := limit
+		if limit == 0 {
+			bound = backgroundBytes
+		}
+		size, over := treeSizeOver(g.root, bound)
+		switch {
+		case limit > 0 && over:
+			return shown(once(fmt.Sprintf("limit %s %d", g.root, limit), fmt.Sprintf(
+				"agent-rewind: no automatic checkpoints in %s: its first checkpoint would store more than %s (%s seen so far). "+
+					"To opt in, exclude what need not be kept in %s, raise %s, or take the first checkpoint yourself: agent-rewind checkpoint",
+				g.root, byteSize(limit), byteSize(size), filepath.Join(g.root, snapshot.IgnoreFile), AutoLimitEnv))), true
+		case size >= backgroundBytes:
+			if err := startFirstCheckpoint(g.root); err != nil {
+				return skipped(fmt.Errorf("start the first checkpoint: %w", err)), true
+			}
+			return shown(once("background "+g.root, fmt.Sprintf(
+				"agent-rewind: taking the first checkpoint of %s (at least %s) in the background; automatic checkpoints before tool calls start when it is done",
+				g.root, byteSize(size)))), true
+		}
+		return autoNote{}, false
+	}
+	ws, err := g.workspace(false)
+	if err != nil {
+		return skipped(err)
+	}
+	if ws == nil {
+		if note, done := first(); done {
+			return note
+		}
+		if ws, err = g.workspace(true); err != nil {
+			return skipped(err)
+		}
+	}
+	// Opened with a lock that gives up rather than hold the call (opening finishes an
+	// interrupted rewind, under the lock).
+	s, err := snapshot.Open(ws.Root, snapshot.Options{StateDir: ws.Meta, Recorder: ws, Lock: tryLock(ws.Path("lock"), autoLockWait)})
+	if err != nil {
+		return skipped(err)
+	}
+	cur, err := s.Current()
+	if err != nil {
+		return skipped(err)
+	}
+	if cur == "" {
+		// A first checkpoint in the background holds the lock: do not wait for it, nor start
+		// another.
+		unlock, err := tryLock(ws.Path("lock"), 0)()
+		if err != nil {
+			return skipped(err)
+		}
+		unlock()
+		if note, done := first(); done {
+			return note
+		}
+	}
+	if fileTools[call.Tool] && filepath.IsAbs(call.Summary) {
+		if rel, err := filepath.Rel(g.root, call.Summary); err == nil && filepath.IsLocal(rel) {
+			call.Summary = rel // "Edit: src/main.go": the workspace is known
+		}
+	}
+	if _, err := watch.AutoCheckpoint(context.Background(), s, g.root, ws.Meta, call, true); err != nil {
+		return skipped(err)
+	}
+	return autoNote{}
+}
+
+// startFirstCheckpoint starts "agent-rewind --workspace root checkpoint" in a session of its
+// own, and does not wait for it: it outlives the hook.
+func startFirstCheckpoint(root string) error {
+	exe, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	cmd := exec.Command(exe, "--workspace", root, "checkpoint", "first automatic checkpoint")
+	cmd.Dir = root
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true} // stdin, stdout and stderr: /dev/null
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	return cmd.Process.Release()
+}
+
+// autoLimit reads AutoLimitEnv: the first checkpoint's size limit (0: none), or off.
+func autoLimit() (limit int64, off bool, err error) {
+	v := strings.TrimSpace(os.Getenv(AutoLimitEnv))
+	switch strings.ToLower(v) {
+	case "":
+		return defaultAutoLimit, false, nil
+	case "off":
+		return 0, true, nil
+	}
+	n, err := parseSize(v)
+	if err != nil {
+		return 0, false, fmt.Errorf("%s=%q: %v (give a size such as 2GiB or 500MB, 0 for no limit, or off)", AutoLimitEnv, v, err)
+	}
+	return n, false, nil
+}
+
+// parseSize reads a byte count with an optional unit: B, KB, MB, GB, TB (powers of 1000), KiB,
+// MiB, GiB, TiB (powers of 1024); case does not matter.
+func parseSize(s string) (int64, error) {
+	units := []struct {
+		suffix string
+		mult   int64
+	}{{"kib", 1 << 10}, {"mib", 1 << 20}, {"gib", 1 << 30}, {"tib", 1 << 40}, {"kb", 1e3}, {"mb", 1e6}, {"gb", 1e9}, {"tb", 1e12}, {"b", 1}}
+	num, mult := strings.ToLower(strings.TrimSpace(s)), int64(1)
+	for _, u := range units {
+		if n, ok := strings.CutSuffix(num, u.suffix); ok {
+			num, mult = strings.TrimSpace(n), u.mult
+			break
+		}
+	}
+	n, err := strconv.ParseFloat(num, 64)
+	if err != nil || !(n >= 0) || n*float64(mult) > 1<<62 { // !(n >= 0) also refuses NaN
+		return 0, errors.New("not a size")
+	}
+	return int64(n * float64(mult)), nil
+}
+
+// treeSizeOver adds up the sizes of the regular files a checkpoint of root would capture (the
+// root's .rewindignore obeyed), and stops as soon as the sum exceeds limit.
+func treeSizeOver(root string, limit int64) (size int64, over bool) {
+	var ign *snapshot.Ignore
+	if b, err := regular.ReadFile(filepath.Join(root, snapshot.IgnoreFile)); err == nil {
+		ign = snapshot.ParseIgnore(b)
+	}
+	errOver := errors.New("over")
+	filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || path == root {
+			return nil
+		}
+		rel := filepath.ToSlash(path[len(root)+1:])
+		if ign.Match(rel, d.IsDir()) {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if d.Type().IsRegular() {
+			if info, err := d.Info(); err == nil {
+				size += info.Size()
+			}
+			if size > limit {
+				return errOver
+			}
+		}
+		return nil
+	})
+	return size, size > limit
+}
+
+// once returns note the first time it is called with key (per user, in the state base), and ""
+// after: the hook says why there are no automatic checkpoints once, not at every tool call.
+func once(key, note string) string {
+	base, err := workspace.StateBase()
+	if err != nil {
+		return note
+	}
+	sum := sha256.Sum256([]byte(key))
+	dir := filepath.Join(base, "notices")
+	name := filepath.Join(dir, hex.EncodeToString(sum[:8]))
+	if _, err := os.Lstat(name); err == nil {
+		return ""
+	}
+	if os.MkdirAll(dir, 0o700) == nil {
+		os.WriteFile(name, []byte(note+"\n"), 0o600) // a lost marker only repeats the note
+	}
+	return note
+}
+
+// tryLock is a snapshot lock that waits at most wait for the flock on name, then gives up.
+func tryLock(name string, wait time.Duration) func() (func() error, error) {
+	return func() (func() error, error) {
+		f, err := regular.OpenFile(name, os.O_RDWR|os.O_CREATE, 0o600)
+		if err != nil {
+			return nil, fmt.Errorf("open lock %s: %w", name, err)
+		}
+		deadline := time.Now().Add(wait)
+		for {
+			err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+			if err == nil {
+				return f.Close, nil
+			}
+			if err != syscall.EWOULDBLOCK && err != syscall.EINTR {
+				f.Close()
+				return nil, fmt.Errorf("lock %s: %w", name, err)
+			}
+			if time.Now().After(deadline) {
+				f.Close()
+				return nil, fmt.Errorf("the store is busy (a rewind, gc or checkpoint holds %s; waited %s): this tool call has no checkpoint of its own", name, wait)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+}
+
+// writeAutoNote writes note on stderr, and a note said once also for Claude Code, whose hooks'
+// stderr is hidden unless the call fails, as the systemMessage it shows, when the answer has
+// no stdout of its own.
+func writeAutoNote(env *Env, in barrier.Input, answerStdout string, note autoNote) {
+	if note.text == "" {
+		return
+	}
+	fmt.Fprintln(env.Stderr, note.text)
+	if note.show && in.Agent == barrier.AgentClaudeCode && answerStdout == "" && !env.JSON {
+		b, _ := json.Marshal(map[string]string{"systemMessage": note.text})
+		fmt.Fprintln(env.Stdout, string(b))
+	}
+}

@@ -1,0 +1,79 @@
+package command
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/agent-rewind/rewind/barrier"
+)
+
+func TestAutoCall(t *testing.T) {
+	for _, c := range []struct {
+		in            string
+		ok            bool
+		tool, summary string
+	}{
+		{`{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"npm   install\nx"},"tool_use_id":"t1","session_id":"s"}`, true, "Bash", "npm   install\nx"},
+		{`{"hook_event_name":"PreToolUse","tool_name":"Edit","tool_input":{"file_path":"/p/a.go"},"tool_use_id":"t1"}`, true, "Edit", "/p/a.go"},
+		{`{"hook_event_name":"PreToolUse","tool_name":"NotebookEdit","tool_input":{"notebook_path":"/p/n.ipynb"},"tool_use_id":"t1"}`, true, "NotebookEdit", "/p/n.ipynb"},
+		{`{"hook_event_name":"PreToolUse","tool_name":"apply_patch","tool_input":{"command":"*** Begin Patch\n*** Add File: x.md\n+hi\n"},"tool_use_id":"c1","turn_id":"u"}`, true, "apply_patch", "x.md"},
+		{`{"hook_event_name":"PreToolUse","tool_name":"mcp__github__create_issue","tool_input":{},"tool_use_id":"t1"}`, true, "mcp__github__create_issue", ""},
+		{`{"hook_event_name":"PreToolUse","tool_name":"mcp__plugin_agent-rewind_agent-rewind__checkpoint","tool_input":{},"tool_use_id":"t1"}`, false, "", ""},
+		{`{"hook_event_name":"PreToolUse","tool_name":"Read","tool_input":{"file_path":"/p/a.go"},"tool_use_id":"t1"}`, false, "", ""},
+		{`{"hook_event_name":"PostToolUse","tool_name":"Bash","tool_input":{"command":"ls"},"tool_use_id":"t1"}`, false, "", ""},
+		{`{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"}}`, false, "", ""}, // no call id
+	} {
+		in, err := barrier.ParseHookInput([]byte(c.in))
+		if err != nil {
+			t.Fatalf("%s: %v", c.in, err)
+		}
+		call, ok := autoCall(in)
+		if ok != c.ok || ok && (call.Tool != c.tool || call.Summary != c.summary || call.ID != in.ToolUseID) {
+			t.Errorf("%s: %+v %v, want %v %s %q", c.in, call, ok, c.ok, c.tool, c.summary)
+		}
+	}
+}
+
+func TestParseSize(t *testing.T) {
+	for in, want := range map[string]int64{"0": 0, "2GiB": 2 << 30, "500MB": 500e6, "1.5 kib": 1536, "7": 7, "3b": 3, "1TB": 1e12} {
+		if got, err := parseSize(in); err != nil || got != want {
+			t.Errorf("parseSize(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "lots", "-1GB", "1e30", "GB", "NaN", "Inf"} {
+		if _, err := parseSize(in); err == nil {
+			t.Errorf("parseSize(%q) accepted", in)
+		}
+	}
+}
+
+// FuzzParseSize: the setting is outside input; it never panics, and what it accepts is a
+// non-negative size.
+func FuzzParseSize(f *testing.F) {
+	for _, s := range []string{"2GiB", "0", "1.5mb", "x", "-1", "9e18tib"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if n, err := parseSize(s); err == nil && n < 0 {
+			t.Fatalf("parseSize(%q) = %d", s, n)
+		}
+	})
+}
+
+// FuzzAutoCall: any hook input the guard parses yields either no call or one with the
+// client's id and a tool.
+func FuzzAutoCall(f *testing.F) {
+	f.Add(`{"hook_event_name":"PreToolUse","tool_name":"Write","tool_input":{"file_path":"a"},"tool_use_id":"t"}`)
+	f.Add(`{"hook_event_name":"PreToolUse","tool_name":"apply_patch","tool_input":{"command":"*** Update File: "},"tool_use_id":"t"}`)
+	f.Add(`{"hook_event_name":"preToolUse","conversation_id":"c","tool_name":"Shell","tool_input":"{\"command\":1}","tool_use_id":"t","workspace_roots":["/"]}`)
+	f.Fuzz(func(t *testing.T, s string) {
+		in, err := barrier.ParseHookInput([]byte(s))
+		if err != nil {
+			return
+		}
+		call, ok := autoCall(in)
+		if ok && (call.ID == "" || call.Tool == "" || strings.Contains(call.Tool, "agent-rewind")) {
+			t.Fatalf("%s: %+v", s, call)
+		}
+	})
+}
