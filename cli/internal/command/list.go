@@ -90,7 +90,7 @@ func cutPage(tl *snapshot.Timeline, before string, limit int) listPage {
 			cps = cps[:i]
 		}
 	}
-	page := listPage{Timeline: &snapshot.Timeline{Current: tl.Current, Last: tl.Last}}
+	page := listPage{Timeline: &snapshot.Timeline{Current: tl.Current, Last: tl.Last, Sessions: tl.Sessions}}
 	if limit > 0 && len(cps) > limit {
 		cps = cps[len(cps)-limit:]
 		page.Next = cps[0].ID
