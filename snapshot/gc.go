@@ -89,9 +89,12 @@ func (s *Store) GC(ctx context.Context, opts GCOptions) (*GCResult, error) {
 			continue
 		}
 		manifests[c.Manifest] = true
-		entries, err := s.readManifest(c.Manifest)
+		entries, subtrees, err := s.readManifestTrees(c.Manifest)
 		if err != nil {
 			return nil, fmt.Errorf("gc: checkpoint %s: %w (nothing was removed)", c.ID, err)
+		}
+		for _, h := range subtrees {
+			objects[h] = true
 		}
 		for i := range entries {
 			if entries[i].Type == TypeFile {

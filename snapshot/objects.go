@@ -86,12 +86,14 @@ func (o *objectStore) path(h Hash) string {
 func (o *objectStore) tmpDir() string { return filepath.Join(o.dir, "tmp") }
 
 // has reports whether object h is stored, loose or packed.
+// The packs first: after the first checkpoint most objects are packed (the manifests' trees
+// always are), and a map lookup is cheaper than an lstat that fails.
 func (o *objectStore) has(h Hash) (bool, error) {
-	if _, err := os.Lstat(o.path(h)); err == nil {
-		return true, nil
+	if _, ok, err := o.packed(h); ok || err != nil {
+		return ok, err
 	}
-	_, ok, err := o.packed(h)
-	return ok, err
+	_, err := os.Lstat(o.path(h))
+	return err == nil, nil
 }
 
 // open opens object h for reading, verifying its content as it is read (see verifyingReader).
@@ -237,13 +239,24 @@ func (s *stager) knownLocked(h Hash) (bool, error) {
 
 // putBytes stages data as object h unless it is already stored or staged.
 func (s *stager) putBytes(h Hash, data []byte) error {
+	return s.put(h, data, s.usePack)
+}
+
+// putPacked stages data as object h in the batch's pack, whatever the batch's size: a
+// checkpoint's manifest trees, which are many and small, so that a checkpoint writes one pack
+// (two flushed files) rather than one flushed file per changed directory.
+func (s *stager) putPacked(h Hash, data []byte) error {
+	return s.put(h, data, true)
+}
+
+func (s *stager) put(h Hash, data []byte, packed bool) error {
 	s.mu.Lock()
 	known, err := s.knownLocked(h)
 	if err != nil || known {
 		s.mu.Unlock()
 		return err
 	}
-	if s.usePack {
+	if packed {
 		defer s.mu.Unlock()
 		if s.pack == nil {
 			if s.pack, err = s.o.newPack(); err != nil {
