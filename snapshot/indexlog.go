@@ -66,46 +66,50 @@ func applyIndexLog(entries []indexEntry, base uint32, data []byte) (out []indexE
 		binary.LittleEndian.Uint32(data[len(indexLogMagic):]) != base {
 		return entries, 0, len(data) > 0
 	}
-	byPath := map[string]int{}
-	for i := range entries {
-		byPath[entries[i].Path] = i
-	}
+	// The log is small next to the index: gather its outcome per path (nil: removed), then
+	// apply it in one pass over the sorted entries.
+	ops := map[string]*indexEntry{}
 	all := string(data) // paths are substrings of one string
 	at := hdr
 	for at < len(data) {
 		set, gone, n, err := decodeLogRecord(data[at:], all[at:])
 		if err != nil {
-			return merge(entries), at, true
+			torn = true
+			break
 		}
 		for _, p := range gone {
-			if i, ok := byPath[p]; ok {
-				entries[i].Path = "" // dropped by merge
-				delete(byPath, p)
-			}
+			ops[p] = nil
 		}
-		for _, e := range set {
-			if i, ok := byPath[e.Path]; ok {
-				entries[i] = e
-			} else {
-				byPath[e.Path] = len(entries)
-				entries = append(entries, e)
-			}
+		for i := range set {
+			ops[set[i].Path] = &set[i]
 		}
 		at += n
 	}
-	return merge(entries), at, false
-}
-
-// merge drops removed entries and sorts the rest by path.
-func merge(entries []indexEntry) []indexEntry {
-	out := entries[:0]
-	for _, e := range entries {
-		if e.Path != "" {
-			out = append(out, e)
+	if len(ops) == 0 {
+		return entries, at, torn
+	}
+	out = make([]indexEntry, 0, len(entries)+len(ops))
+	for i := range entries {
+		e, ok := ops[entries[i].Path]
+		switch {
+		case !ok:
+			out = append(out, entries[i])
+		case e != nil:
+			out = append(out, *e)
+		}
+		delete(ops, entries[i].Path)
+	}
+	if n := len(out); len(ops) > 0 { // paths new to the cache
+		for _, e := range ops {
+			if e != nil {
+				out = append(out, *e)
+			}
+		}
+		if len(out) > n {
+			sortIndex(out)
 		}
 	}
-	sortIndex(out)
-	return out
+	return out, at, torn
 }
 
 // decodeLogRecord decodes the record at the front of b (s is b as a string). Every set entry's
