@@ -6,10 +6,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
-
-	"github.com/google/go-cmp/cmp"
 )
 
 // treeEntries is a manifest whose names sort around "/" ("a-b", "a.b" before "a/…", "a0"
@@ -48,8 +47,8 @@ func TestTreeRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d := cmp.Diff(want, got); d != "" {
-		t.Fatalf("expanded trees differ (-want +got):\n%s", d)
+	if !slices.Equal(want, got) {
+		t.Fatalf("expanded trees differ:\n%+v\nwant\n%+v", got, want)
 	}
 	if len(subtrees) != 3 || len(tr.nodes) != 3 { // a, a/b, a/empty
 		t.Fatalf("subtrees %d, nodes %d; want 3", len(subtrees), len(tr.nodes))
@@ -214,8 +213,8 @@ func TestFlatManifestStoreReadable(t *testing.T) {
 		t.Fatalf("rewind to a flat manifest:\n%s", d)
 	}
 	got, err := s.Entries(id)
-	if err != nil || !cmp.Equal(got, entries) {
-		t.Fatalf("entries of the flat checkpoint: %v\n%s", err, cmp.Diff(entries, got))
+	if err != nil || !slices.Equal(got, entries) {
+		t.Fatalf("entries of the flat checkpoint: %v\n%+v\nwant\n%+v", err, got, entries)
 	}
 	if _, err := s.GC(ctx, GCOptions{}); err != nil {
 		t.Fatal(err)
