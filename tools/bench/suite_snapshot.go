@@ -203,9 +203,9 @@ func runSnapshot(ctx context.Context, b *Bench) error {
 	den = faster(change10[1], change10[2])
 	b.Ratio("checkpoint_10_changes", change10[0], den, AtMost(1.5), "denominator: the faster stat walk, "+den.Name)
 	b.Value("store_growth_10_changes", float64(grown)/float64(changed), "ratio", fmt.Sprintf("bytes written by the changes (%d over %d checkpoints)", changed, reps), nil, NoGoal,
-		"all of the store: the contents plus, per checkpoint, a full manifest of the tree (about 100 bytes a path), its metadata and chain entry, and the rewritten stat cache")
+		"all of the store: the contents plus, per checkpoint, the manifest trees of the changed directories and their ancestors, its metadata and chain entry, and the stat cache's log (or its rewrite)")
 	b.Value("store_content_growth_10_changes", float64(grownContent)/float64(changed), "ratio", fmt.Sprintf("bytes written by the changes (%d over %d checkpoints)", changed, reps), nil, NoGoal,
-		"issue 3: later checkpoints add about the changed bytes; this counts the stored contents only (objects/ and packs/)")
+		"issue 3: later checkpoints add about the changed bytes; this counts objects/ and packs/ only (the contents, and the manifest trees packed with them)")
 	// Issue 17: what a checkpoint writes is proportional to what changed. The budget per
 	// checkpoint is twice the changed bytes plus 64 KiB (the new trees, the metadata, the chain
 	// entry); the stat cache counts too, as every byte of the store does.
