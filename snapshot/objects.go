@@ -109,20 +109,39 @@ func (o *objectStore) open(h Hash) (io.ReadCloser, error) {
 	if !errors.Is(err, fs.ErrNotExist) {
 		return nil, &CorruptError{Path: name, Reason: fmt.Sprintf("cannot be opened: %v", bare(err))}
 	}
-	loc, ok, perr := o.packed(h)
-	if perr != nil {
-		var ce *CorruptError
-		if errors.As(perr, &ce) {
-			return nil, perr
+	// Packs are cached per process: another process may have written a pack since (every
+	// checkpoint packs its manifest trees) or a GC replaced one. A reader that holds no lock
+	// (List, Entries, Diff in a long-lived MCP server or UI) then misses: read the indexes again,
+	// once.
+	var loc packLoc
+	var pf *os.File
+	for retried := false; ; retried = true {
+		var ok bool
+		var perr error
+		loc, ok, perr = o.packed(h)
+		if perr != nil {
+			var ce *CorruptError
+			if errors.As(perr, &ce) {
+				return nil, perr
+			}
+			return nil, &CorruptError{Path: o.packDir, Reason: fmt.Sprintf("pack indexes cannot be read: %v", perr)}
 		}
-		return nil, &CorruptError{Path: o.packDir, Reason: fmt.Sprintf("pack indexes cannot be read: %v", perr)}
-	}
-	if !ok {
-		return nil, &CorruptError{Path: name, Reason: "object is missing, loose and packed (removed by hand, or by a gc that did not know a checkpoint still needed it)"}
-	}
-	pf, err := openRead(o, loc.pack)
-	if err != nil {
-		return nil, &CorruptError{Path: loc.pack, Reason: fmt.Sprintf("cannot be opened: %v", bare(err))}
+		if !ok && !retried {
+			o.forget()
+			continue
+		}
+		if !ok {
+			return nil, &CorruptError{Path: name, Reason: "object is missing, loose and packed (removed by hand, or by a gc that did not know a checkpoint still needed it)"}
+		}
+		pf, err = openRead(o, loc.pack)
+		if errors.Is(err, fs.ErrNotExist) && !retried {
+			o.forget()
+			continue
+		}
+		if err != nil {
+			return nil, &CorruptError{Path: loc.pack, Reason: fmt.Sprintf("cannot be opened: %v", bare(err))}
+		}
+		break
 	}
 	name = fmt.Sprintf("%s (object %s at offset %d)", loc.pack, h, loc.Off)
 	r := sectionCloser{io.NewSectionReader(pf, loc.Off, loc.Size), pf}

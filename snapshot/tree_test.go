@@ -238,3 +238,34 @@ func TestFlatManifestStoreReadable(t *testing.T) {
 		t.Fatalf("a new checkpoint's manifest starts %.20q, want a tree", mb)
 	}
 }
+
+// TestTreesReadByAnotherProcess: a Store that read the pack indexes (a long-lived MCP server
+// or UI: readers take no lock) reads a checkpoint that another process took since, whose trees
+// are in a pack it has not seen, and one whose pack a GC in another process rewrote.
+func TestTreesReadByAnotherProcess(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "ws")
+	put(t, root, "a/b/c.txt", "one\n", 0o644)
+	reader := mustOpen(t, root, Options{})
+	writer := mustOpen(t, root, Options{})
+	first, err := writer.Checkpoint(ctx, "first")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := reader.Entries(first.ID); err != nil { // loads the pack indexes
+		t.Fatal(err)
+	}
+	put(t, root, "a/b/d.txt", "two\n", 0o644)
+	second, err := writer.Checkpoint(ctx, "second")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e, err := reader.Entries(second.ID); err != nil || len(e) != 4 {
+		t.Fatalf("a checkpoint another process took: %d entries, %v", len(e), err)
+	}
+	if _, err := writer.GC(ctx, GCOptions{KeepLast: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if e, err := reader.Entries(second.ID); err != nil || len(e) != 4 {
+		t.Fatalf("after a gc in another process: %d entries, %v", len(e), err)
+	}
+}
