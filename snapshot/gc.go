@@ -27,7 +27,7 @@ type GCResult struct {
 	Kept             int      `json:"kept"`               // checkpoints kept
 	Protected        []string `json:"protected"`          // kept whatever the rules say (see GC)
 	ManifestsRemoved int      `json:"manifestsRemoved"`   // manifests no kept checkpoint uses
-	ObjectsRemoved   int      `json:"objectsRemoved"`     // contents no kept checkpoint uses
+	ObjectsRemoved   int      `json:"objectsRemoved"`     // objects (contents, manifest trees) no kept checkpoint uses
 	BytesFreed       int64    `json:"bytesFreed"`         // their size
 	ChainSeq         *int64   `json:"chainSeq,omitempty"` // the "gc" entry, when checkpoints were removed
 }
