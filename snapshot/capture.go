@@ -19,7 +19,8 @@ type capture struct {
 	verified   int  // files the cache vouched for, read again to check it (see sample.go)
 	distrusted bool // the sample caught the cache vouching for wrong content: every file was read
 	warnings   []string
-	stager     *stager // nil when hashing only
+	stager     *stager    // nil when hashing only
+	index      *statIndex // the stat cache the capture started from
 	indexDirty bool
 	walk       Walk // how the paths were found (changed.go)
 }
@@ -71,6 +72,7 @@ func (s *Store) captureLiveRules(ctx context.Context, store bool, ign matcher, h
 		return nil, err
 	}
 	c := &capture{scan: sc, walk: how}
+	c.index = idx
 	if warn != "" {
 		c.warnings = append(c.warnings, warn)
 	}
@@ -113,7 +115,11 @@ func (s *Store) captureLiveRules(ctx context.Context, store bool, ign matcher, h
 				// A capture that stores nothing cannot rebuild the cache (its blobs must be
 				// stored), so it drops it: the next checkpoint reads every file and rebuilds it.
 				then = "the cache was dropped, and the next checkpoint rebuilds it"
-				if err := os.Remove(filepath.Join(s.state, "index")); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				name := filepath.Join(s.state, "index")
+				if err := os.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
+					return nil, fmt.Errorf("drop the stat cache, found wrong: %w", err)
+				}
+				if err := removeIndexLog(name); err != nil {
 					return nil, fmt.Errorf("drop the stat cache, found wrong: %w", err)
 				}
 			}

@@ -11,8 +11,6 @@ import (
 	"strings"
 	"sync/atomic"
 	"syscall"
-
-	"golang.org/x/sync/errgroup"
 )
 
 // Changed is a change watcher's promise: since checkpoint Since was captured, nothing in the
@@ -100,9 +98,7 @@ func (s *Store) scanChanged(ctx context.Context, ign matcher, h *Changed, idx *s
 			dirs[base[i].Path] = true
 		}
 	}
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(s.opts.Parallelism)
-	w := &walker{root: s.root, stateRel: s.stateRel, ignore: ign, g: g, ctx: gctx, seen: seen, dirs: map[string][]liveEntry{}}
+	w := newWalker(ctx, s.root, s.stateRel, ign, seen)
 	var walked []string
 	for _, p := range top {
 		if slices.Contains(s.stateRel, p) || excludedAncestor(ign, p) {
@@ -128,10 +124,9 @@ func (s *Store) scanChanged(ctx context.Context, ign matcher, h *Changed, idx *s
 		out = append(out, e)
 		if e.Type == TypeDir {
 			walked = append(walked, p)
-			g.Go(func() error { return w.dir(p) })
 		}
 	}
-	if err := g.Wait(); err != nil {
+	if err := w.run(walked, s.opts.Parallelism); err != nil {
 		return nil, "", err
 	}
 	for _, p := range walked {

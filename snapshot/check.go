@@ -375,16 +375,15 @@ func (c *checker) statCache(ctx context.Context, packed map[Hash]packLoc) error 
 		drop(Problem{Kind: "stat-cache-corrupt", What: err.Error()})
 		return c.dropCache(sec)
 	}
-	entries, err := decodeIndex(data)
-	if err != nil {
+	if _, err := decodeIndex(data); err != nil {
 		drop(Problem{Kind: "stat-cache-corrupt", What: err.Error() + " (checkpoints ignore it and read every file)"})
 		return c.dropCache(sec)
 	}
-	st, err := lstatPath(name)
+	idx, _, err := loadIndex(name) // with its log applied: what a checkpoint trusts
 	if err != nil {
 		return err
 	}
-	idx := &statIndex{entries: entries, mtime: st.Mtime}
+	entries := idx.entries
 	var n atomic.Int64
 	for i := range entries {
 		if err := ctx.Err(); err != nil {
@@ -428,7 +427,11 @@ func (c *checker) dropCache(sec *CheckSection) error {
 	if !c.opts.Repair {
 		return nil
 	}
-	if err := os.Remove(filepath.Join(c.s.state, "index")); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	name := filepath.Join(c.s.state, "index")
+	if err := os.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("drop the stat cache: %w", err)
+	}
+	if err := removeIndexLog(name); err != nil {
 		return fmt.Errorf("drop the stat cache: %w", err)
 	}
 	for i := range sec.Problems {

@@ -2,7 +2,6 @@ package snapshot
 
 import (
 	"context"
-	"crypto/sha256"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -109,7 +108,22 @@ func (s *Store) checkpointLocked(ctx context.Context, label string, kind Kind, r
 	if err != nil {
 		return nil, nil, err
 	}
+	live := c.scan.entries
+	tr := encodeTrees(len(live), func(i int) *Entry { return &live[i].Entry })
+	mh := tr.hash
+	mname := filepath.Join(s.state, "manifests", mh.String())
+	_, err = os.Lstat(mname)
+	treesStored := err == nil // a manifest file that exists names only stored trees
+	// What the result reports as stored: the contents; the trees are counted by neither.
 	newObjects, newBytes := c.stager.count(), c.stager.newBytes
+	if !treesStored {
+		for h, b := range tr.nodes {
+			if err := c.stager.putPacked(h, b); err != nil {
+				c.stager.discard()
+				return nil, nil, fmt.Errorf("write manifest trees: %w", err)
+			}
+		}
+	}
 	if err := c.stager.commit(); err != nil {
 		return nil, nil, err
 	}
@@ -124,9 +138,6 @@ func (s *Store) checkpointLocked(ctx context.Context, label string, kind Kind, r
 			<-indexDone
 		}
 	}()
-	live := c.scan.entries
-	mb := encodeManifest(len(live), func(i int) *Entry { return &live[i].Entry })
-	mh := Hash(sha256.Sum256(mb))
 	pos, err := s.readPosition()
 	if err != nil {
 		return nil, nil, err
@@ -146,9 +157,9 @@ func (s *Store) checkpointLocked(ctx context.Context, label string, kind Kind, r
 			return res, c, <-indexDone
 		}
 	}
-	mname := filepath.Join(s.state, "manifests", mh.String())
-	if _, err := os.Lstat(mname); err != nil {
-		if err := durable.WriteFile(mname, mb, 0o600); err != nil {
+	// The root last, after the trees it names (committed with the contents, above).
+	if !treesStored {
+		if err := durable.WriteFile(mname, tr.root, 0o600); err != nil {
 			return nil, nil, fmt.Errorf("write manifest: %w", err)
 		}
 	}

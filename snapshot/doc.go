@@ -5,8 +5,9 @@
 //
 // A Store lives in the workspace's state directory (default <root>/.rewind). Contents are stored
 // once, named by their SHA-256 (objects/, or packs/ for the small files of a large batch such as a
-// first checkpoint, which would otherwise spend most of its time creating files); each checkpoint has a manifest (sorted entries: path,
-// type, mode, size, content hash, link target), itself named by its SHA-256, and a small metadata
+// first checkpoint, which would otherwise spend most of its time creating files); each checkpoint has a manifest (entries: path,
+// type, mode, size, content hash, link target), stored as a tree of directory listings each named
+// by its SHA-256, so that a checkpoint writes the listings of what changed only, and a metadata
 // file named by the first 12 hex digits of its own SHA-256, which is the checkpoint id. A stat
 // cache (index) lets a checkpoint skip reading files whose size, mtime, ctime, inode and mode did
 // not change, with git's racy-clean rule. FORMAT.md specifies every file byte by byte.

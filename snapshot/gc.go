@@ -34,7 +34,7 @@ type GCResult struct {
 	Kept             int      `json:"kept"`               // checkpoints kept
 	Protected        []string `json:"protected"`          // kept whatever the rules say (see GC)
 	ManifestsRemoved int      `json:"manifestsRemoved"`   // manifests no kept checkpoint uses
-	ObjectsRemoved   int      `json:"objectsRemoved"`     // contents no kept checkpoint uses
+	ObjectsRemoved   int      `json:"objectsRemoved"`     // objects (contents, manifest trees) no kept checkpoint uses
 	BytesFreed       int64    `json:"bytesFreed"`         // their size
 	ChainSeq         *int64   `json:"chainSeq,omitempty"` // the "gc" entry, when checkpoints were removed
 }
@@ -113,9 +113,12 @@ func (s *Store) GC(ctx context.Context, opts GCOptions) (*GCResult, error) {
 			continue
 		}
 		manifests[c.Manifest] = true
-		entries, err := s.readManifest(c.Manifest)
+		entries, subtrees, err := s.readManifestTrees(c.Manifest)
 		if err != nil {
 			return nil, fmt.Errorf("gc: checkpoint %s: %w (nothing was removed)", c.ID, err)
+		}
+		for _, h := range subtrees {
+			objects[h] = true
 		}
 		for i := range entries {
 			if entries[i].Type == TypeFile {

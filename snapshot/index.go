@@ -22,18 +22,23 @@ type indexEntry struct {
 	Path string
 	St   statInfo
 	Blob Hash
+	// recorded is the mtime (ns) of the index file, or the seal of the log record, that holds
+	// the entry: an entry whose St.Mtime is not older is racily clean and is hashed again.
+	recorded int64
 }
 
-// statIndex is the stat cache (FORMAT.md, "Index"): sorted entries and the index file's mtime,
-// which decides racy-cleanness.
+// statIndex is the stat cache (FORMAT.md, "Index"): the index with its log applied.
 type statIndex struct {
-	entries []indexEntry
-	mtime   int64 // ns; entries with St.Mtime >= mtime are racily clean and are hashed again
+	entries []indexEntry // sorted by path
+	base    uint32       // the index file's checksum (what its log must name); 0 without one
+	size    int64        // the index file's bytes
+	logSize int          // the bytes of the log's valid records, its header included
+	logTorn bool         // the log holds a record that does not apply: rewrite the index
 }
 
 // clean reports whether a file whose lstat is st can reuse e's hash without being read.
 func (x *statIndex) clean(e *indexEntry, st statInfo) bool {
-	return e != nil && e.St == st && e.St.Mtime < x.mtime
+	return e != nil && e.St == st && e.St.Mtime < e.recorded
 }
 
 // loadIndex reads the stat cache. A missing file gives an empty index; a damaged one gives an
@@ -54,7 +59,18 @@ func loadIndex(name string) (*statIndex, string, error) {
 	if err != nil {
 		return &statIndex{}, fmt.Sprintf("stat cache %s ignored (%v): every file was read again", name, err), nil
 	}
-	return &statIndex{entries: entries, mtime: st.Mtime}, "", nil
+	for i := range entries {
+		entries[i].recorded = st.Mtime
+	}
+	x := &statIndex{entries: entries, base: binary.LittleEndian.Uint32(data[len(data)-4:]), size: int64(len(data))}
+	log, err := readIndexLog(name)
+	if err != nil {
+		return nil, "", fmt.Errorf("read stat cache %s: %w", indexLogName(name), err)
+	}
+	if log != nil {
+		x.entries, x.logSize, x.logTorn = applyIndexLog(x.entries, x.base, log)
+	}
+	return x, "", nil
 }
 
 // encodeIndex encodes sorted entries.
@@ -67,17 +83,31 @@ func encodeIndex(entries []indexEntry) []byte {
 	b = append(b, indexMagic...)
 	b = binary.LittleEndian.AppendUint32(b, uint32(len(entries)))
 	for i := range entries {
-		e := &entries[i]
-		b = binary.LittleEndian.AppendUint16(b, uint16(len(e.Path)))
-		b = append(b, e.Path...)
-		b = binary.LittleEndian.AppendUint64(b, uint64(e.St.Size))
-		b = binary.LittleEndian.AppendUint64(b, uint64(e.St.Mtime))
-		b = binary.LittleEndian.AppendUint64(b, uint64(e.St.Ctime))
-		b = binary.LittleEndian.AppendUint64(b, e.St.Ino)
-		b = binary.LittleEndian.AppendUint32(b, e.St.Mode)
-		b = append(b, e.Blob[:]...)
+		b = appendIndexEntry(b, &entries[i])
 	}
 	return binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, castagnoli()))
+}
+
+// appendIndexEntry appends one entry as the index and its log encode it.
+func appendIndexEntry(b []byte, e *indexEntry) []byte {
+	b = binary.LittleEndian.AppendUint16(b, uint16(len(e.Path)))
+	b = append(b, e.Path...)
+	b = binary.LittleEndian.AppendUint64(b, uint64(e.St.Size))
+	b = binary.LittleEndian.AppendUint64(b, uint64(e.St.Mtime))
+	b = binary.LittleEndian.AppendUint64(b, uint64(e.St.Ctime))
+	b = binary.LittleEndian.AppendUint64(b, e.St.Ino)
+	b = binary.LittleEndian.AppendUint32(b, e.St.Mode)
+	return append(b, e.Blob[:]...)
+}
+
+// decodeIndexFields decodes the fields after an entry's path (8*4 + 4 + 32 bytes of b).
+func decodeIndexFields(e *indexEntry, r []byte) {
+	e.St.Size = int64(binary.LittleEndian.Uint64(r))
+	e.St.Mtime = int64(binary.LittleEndian.Uint64(r[8:]))
+	e.St.Ctime = int64(binary.LittleEndian.Uint64(r[16:]))
+	e.St.Ino = binary.LittleEndian.Uint64(r[24:])
+	e.St.Mode = binary.LittleEndian.Uint32(r[32:])
+	copy(e.Blob[:], r[36:68])
 }
 
 // castagnoli is CRC-32C, computed in hardware on amd64 and arm64: the index is a cache whose
@@ -118,12 +148,7 @@ func decodeIndex(b []byte) ([]indexEntry, error) {
 		at := len(body) - len(r)
 		e.Path = all[at : at+pl]
 		r = r[pl:]
-		e.St.Size = int64(binary.LittleEndian.Uint64(r))
-		e.St.Mtime = int64(binary.LittleEndian.Uint64(r[8:]))
-		e.St.Ctime = int64(binary.LittleEndian.Uint64(r[16:]))
-		e.St.Ino = binary.LittleEndian.Uint64(r[24:])
-		e.St.Mode = binary.LittleEndian.Uint32(r[32:])
-		copy(e.Blob[:], r[36:68])
+		decodeIndexFields(e, r)
 		r = r[fixed:]
 		if i > 0 && entries[i-1].Path >= e.Path {
 			return nil, fmt.Errorf("entries not sorted at %q", e.Path)
@@ -135,7 +160,9 @@ func decodeIndex(b []byte) ([]indexEntry, error) {
 	return entries, nil
 }
 
-// writeIndex saves the stat cache of a capture when it changed.
+// writeIndex saves the stat cache of a capture when it changed: the changed entries appended to
+// the log when the capture's cache had an index and the log stays under a quarter of it, else a
+// new index.
 func (s *Store) writeIndex(c *capture) error {
 	if !c.indexDirty {
 		return nil
@@ -146,11 +173,54 @@ func (s *Store) writeIndex(c *capture) error {
 			entries = append(entries, indexEntry{Path: e.Path, St: e.St, Blob: e.Blob})
 		}
 	}
-	return s.saveIndex(entries)
+	old := c.index
+	if old == nil || old.base == 0 || old.logTorn || c.distrusted {
+		return s.saveIndex(entries)
+	}
+	set, removed := indexChanges(old.entries, entries)
+	body := encodeLogRecord(set, removed)
+	if int64(old.logSize+len(body)) > max(old.size/4, 64<<10) {
+		return s.saveIndex(entries)
+	}
+	if err := appendIndexLog(filepath.Join(s.state, "index"), old.base, body); err != nil {
+		return fmt.Errorf("write stat cache: %w", err)
+	}
+	return nil
 }
 
+// indexChanges returns what turns the cache old into new (both sorted): the entries that are
+// new, changed, or were racily clean (recorded again, so that they become clean), and the paths
+// removed.
+func indexChanges(old, new []indexEntry) (set []indexEntry, removed []string) {
+	j := 0
+	for i := range new {
+		for j < len(old) && old[j].Path < new[i].Path {
+			removed = append(removed, old[j].Path)
+			j++
+		}
+		if j < len(old) && old[j].Path == new[i].Path {
+			o := &old[j]
+			j++
+			if o.St == new[i].St && o.Blob == new[i].Blob && o.St.Mtime < o.recorded {
+				continue
+			}
+		}
+		set = append(set, new[i])
+	}
+	for ; j < len(old); j++ {
+		removed = append(removed, old[j].Path)
+	}
+	return set, removed
+}
+
+// saveIndex writes a new index of entries and removes the log of the one it replaces.
 func (s *Store) saveIndex(entries []indexEntry) error {
-	if err := durable.WriteFileUnsynced(filepath.Join(s.state, "index"), encodeIndex(entries), 0o600); err != nil {
+	name := filepath.Join(s.state, "index")
+	if err := durable.WriteFileUnsynced(name, encodeIndex(entries), 0o600); err != nil {
+		return fmt.Errorf("write stat cache: %w", err)
+	}
+	// A crash before the log goes leaves a log naming the old index's checksum: ignored.
+	if err := removeIndexLog(name); err != nil {
 		return fmt.Errorf("write stat cache: %w", err)
 	}
 	return nil

@@ -2,7 +2,6 @@ package snapshot
 
 import (
 	"bytes"
-	"encoding/hex"
 	"fmt"
 	"strconv"
 	"strings"
@@ -34,26 +33,11 @@ func encodeManifest(n int, at func(int) *Entry) []byte {
 	b = append(b, '\n')
 	for i := range n {
 		e := at(i)
-		b = append(b, byte(e.Type), ' ')
-		b = appendOctal4(b, e.Mode)
-		b = append(b, ' ')
-		b = strconv.AppendInt(b, e.Size, 10)
-		b = append(b, ' ')
+		var blob *Hash
 		if e.Type == TypeFile {
-			b = hex.AppendEncode(b, e.Blob[:])
-		} else {
-			b = append(b, '-')
+			blob = &e.Blob
 		}
-		b = append(b, ' ')
-		b = append(b, e.Path...)
-		b = append(b, 0)
-		switch e.Type {
-		case TypeSymlink:
-			b = append(b, e.Target...)
-		case TypeSkipped:
-			b = append(b, e.Reason...)
-		}
-		b = append(b, 0)
+		b = appendEntry(b, e, e.Path, blob)
 	}
 	return b
 }
@@ -100,45 +84,57 @@ func ParseManifest(data []byte) ([]Entry, error) {
 		return nil, &ManifestError{Entry: -1, Reason: fmt.Sprintf("count %d exceeds what %d bytes can hold", count, len(data))}
 	}
 	entries := make([]Entry, 0, count)
-	dirs := make(map[string]struct{})
 	// One copy of the whole manifest as a string: every path and field below is a substring of
 	// it, so decoding allocates per manifest, not per entry (a 50,000-entry manifest is read on
 	// every rewind).
 	rest := string(data[nl+1:])
 	for i := 0; int64(i) < count; i++ {
-		e, n, err := parseEntry(rest)
+		e, n, err := parseEntryOf(rest, false)
 		if err != nil {
 			return nil, &ManifestError{Entry: i, Path: e.Path, Reason: err.Error()}
 		}
 		rest = rest[n:]
-		if err := checkPath(e.Path); err != nil {
-			return nil, &ManifestError{Entry: i, Path: e.Path, Reason: err.Error()}
-		}
-		if i > 0 && entries[i-1].Path >= e.Path {
-			if entries[i-1].Path == e.Path {
-				return nil, &ManifestError{Entry: i, Path: e.Path, Reason: "duplicate path"}
-			}
-			return nil, &ManifestError{Entry: i, Path: e.Path, Reason: fmt.Sprintf("not sorted: follows %q", entries[i-1].Path)}
-		}
-		if j := strings.LastIndexByte(e.Path, '/'); j >= 0 {
-			if _, ok := dirs[e.Path[:j]]; !ok {
-				return nil, &ManifestError{Entry: i, Path: e.Path, Reason: fmt.Sprintf("parent %q is not a directory entry of this manifest (a path may not pass through a symlink, a file or a missing directory)", e.Path[:j])}
-			}
-		}
-		if e.Type == TypeDir {
-			dirs[e.Path] = struct{}{}
-		}
 		entries = append(entries, e)
 	}
 	if len(rest) != 0 {
 		return nil, &ManifestError{Entry: int(count), Reason: fmt.Sprintf("%d bytes after the last entry", len(rest))}
 	}
+	if err := checkEntries(entries); err != nil {
+		return nil, err
+	}
 	return entries, nil
 }
 
-// parseEntry decodes one entry from the front of b, returning it and its length. The strings
-// of the entry are substrings of b.
-func parseEntry(b string) (Entry, int, error) {
+// checkEntries enforces what makes a list of entries a manifest a restore can trust: safe paths,
+// strictly increasing, each under a directory listed before it.
+func checkEntries(entries []Entry) error {
+	dirs := make(map[string]struct{})
+	for i := range entries {
+		e := &entries[i]
+		if err := checkPath(e.Path); err != nil {
+			return &ManifestError{Entry: i, Path: e.Path, Reason: err.Error()}
+		}
+		if i > 0 && entries[i-1].Path >= e.Path {
+			if entries[i-1].Path == e.Path {
+				return &ManifestError{Entry: i, Path: e.Path, Reason: "duplicate path"}
+			}
+			return &ManifestError{Entry: i, Path: e.Path, Reason: fmt.Sprintf("not sorted: follows %q", entries[i-1].Path)}
+		}
+		if j := strings.LastIndexByte(e.Path, '/'); j >= 0 {
+			if _, ok := dirs[e.Path[:j]]; !ok {
+				return &ManifestError{Entry: i, Path: e.Path, Reason: fmt.Sprintf("parent %q is not a directory entry of this manifest (a path may not pass through a symlink, a file or a missing directory)", e.Path[:j])}
+			}
+		}
+		if e.Type == TypeDir {
+			dirs[e.Path] = struct{}{}
+		}
+	}
+	return nil
+}
+
+// parseEntryOf decodes one entry from the front of b, returning it and its length. The strings
+// of the entry are substrings of b. In a tree (inTree) a directory's blob is its tree's hash.
+func parseEntryOf(b string, inTree bool) (Entry, int, error) {
 	var e Entry
 	// type, mode, size and blob are in the first 4 space-separated fields.
 	if len(b) < 2 || b[1] != ' ' {
@@ -176,7 +172,7 @@ func parseEntry(b string) (Entry, int, error) {
 		return e, 0, fmt.Errorf("size %q is not a canonical decimal", sizeS)
 	}
 	e.Size = size
-	if e.Type == TypeFile {
+	if e.Type == TypeFile || (inTree && e.Type == TypeDir) {
 		h, err := ParseHash(blobS)
 		if err != nil {
 			return e, 0, fmt.Errorf("blob: %v", err)

@@ -86,12 +86,14 @@ func (o *objectStore) path(h Hash) string {
 func (o *objectStore) tmpDir() string { return filepath.Join(o.dir, "tmp") }
 
 // has reports whether object h is stored, loose or packed.
+// The packs first: after the first checkpoint most objects are packed (the manifests' trees
+// always are), and a map lookup is cheaper than an lstat that fails.
 func (o *objectStore) has(h Hash) (bool, error) {
-	if _, err := os.Lstat(o.path(h)); err == nil {
-		return true, nil
+	if _, ok, err := o.packed(h); ok || err != nil {
+		return ok, err
 	}
-	_, ok, err := o.packed(h)
-	return ok, err
+	_, err := os.Lstat(o.path(h))
+	return err == nil, nil
 }
 
 // open opens object h for reading, verifying its content as it is read (see verifyingReader).
@@ -107,20 +109,39 @@ func (o *objectStore) open(h Hash) (io.ReadCloser, error) {
 	if !errors.Is(err, fs.ErrNotExist) {
 		return nil, &CorruptError{Path: name, Reason: fmt.Sprintf("cannot be opened: %v", bare(err))}
 	}
-	loc, ok, perr := o.packed(h)
-	if perr != nil {
-		var ce *CorruptError
-		if errors.As(perr, &ce) {
-			return nil, perr
+	// Packs are cached per process: another process may have written a pack since (every
+	// checkpoint packs its manifest trees) or a GC replaced one. A reader that holds no lock
+	// (List, Entries, Diff in a long-lived MCP server or UI) then misses: read the indexes again,
+	// once.
+	var loc packLoc
+	var pf *os.File
+	for retried := false; ; retried = true {
+		var ok bool
+		var perr error
+		loc, ok, perr = o.packed(h)
+		if perr != nil {
+			var ce *CorruptError
+			if errors.As(perr, &ce) {
+				return nil, perr
+			}
+			return nil, &CorruptError{Path: o.packDir, Reason: fmt.Sprintf("pack indexes cannot be read: %v", perr)}
 		}
-		return nil, &CorruptError{Path: o.packDir, Reason: fmt.Sprintf("pack indexes cannot be read: %v", perr)}
-	}
-	if !ok {
-		return nil, &CorruptError{Path: name, Reason: "object is missing, loose and packed (removed by hand, or by a gc that did not know a checkpoint still needed it)"}
-	}
-	pf, err := openRead(o, loc.pack)
-	if err != nil {
-		return nil, &CorruptError{Path: loc.pack, Reason: fmt.Sprintf("cannot be opened: %v", bare(err))}
+		if !ok && !retried {
+			o.forget()
+			continue
+		}
+		if !ok {
+			return nil, &CorruptError{Path: name, Reason: "object is missing, loose and packed (removed by hand, or by a gc that did not know a checkpoint still needed it)"}
+		}
+		pf, err = openRead(o, loc.pack)
+		if errors.Is(err, fs.ErrNotExist) && !retried {
+			o.forget()
+			continue
+		}
+		if err != nil {
+			return nil, &CorruptError{Path: loc.pack, Reason: fmt.Sprintf("cannot be opened: %v", bare(err))}
+		}
+		break
 	}
 	name = fmt.Sprintf("%s (object %s at offset %d)", loc.pack, h, loc.Off)
 	r := sectionCloser{io.NewSectionReader(pf, loc.Off, loc.Size), pf}
@@ -237,13 +258,24 @@ func (s *stager) knownLocked(h Hash) (bool, error) {
 
 // putBytes stages data as object h unless it is already stored or staged.
 func (s *stager) putBytes(h Hash, data []byte) error {
+	return s.put(h, data, s.usePack)
+}
+
+// putPacked stages data as object h in the batch's pack, whatever the batch's size: a
+// checkpoint's manifest trees, which are many and small, so that a checkpoint writes one pack
+// (two flushed files) rather than one flushed file per changed directory.
+func (s *stager) putPacked(h Hash, data []byte) error {
+	return s.put(h, data, true)
+}
+
+func (s *stager) put(h Hash, data []byte, packed bool) error {
 	s.mu.Lock()
 	known, err := s.knownLocked(h)
 	if err != nil || known {
 		s.mu.Unlock()
 		return err
 	}
-	if s.usePack {
+	if packed {
 		defer s.mu.Unlock()
 		if s.pack == nil {
 			if s.pack, err = s.o.newPack(); err != nil {

@@ -80,7 +80,7 @@ func (s *Store) move(ctx context.Context, op, ref string, opts RestoreOptions) (
 	}
 	t, err := s.loadTarget(id)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("read checkpoint %s (nothing was changed): %w", id, err)
 	}
 	pos, err := s.readPosition()
 	if err != nil {

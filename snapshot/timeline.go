@@ -1,6 +1,7 @@
 package snapshot
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -126,22 +127,36 @@ func (s *Store) checkpointEntries(id string) ([]Entry, error) {
 
 // readManifest reads manifest h, checks that its bytes hash to h, and parses it.
 func (s *Store) readManifest(h Hash) ([]Entry, error) {
+	entries, _, err := s.readManifestTrees(h)
+	return entries, err
+}
+
+// readManifestTrees is readManifest that also returns the hashes of the subdirectories' trees
+// the manifest is made of (none for a flat manifest of a store written before trees).
+func (s *Store) readManifestTrees(h Hash) ([]Entry, []Hash, error) {
 	name := filepath.Join(s.state, "manifests", h.String())
 	b, err := regular.ReadFile(name)
 	if err != nil {
 		if os.IsNotExist(err) {
-			return nil, &CorruptError{Path: name, Reason: "manifest is missing"}
+			return nil, nil, &CorruptError{Path: name, Reason: "manifest is missing"}
 		}
-		return nil, err
+		return nil, nil, err
 	}
 	if got := Hash(sha256Sum(b)); got != h {
-		return nil, &CorruptError{Path: name, Reason: fmt.Sprintf("content hashes to %s", got)}
+		return nil, nil, &CorruptError{Path: name, Reason: fmt.Sprintf("content hashes to %s", got)}
 	}
-	entries, err := ParseManifest(b)
+	if bytes.HasPrefix(b, []byte(manifestMagic)) {
+		entries, err := ParseManifest(b) // a flat manifest (FORMAT.md, "Manifests written before trees")
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", name, err)
+		}
+		return entries, nil, nil
+	}
+	entries, subtrees, err := expandTree(b, s.objects.readTreeObject)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return nil, nil, fmt.Errorf("%s: %w", name, err)
 	}
-	return entries, nil
+	return entries, subtrees, nil
 }
 
 // Current returns the id of the checkpoint the workspace was last made equal to or captured as

@@ -11,8 +11,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
-
-	"golang.org/x/sync/errgroup"
 )
 
 // liveEntry is a path of the live workspace: its manifest entry (Blob filled in once known) and
@@ -32,18 +30,23 @@ type scan struct {
 // maxReported caps the excluded paths listed in a result; the count is always exact.
 const maxReported = 100
 
-// walker walks the workspace in parallel: each directory is read by whichever worker picks it up,
-// and a worker that finds no free slot reads the subdirectory itself, so the walk is bounded by
-// Parallelism and never waits on itself.
+// walker walks the workspace with a fixed set of workers. Each worker goes depth-first through
+// its own stack of directories and hands work to the shared stack only when another worker is
+// idle: a no-change checkpoint is a stat walk, and a goroutine per directory (the walk's first
+// form) spent more time in the scheduler (wakeups, runqueue steals that sleep) than in lstat.
 type walker struct {
 	root     string
 	stateRel []string // the state directory relative to root (see Store.stateRel)
 	ignore   matcher  // exclusion rules
-	g        *errgroup.Group
 	ctx      context.Context
 	seen     *atomic.Int64
 
 	mu       sync.Mutex
+	wake     sync.Cond
+	shared   []string               // directories waiting for any worker
+	pending  int                    // directories found and not yet read, in every stack
+	idle     int                    // workers waiting on wake
+	err      error                  // the first error; it stops every worker
 	dirs     map[string][]liveEntry // directory (relative, "" for the root) -> its entries
 	excluded []string
 	nExcl    int
@@ -56,11 +59,8 @@ type matcher interface {
 
 // walk lists every path under root that is neither the state directory nor excluded.
 func walk(ctx context.Context, root string, stateRel []string, ign matcher, par int, seen *atomic.Int64) (*scan, error) {
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(par)
-	w := &walker{root: root, stateRel: stateRel, ignore: ign, g: g, ctx: gctx, seen: seen, dirs: map[string][]liveEntry{}}
-	g.Go(func() error { return w.dir("") })
-	if err := g.Wait(); err != nil {
+	w := newWalker(ctx, root, stateRel, ign, seen)
+	if err := w.run([]string{""}, par); err != nil {
 		return nil, err
 	}
 	entries := w.emit("", make([]liveEntry, 0, seen.Load()))
@@ -69,6 +69,74 @@ func walk(ctx context.Context, root string, stateRel []string, ign matcher, par 
 		w.excluded = w.excluded[:maxReported]
 	}
 	return &scan{entries: entries, excluded: w.excluded, excludedCount: w.nExcl}, nil
+}
+
+// newWalker returns a walker of the tree at root.
+func newWalker(ctx context.Context, root string, stateRel []string, ign matcher, seen *atomic.Int64) *walker {
+	w := &walker{root: root, stateRel: stateRel, ignore: ign, ctx: ctx, seen: seen, dirs: map[string][]liveEntry{}}
+	w.wake.L = &w.mu
+	return w
+}
+
+// run reads the directories starts (relative; "" is the root) and everything below them, with
+// par workers, and returns the first error.
+func (w *walker) run(starts []string, par int) error {
+	if len(starts) == 0 {
+		return nil
+	}
+	w.shared, w.pending = slices.Clone(starts), len(starts)
+	var wg sync.WaitGroup
+	for range max(par, 1) - 1 {
+		wg.Go(w.work)
+	}
+	w.work()
+	wg.Wait()
+	return w.err
+}
+
+// work reads directories until every directory is read or one failed.
+func (w *walker) work() {
+	var local []string
+	for {
+		if len(local) == 0 {
+			w.mu.Lock()
+			for len(w.shared) == 0 && w.pending > 0 && w.err == nil {
+				w.idle++
+				w.wake.Wait()
+				w.idle--
+			}
+			if w.pending == 0 || w.err != nil {
+				w.mu.Unlock()
+				w.wake.Broadcast()
+				return
+			}
+			local = append(local, w.shared[len(w.shared)-1])
+			w.shared = w.shared[:len(w.shared)-1]
+			w.mu.Unlock()
+		}
+		rel := local[len(local)-1]
+		local = local[:len(local)-1]
+		subdirs, err := w.dir(rel)
+		local = append(local, subdirs...)
+		w.mu.Lock()
+		w.pending += len(subdirs) - 1
+		if err != nil && w.err == nil {
+			w.err = err
+		}
+		// Give half of the local stack (its oldest, usually the largest subtrees) to idle workers.
+		if w.idle > 0 && len(local) > 1 {
+			n := len(local) / 2
+			w.shared = append(w.shared, local[:n]...)
+			local = append(local[:0], local[n:]...)
+			w.wake.Broadcast()
+		}
+		done := w.pending == 0 || w.err != nil
+		w.mu.Unlock()
+		if done {
+			w.wake.Broadcast()
+			return
+		}
+	}
 }
 
 // emit appends the entries under directory rel to out in byte order of their full paths, without
@@ -108,28 +176,24 @@ func (w *walker) emit(rel string, out []liveEntry) []liveEntry {
 	return out
 }
 
-func (w *walker) dir(rel string) error {
+// dir reads the directory rel and records its entries; it returns its subdirectories to walk.
+func (w *walker) dir(rel string) ([]string, error) {
 	if err := w.ctx.Err(); err != nil {
-		return err
+		return nil, err
 	}
 	full := w.root
 	if rel != "" {
 		full = filepath.Join(w.root, rel)
 	}
-	f, err := os.OpenFile(full, os.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NOFOLLOW, 0)
+	fd, names, err := openDir(full)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ELOOP) || errors.Is(err, syscall.ENOTDIR) {
-			return nil // removed or replaced while we walked: it is simply not there now
+			return nil, nil // removed or replaced while we walked: it is simply not there now
 		}
-		return fmt.Errorf("read directory %s: %w (%s)", shortPath(full), err, readAdvice(err))
+		return nil, fmt.Errorf("read directory %s: %w (%s)", shortPath(full), err, readAdvice(err))
 	}
-	defer f.Close()
-	names, err := f.Readdirnames(-1)
-	if err != nil {
-		return fmt.Errorf("read directory %s: %w (%s)", shortPath(full), err, readAdvice(err))
-	}
-	fd := int(f.Fd())
-	var local []liveEntry
+	defer closeDir(fd)
+	local := make([]liveEntry, 0, len(names))
 	var subdirs []string
 	var excl []string
 	for _, name := range names {
@@ -145,7 +209,7 @@ func (w *walker) dir(rel string) error {
 			if errors.Is(err, syscall.ENOENT) {
 				continue
 			}
-			return fmt.Errorf("stat %s: %w", filepath.Join(full, name), err)
+			return nil, fmt.Errorf("stat %s: %w", filepath.Join(full, name), err)
 		}
 		typ := st.Mode & syscall.S_IFMT
 		if w.ignore.Match(p, typ == syscall.S_IFDIR) {
@@ -166,7 +230,7 @@ func (w *walker) dir(rel string) error {
 				if errors.Is(err, syscall.ENOENT) {
 					continue
 				}
-				return fmt.Errorf("read symlink %s: %w", filepath.Join(full, name), err)
+				return nil, fmt.Errorf("read symlink %s: %w", filepath.Join(full, name), err)
 			}
 			if t == "" || len(t) > maxPathLen {
 				e.Type, e.Mode, e.Reason = TypeSkipped, 0, "symlink target empty or too long"
@@ -179,7 +243,7 @@ func (w *walker) dir(rel string) error {
 			e.Type, e.Mode, e.Reason = TypeSkipped, 0, specialKind(typ)
 		}
 		if strings.IndexByte(p, 0) >= 0 || len(p) > maxPathLen {
-			return fmt.Errorf("path %q cannot be captured (%d bytes, longer than %d, or holding a NUL byte); list it, or a folder above it, in %s", shortPath(p), len(p), maxPathLen, IgnoreFile)
+			return nil, fmt.Errorf("path %q cannot be captured (%d bytes, longer than %d, or holding a NUL byte); list it, or a folder above it, in %s", shortPath(p), len(p), maxPathLen, IgnoreFile)
 		}
 		local = append(local, e)
 	}
@@ -189,14 +253,7 @@ func (w *walker) dir(rel string) error {
 	w.excluded = append(w.excluded, excl...)
 	w.nExcl += len(excl)
 	w.mu.Unlock()
-	for _, sub := range subdirs {
-		if !w.g.TryGo(func() error { return w.dir(sub) }) {
-			if err := w.dir(sub); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
+	return subdirs, nil
 }
 
 func specialKind(typ uint32) string {

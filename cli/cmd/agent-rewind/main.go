@@ -11,5 +11,6 @@ import (
 )
 
 func main() {
+	tuneGC()
 	os.Exit(command.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }

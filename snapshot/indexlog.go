@@ -1,0 +1,227 @@
+package snapshot
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io/fs"
+	"os"
+	"slices"
+	"strings"
+	"syscall"
+
+	"github.com/agent-rewind/rewind/internal/regular"
+)
+
+// The stat cache's log (FORMAT.md, "Index"): a checkpoint that changed a few files appends their
+// entries to index-log instead of rewriting the whole index, so what it writes is proportional to
+// what changed. The log applies to one index only (it names that index's checksum); it is folded
+// into a rewritten index when it grows past a quarter of the index, or at the next full rewrite.
+
+// indexLogMagic starts the log; the last byte is the format version.
+const indexLogMagic = "RWINDLG\x01"
+
+// logOpSet and logOpRemove say what a log entry does to the path.
+const (
+	logOpSet    = 's'
+	logOpRemove = 'r'
+)
+
+// indexLogName is the log of the index file name.
+func indexLogName(index string) string { return index + "-log" }
+
+// encodeLogRecord encodes one record's body: the entries set and the paths removed.
+func encodeLogRecord(set []indexEntry, removed []string) []byte {
+	b := binary.LittleEndian.AppendUint32(nil, uint32(len(set)+len(removed)))
+	for i := range set {
+		b = append(b, logOpSet)
+		b = appendIndexEntry(b, &set[i])
+	}
+	for _, p := range removed {
+		b = append(b, logOpRemove)
+		b = binary.LittleEndian.AppendUint16(b, uint16(len(p)))
+		b = append(b, p...)
+	}
+	return b
+}
+
+// sealLogRecord returns the trailer of a record whose body is body, written when the log's
+// mtime was sealed: the racy-clean threshold of its entries (see applyIndexLog).
+func sealLogRecord(body []byte, sealed int64) []byte {
+	b := binary.LittleEndian.AppendUint64(nil, uint64(sealed))
+	sum := crc32.Update(crc32.Checksum(body, castagnoli()), castagnoli(), b)
+	return binary.LittleEndian.AppendUint32(b, sum)
+}
+
+// applyIndexLog applies the log's records, in order, to entries (sorted; of the index whose
+// checksum is base) and returns the result, sorted, and the bytes of the log's valid records. A
+// log of another index, or a record that is torn or damaged, ends what is applied (torn is set):
+// the cache then holds what it held before that record, older facts that a changed stat
+// makes a checkpoint read again.
+func applyIndexLog(entries []indexEntry, base uint32, data []byte) (out []indexEntry, valid int, torn bool) {
+	hdr := len(indexLogMagic) + 4
+	if len(data) < hdr || !bytes.Equal(data[:len(indexLogMagic)], []byte(indexLogMagic)) ||
+		binary.LittleEndian.Uint32(data[len(indexLogMagic):]) != base {
+		return entries, 0, len(data) > 0
+	}
+	// The log is small next to the index: gather its outcome per path (nil: removed), then
+	// apply it in one pass over the sorted entries.
+	ops := map[string]*indexEntry{}
+	all := string(data) // paths are substrings of one string
+	at := hdr
+	for at < len(data) {
+		set, gone, n, err := decodeLogRecord(data[at:], all[at:])
+		if err != nil {
+			torn = true
+			break
+		}
+		for _, p := range gone {
+			ops[p] = nil
+		}
+		for i := range set {
+			ops[set[i].Path] = &set[i]
+		}
+		at += n
+	}
+	if len(ops) == 0 {
+		return entries, at, torn
+	}
+	out = make([]indexEntry, 0, len(entries)+len(ops))
+	for i := range entries {
+		e, ok := ops[entries[i].Path]
+		switch {
+		case !ok:
+			out = append(out, entries[i])
+		case e != nil:
+			out = append(out, *e)
+		}
+		delete(ops, entries[i].Path)
+	}
+	if n := len(out); len(ops) > 0 { // paths new to the cache
+		for _, e := range ops {
+			if e != nil {
+				out = append(out, *e)
+			}
+		}
+		if len(out) > n {
+			sortIndex(out)
+		}
+	}
+	return out, at, torn
+}
+
+// decodeLogRecord decodes the record at the front of b (s is b as a string). Every set entry's
+// recorded time is the record's seal.
+func decodeLogRecord(b []byte, s string) (set []indexEntry, removed []string, n int, err error) {
+	const fixed = 8*4 + 4 + 32
+	if len(b) < 4 {
+		return nil, nil, 0, errors.New("truncated")
+	}
+	count := binary.LittleEndian.Uint32(b)
+	if uint64(count) > uint64(len(b))/3 {
+		return nil, nil, 0, errors.New("count exceeds the log")
+	}
+	at := 4
+	for range count {
+		if len(b) < at+3 {
+			return nil, nil, 0, errors.New("truncated")
+		}
+		op := b[at]
+		pl := int(binary.LittleEndian.Uint16(b[at+1:]))
+		at += 3
+		if len(b) < at+pl {
+			return nil, nil, 0, errors.New("truncated")
+		}
+		p := s[at : at+pl]
+		if checkPath(p) != nil {
+			return nil, nil, 0, fmt.Errorf("bad path %q", p)
+		}
+		at += pl
+		switch op {
+		case logOpRemove:
+			removed = append(removed, p)
+		case logOpSet:
+			if len(b) < at+fixed {
+				return nil, nil, 0, errors.New("truncated")
+			}
+			e := indexEntry{Path: p}
+			decodeIndexFields(&e, b[at:])
+			at += fixed
+			set = append(set, e)
+		default:
+			return nil, nil, 0, fmt.Errorf("unknown op %q", op)
+		}
+	}
+	if len(b) < at+12 {
+		return nil, nil, 0, errors.New("truncated")
+	}
+	sum := crc32.Checksum(b[:at+8], castagnoli())
+	if binary.LittleEndian.Uint32(b[at+8:]) != sum {
+		return nil, nil, 0, errors.New("checksum mismatch")
+	}
+	sealed := int64(binary.LittleEndian.Uint64(b[at:]))
+	for i := range set {
+		set[i].recorded = sealed
+	}
+	return set, removed, at + 12, nil
+}
+
+// appendIndexLog appends one record to the log of index (whose checksum is base), creating the
+// log with its header when it does not exist. The record's seal is the log's mtime after its
+// body is written: its entries were hashed before that, so an entry whose file's mtime is not
+// older than the seal is racily clean, as with the index's own mtime. No fsync: a cache.
+func appendIndexLog(index string, base uint32, body []byte) error {
+	name := indexLogName(index)
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_APPEND|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	st, err := fstatFile(f)
+	if err != nil {
+		return err
+	}
+	if st.Mode&0o170000 != 0o100000 {
+		return fmt.Errorf("%s is not a regular file", name)
+	}
+	if st.Size == 0 {
+		hdr := binary.LittleEndian.AppendUint32([]byte(indexLogMagic), base)
+		if _, err := f.Write(hdr); err != nil {
+			return err
+		}
+	}
+	if _, err := f.Write(body); err != nil {
+		return err
+	}
+	if st, err = fstatFile(f); err != nil {
+		return err
+	}
+	if _, err := f.Write(sealLogRecord(body, st.Mtime)); err != nil {
+		return err
+	}
+	return f.Close()
+}
+
+// readIndexLog reads the log of index; a missing log is empty.
+func readIndexLog(index string) ([]byte, error) {
+	b, err := regular.ReadFile(indexLogName(index))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	return b, err
+}
+
+// removeIndexLog removes the log of index, if any.
+func removeIndexLog(index string) error {
+	if err := os.Remove(indexLogName(index)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return nil
+}
+
+// sortIndex sorts entries by path.
+func sortIndex(entries []indexEntry) {
+	slices.SortFunc(entries, func(a, b indexEntry) int { return strings.Compare(a.Path, b.Path) })
+}

@@ -1,0 +1,36 @@
+//go:build !linux
+
+package snapshot
+
+import (
+	"os"
+	"sync"
+	"syscall"
+)
+
+// openFiles keeps the os.File of each directory openDir returned, so that closeDir closes it
+// (its descriptor must stay valid while the walk stats the entries).
+var openFiles sync.Map // fd -> *os.File
+
+// openDir opens the directory full without following a final symlink and lists its names.
+// It returns the open descriptor for lstatAt and readlinkAt, which the caller closes.
+func openDir(full string) (int, []string, error) {
+	f, err := os.OpenFile(full, os.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NOFOLLOW, 0)
+	if err != nil {
+		return -1, nil, err
+	}
+	names, err := f.Readdirnames(-1)
+	if err != nil {
+		f.Close()
+		return -1, nil, err
+	}
+	fd := int(f.Fd())
+	openFiles.Store(fd, f)
+	return fd, names, nil
+}
+
+func closeDir(fd int) {
+	if f, ok := openFiles.LoadAndDelete(fd); ok {
+		f.(*os.File).Close()
+	}
+}
