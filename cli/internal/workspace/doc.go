@@ -13,7 +13,8 @@
 //
 // Layout of one store (each module documents its own part):
 //
-//	format        the layout version, a decimal integer and a newline; a newer one is refused
+//	format        the layout version (FormatVersion), a decimal integer and a newline; a newer one is
+//	              refused, an older one read as it is and marked current
 //	store.json    the store's Record: id, workspace path and identity, creation, migration
 //	.gitignore    "*": git never stages the store, should it sit in a repository
 //	chain.jsonl   the hash chain, with chain.tree and chain.lock beside it (hashchain/FORMAT.md);

@@ -22,8 +22,11 @@ import (
 // Init move such a store into the state base (migrate.go).
 const LegacyDir = ".rewind"
 
-// FormatVersion is the store layout this program reads and writes.
-const FormatVersion = 1
+// FormatVersion is the store layout this program reads and writes. Version 2 (manifests split by
+// directory, the stat cache's log: snapshot/FORMAT.md) reads every version 1 store as it is; a
+// version 1 store is marked 2 when this program opens it, so that an older agent-rewind, which
+// cannot read what this one writes, says to upgrade instead of failing on a manifest.
+const FormatVersion = 2
 
 // ErrNotInitialized reports a workspace that has no store yet.
 var ErrNotInitialized = errors.New("no agent-rewind state here")
@@ -261,6 +264,12 @@ func (w *Workspace) checkFormat() error {
 	}
 	if v > FormatVersion {
 		return fmt.Errorf("%s is format %d, newer than this agent-rewind understands (%d): upgrade agent-rewind", w.Meta, v, FormatVersion)
+	}
+	if v < FormatVersion {
+		if err := durable.WriteFile(w.Path("format"), []byte(strconv.Itoa(FormatVersion)+"\n"), 0o600); err != nil {
+			return fmt.Errorf("mark the store %s as format %d: %w", w.Meta, FormatVersion, err)
+		}
+		fmt.Fprintf(Log, "agent-rewind: the store %s is now format %d (everything in it is read as before; agent-rewind versions older than this one will ask to be upgraded)\n", w.Meta, FormatVersion)
 	}
 	return nil
 }
