@@ -24,6 +24,7 @@ type CLI struct {
 
 	Checkpoint CheckpointCmd `cmd:"" help:"Capture the whole workspace (every file, directory, symlink and mode) as a checkpoint; prints its id."`
 	Rewind     RewindCmd     `cmd:"" help:"Restore any checkpoint exactly, after checkpointing the state you leave (so the rewind can be undone)."`
+	Restore    RestoreCmd    `cmd:"" help:"Restore chosen files or folders from a checkpoint, leaving every other path and the position alone (checkpointing the state before)."`
 	Replay     ReplayCmd     `cmd:"" help:"Move forward to a checkpoint recorded after the current position, such as a rewind's safety checkpoint."`
 	List       ListCmd       `cmd:"" help:"Show the timeline of checkpoints, marking the current position (a graph in a terminal)."`
 	Diff       DiffCmd       `cmd:"" help:"Show the paths added, modified, deleted or changed in mode or type between a checkpoint and the workspace, or two checkpoints."`
