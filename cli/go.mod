@@ -17,6 +17,12 @@ require (
 )
 
 require (
+	github.com/chromedp/cdproto v0.160.1 // indirect
+	github.com/chromedp/chromedp v0.23.1 // indirect
+	github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875 // indirect
+)
+
+require (
 	github.com/agent-rewind/rewind/tape v0.0.0 // indirect
 	github.com/agent-rewind/rewind/tools v0.0.0
 	github.com/google/jsonschema-go v0.4.3 // indirect

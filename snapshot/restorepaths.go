@@ -40,7 +40,7 @@ func (s *Store) RestorePaths(ctx context.Context, id string, paths []string, opt
 		return nil, fmt.Errorf("%w: no path given: name the files or folders to restore", ErrUnsafePath)
 	}
 	for _, p := range paths {
-		if err := s.checkRestorePath(p); err != nil {
+		if err := s.CheckPath(p); err != nil {
 			return nil, err
 		}
 	}
@@ -119,8 +119,10 @@ func (s *Store) RestorePaths(ctx context.Context, id string, paths []string, opt
 	return res, nil
 }
 
-// checkRestorePath refuses a path that could leave the workspace or name the store.
-func (s *Store) checkRestorePath(p string) error {
+// CheckPath refuses a path a restore must not be given: one that could leave the workspace
+// (absolute, "..", empty segments, NUL) or that names the store. Callers that take paths from
+// outside (the web UI) check them here, by the same rules.
+func (s *Store) CheckPath(p string) error {
 	if err := checkPath(p); err != nil {
 		return fmt.Errorf("%w: %q: %v: give a path relative to the workspace root %s, inside it", ErrUnsafePath, p, err, s.root)
 	}

@@ -30,6 +30,7 @@ type CLI struct {
 	Diff       DiffCmd       `cmd:"" help:"Show the paths added, modified, deleted or changed in mode or type between a checkpoint and the workspace, or two checkpoints."`
 	GC         GCCmd         `cmd:"" name:"gc" help:"Remove old checkpoints (--keep-last, --keep-within) and contents no kept checkpoint needs; with --orphans, the stores whose workspace is gone."`
 	Check      CheckCmd      `cmd:"" help:"Verify the whole store: every checkpoint, manifest and stored content, the stat cache against the files, the hash chain. Exit 0 when all agree, 1 otherwise."`
+	UI         UICmd         `cmd:"" name:"ui" help:"Serve a local web page of the workspace's history: timeline, diffs, restore, effects, the chain's proof, savings (127.0.0.1 only)."`
 	Store      StoreCmd      `cmd:"" help:"Print where the workspace's store is (outside the workspace), its id, identity and size; --adopt continues an earlier folder's history."`
 
 	Guard   GuardCmd   `cmd:"" help:"Decide whether a tool call or an explicit effect may run (agents' hooks call it): exit 0 allowed, 2 refused."`
