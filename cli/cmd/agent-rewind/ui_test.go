@@ -189,6 +189,12 @@ func TestUITimelineAndDiff(t *testing.T) {
 		chromedp.Click(chromedp.CSS(`li.file[data-path="src/app.go"] a`)),
 		chromedp.WaitVisible(chromedp.CSS("#diff-unified")),
 		into(&unified, chromedp.Text(chromedp.CSS("#diff-unified"))),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	screenshot(t, ctx, "ui-diff")
+	err = chromedp.Do(ctx,
 		chromedp.Click(chromedp.CSS("#mode-split")),
 		chromedp.WaitVisible(chromedp.CSS("#diff-split")),
 		into(&split, chromedp.Text(chromedp.CSS("#diff-split"))),
@@ -196,7 +202,7 @@ func TestUITimelineAndDiff(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	screenshot(t, ctx, "ui-diff")
+	screenshot(t, ctx, "ui-diff-split")
 	err = chromedp.Do(ctx,
 		chromedp.Click(chromedp.CSS(`li.file[data-path="data/blob.bin"] a`)),
 		chromedp.WaitVisible(chromedp.CSS("#show-binary")),
@@ -262,6 +268,21 @@ func TestUIRestoreOneFile(t *testing.T) {
 	)
 	if err != nil {
 		t.Fatal(err)
+	}
+	screenshot(t, ctx, "ui-restore-done")
+	var status string
+	err = chromedp.Do(ctx,
+		chromedp.Click(chromedp.CSS("#modal-close")),
+		chromedp.Click(chromedp.CSS("#tab-chain")),
+		chromedp.WaitVisible(chromedp.CSS("#chain-status")),
+		into(&status, chromedp.Text(chromedp.CSS("#chain-status"))),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	screenshot(t, ctx, "ui-chain")
+	if !strings.HasPrefix(status, "Verified: all 3 entries intact") {
+		t.Errorf("chain status on the page: %q, want 3 entries verified (checkpoint, safety checkpoint, restore)", status)
 	}
 	a, _ := os.ReadFile(filepath.Join(ws, "a.txt"))
 	b, _ := os.ReadFile(filepath.Join(ws, "b.txt"))

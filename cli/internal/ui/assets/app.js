@@ -21,6 +21,12 @@ function h(tag, attrs, ...kids) {
   return el;
 }
 
+// put replaces el's children with kids, skipping the null, undefined and false that conditional
+// parts leave (replaceChildren would show them as text).
+function put(el, ...kids) {
+  el.replaceChildren(...kids.flat().filter((k) => k !== null && k !== undefined && k !== false));
+}
+
 async function api(path, body) {
   const opts = body === undefined ? {} : { method: "POST", headers: { "Content-Type": "application/json", "X-Rewind-CSRF": csrf }, body: JSON.stringify(body) };
   const r = await fetch(path, opts);
@@ -36,7 +42,7 @@ const when = (t) => new Date(t).toLocaleString(undefined, { month: "short", day:
 const pointName = (id) => (id === "live" ? "the live workspace" : short(id));
 
 function showError(where, err) {
-  where.replaceChildren(h("div", { class: "error" }, String(err.message || err)));
+  put(where, h("div", { class: "error" }, String(err.message || err)));
 }
 
 // ---- timeline ----
@@ -115,7 +121,7 @@ function drawTimeline() {
     if (r.live) {
       list.append(h("div", { class: "row live-row", id: "row-live" },
         h("div", { class: "what" }, h("span", { class: "label" }, "Live workspace"), h("span", { class: "muted" }, " — now, unsaved")),
-        pickButtons("live")));
+        pickButtons("live"), h("span", { class: "rewind-space" })));
       continue;
     }
     if (r.group) {
@@ -138,7 +144,7 @@ function drawTimeline() {
   }
   const wrap = h("div", { class: "timeline-body" }, svg, list);
   if (!tl.steps.length) wrap.append(h("p", { class: "muted empty" }, "No checkpoints yet: run agent-rewind checkpoint, or let an agent work."));
-  box.replaceChildren(wrap);
+  put(box, wrap);
 }
 
 function pickButtons(id) {
@@ -161,8 +167,8 @@ function pick(side, id) {
 async function loadDiff() {
   const head = document.getElementById("diff-head"), tree = document.getElementById("diff-tree");
   if (!state.a) {
-    head.replaceChildren(h("p", { class: "muted" }, "Take a checkpoint to compare."));
-    tree.replaceChildren();
+    put(head, h("p", { class: "muted" }, "Take a checkpoint to compare."));
+    put(tree);
     return;
   }
   try {
@@ -173,7 +179,7 @@ async function loadDiff() {
   }
   drawDiff();
   if (state.file) loadFile(state.file);
-  else document.getElementById("file-view").replaceChildren();
+  else put(document.getElementById("file-view"));
 }
 
 function counts(changes) {
@@ -188,7 +194,7 @@ function drawDiff() {
   const summary = Object.entries(n).filter(([, v]) => v).map(([k, v]) => h("span", { class: "chip chip-" + k }, `${v} ${k}`));
   const restoreFrom = (id) => h("button", { class: "primary", id: "restore-from-" + (id === state.a ? "a" : "b"), disabled: state.picked.size === 0,
     onclick: () => confirmRestore(id, [...state.picked]) }, `Restore ${state.picked.size || ""} selected from ${short(id)}`);
-  head.replaceChildren(
+  put(head,
     h("h2", {}, "Changes ", h("code", { class: "pick-a" }, short(d.from)), " → ", h("code", { class: "pick-b" }, d.to ? short(d.to) : "live")),
     h("div", { class: "summary" }, summary.length ? summary : h("span", { class: "muted" }, "no differences")),
     d.truncated ? h("div", { class: "note" }, `Showing the first ${d.changes.length} of ${d.total} changed paths.`) : null,
@@ -224,7 +230,7 @@ function drawDiff() {
     }
     return ul;
   };
-  tree.replaceChildren(d.changes.length ? render(root) : h("p", { class: "muted" }, "The two points hold the same files."));
+  put(tree, d.changes.length ? render(root) : h("p", { class: "muted" }, "The two points hold the same files."));
 }
 
 function pickBox(path) {
@@ -279,7 +285,7 @@ function drawFile(fd) {
     default:
       body = h("div", { class: "special", id: "show-" + fd.show }, fd.note || fd.show);
   }
-  view.replaceChildren(head, meta, body, fd.truncated ? h("div", { class: "note" }, "The diff is long: only its beginning is shown.") : null);
+  put(view, head, meta, body, fd.truncated ? h("div", { class: "note" }, "The diff is long: only its beginning is shown.") : null);
 }
 
 function unified(hunks) {
@@ -324,7 +330,7 @@ function split(hunks) {
 
 function modal(...kids) {
   const m = document.getElementById("modal");
-  document.getElementById("modal-box").replaceChildren(...kids);
+  put(document.getElementById("modal-box"), ...kids);
   m.classList.remove("hidden");
 }
 function closeModal() { document.getElementById("modal").classList.add("hidden"); }
@@ -386,7 +392,7 @@ async function loadEffects() {
   let v;
   try { v = await api("api/effects"); } catch (e) { showError(box, e); return; }
   if (!v.effects.length) {
-    box.replaceChildren(h("p", { class: "muted" }, "No effects recorded: nothing has fired through the guard yet."));
+    put(box, h("p", { class: "muted" }, "No effects recorded: nothing has fired through the guard yet."));
     return;
   }
   const t = h("table", { class: "grid" }, h("tr", {}, ...["Key", "State", "First use", "Checkpoint", "Tool call", "Refusals", "History", ""].map((x) => h("th", {}, x))));
@@ -400,7 +406,7 @@ async function loadEffects() {
       h("td", { class: "muted" }, r.history.map((x) => (x.from ? x.from + "→" : "") + x.to + (x.reason ? ` (${x.reason})` : "")).join(", ")),
       h("td", {}, r.state !== "released" ? h("button", { class: "small", onclick: () => confirmRelease(r) }, "Release…") : null)));
   }
-  box.replaceChildren(t);
+  put(box, t);
 }
 
 function confirmRelease(r) {
@@ -411,7 +417,7 @@ function confirmRelease(r) {
     reason, err,
     h("div", { class: "buttons" }, h("button", { onclick: closeModal }, "Cancel"),
       h("button", { class: "primary danger", id: "release-confirm", onclick: async () => {
-        if (!reason.value.trim()) { err.replaceChildren(h("div", { class: "error" }, "A reason is required.")); return; }
+        if (!reason.value.trim()) { put(err, h("div", { class: "error" }, "A reason is required.")); return; }
         try { await api("api/release", { key: r.key, reason: reason.value.trim() }); closeModal(); refresh(true); } catch (e) { showError(err, e); }
       } }, "Release")));
   reason.focus();
@@ -437,7 +443,7 @@ async function loadChain() {
     rows.push(["Record", n ? `${n} gap${n === 1 ? "" : "s"} between the store and the chain (agent-rewind chain verify lists them)` : "Complete: every checkpoint and effect has its entry."]);
   }
   if (v.error && v.ok) rows.push(["Note", v.error]);
-  box.replaceChildren(
+  put(box,
     h("table", { class: "kv" }, ...rows.map(([k, val]) => h("tr", {}, h("th", {}, k), h("td", {}, val)))),
     h("p", {}, h("a", { class: "button", href: "api/export", download: "agent-rewind-chain.tar", id: "export" }, "Export the auditor's bundle"),
       h("span", { class: "muted" }, " a tar of the chain, its head and a verifier anyone can run without this program.")),
@@ -471,7 +477,7 @@ async function loadSavings() {
     });
     kids.push(h("h3", {}, "By model"), svg);
   }
-  box.replaceChildren(...kids);
+  put(box, ...kids);
 }
 
 // ---- tabs, refresh ----
