@@ -20,7 +20,7 @@ func TestRestorePathsCommand(t *testing.T) {
 	os.WriteFile(filepath.Join(ws, "b.txt"), []byte("two\n"), 0o644)
 	second := checkpointID(t, ws, "second")
 
-	r := run(t, ws, "", "restore", "--dry-run", first, "--", "a.txt")
+	r := run(t, ws, "", "restore", first, "--dry-run", "--", "a.txt")
 	if r.code != 0 || !strings.Contains(r.stdout, "would change 1 path") || !strings.Contains(r.stdout, "dry run") {
 		t.Fatalf("dry run: %d %q %q", r.code, r.stdout, r.stderr)
 	}
@@ -72,6 +72,19 @@ func TestRestorePathsCommand(t *testing.T) {
 	}
 	if a, _ := os.ReadFile(filepath.Join(ws, "a.txt")); string(a) != "two\n" {
 		t.Fatalf("after undo a=%q", a)
+	}
+	// A folder, named with a trailing slash as a shell completes it, beside a file.
+	os.MkdirAll(filepath.Join(ws, "docs"), 0o755)
+	os.WriteFile(filepath.Join(ws, "docs", "x.md"), []byte("one\n"), 0o644)
+	third := checkpointID(t, ws, "third")
+	os.WriteFile(filepath.Join(ws, "docs", "x.md"), []byte("two\n"), 0o644)
+	os.WriteFile(filepath.Join(ws, "docs", "new.md"), []byte("new\n"), 0o644)
+	if r = run(t, ws, "", "restore", third, "--", "a.txt", "docs/"); r.code != 0 {
+		t.Fatalf("restore a folder: %d %q", r.code, r.stderr)
+	}
+	x, _ := os.ReadFile(filepath.Join(ws, "docs", "x.md"))
+	if _, err := os.Stat(filepath.Join(ws, "docs", "new.md")); string(x) != "one\n" || err == nil {
+		t.Fatalf("after restoring docs/: x.md=%q, new.md still there: %v", x, err == nil)
 	}
 }
 

@@ -6,12 +6,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -421,5 +423,52 @@ func into[T any](dst *T, a chromedp.Action[T]) chromedp.Action[chromedp.Void] {
 		v, err := a(ctx, t)
 		*dst = v
 		return chromedp.Void{}, err
+	}
+}
+
+// TestUICommandAsDocumented runs "agent-rewind ui" and "agent-rewind ui --port N --no-open" as
+// README.md and docs/ui.md show them (with no desktop, so no browser is opened): each prints the
+// address, which serves the page, and stops on SIGTERM.
+func TestUICommandAsDocumented(t *testing.T) {
+	ws := t.TempDir()
+	putFile(t, ws, "a.txt", "one\n", 0o644)
+	checkpointID(t, ws, "first")
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	for _, args := range [][]string{{"ui"}, {"ui", "--port", strconv.Itoa(port), "--no-open"}} {
+		cmd := exec.Command(bin, args...)
+		cmd.Dir = ws
+		cmd.Env = append(os.Environ(), "DISPLAY=", "WAYLAND_DISPLAY=")
+		out, _ := cmd.StdoutPipe()
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		sc := bufio.NewScanner(out)
+		var addr string
+		for sc.Scan() {
+			if a, ok := strings.CutPrefix(sc.Text(), "open "); ok {
+				addr = a
+				break
+			}
+		}
+		go io.Copy(io.Discard, out)
+		if len(args) > 1 && !strings.HasPrefix(addr, fmt.Sprintf("http://127.0.0.1:%d/", port)) {
+			t.Errorf("%v printed the address %q, want port %d", args, addr, port)
+		}
+		resp, err := http.Get(addr)
+		if err == nil {
+			resp.Body.Close()
+		}
+		if err != nil || resp.StatusCode != 200 {
+			t.Errorf("%v: GET %q: %v", args, addr, err)
+		}
+		cmd.Process.Signal(syscall.SIGTERM)
+		if err := cmd.Wait(); err != nil {
+			t.Errorf("%v: exit after SIGTERM: %v", args, err)
+		}
 	}
 }
