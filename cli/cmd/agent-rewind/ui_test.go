@@ -183,11 +183,16 @@ func TestUITimelineAndDiff(t *testing.T) {
 	if lanes != 2 {
 		t.Fatalf("graph lanes = %d, want 2 (a branch after the rewind)", lanes)
 	}
-	screenshot(t, ctx, "ui-timeline")
 	err = chromedp.Do(ctx,
 		chromedp.Click(chromedp.CSS(`#row-`+start+` button[data-pick="a"]`)),
 		chromedp.Click(chromedp.CSS(`#row-`+edit+` button[data-pick="b"]`)),
 		chromedp.WaitVisible(chromedp.CSS(`li.file[data-path="src/app.go"]`)),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	screenshot(t, ctx, "ui-timeline")
+	err = chromedp.Do(ctx,
 		chromedp.Click(chromedp.CSS(`li.file[data-path="src/app.go"] a`)),
 		chromedp.WaitVisible(chromedp.CSS("#diff-unified")),
 		into(&unified, chromedp.Text(chromedp.CSS("#diff-unified"))),
