@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -296,6 +297,16 @@ func TestUIRestoreOneFile(t *testing.T) {
 	if string(a) != "one\n" || string(b) != "two\n" {
 		t.Fatalf("after the restore a.txt=%q b.txt=%q; want one, two (%s)", a, b, done)
 	}
+	// The auditor's bundle downloads while the page's own chain handle is open.
+	resp, err := http.Get(srv.url + "api/export")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bundle, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !bytes.Contains(bundle, []byte("chain.jsonl")) {
+		t.Fatalf("export: %d, %d bytes", resp.StatusCode, len(bundle))
+	}
 	chain := readChain(t, ws)
 	if last := chain[len(chain)-1]; last.Kind != "restore" || !strings.Contains(string(last.Data), `"checkpoint":"`+first+`"`) {
 		t.Fatalf("last chain entry %s %s, want a restore from %s", last.Kind, last.Data, first)
@@ -475,5 +486,51 @@ func TestUICommandAsDocumented(t *testing.T) {
 		if err := cmd.Wait(); err != nil {
 			t.Errorf("%v: exit after SIGTERM: %v", args, err)
 		}
+	}
+}
+
+// TestUIEffectsRelease: an effect admitted and then refused by the guard shows on the page with
+// its refusal; releasing it from the page needs a reason, and records a "release" entry by "ui".
+func TestUIEffectsRelease(t *testing.T) {
+	ctx := browser(t)
+	ws := t.TempDir()
+	putFile(t, ws, "a.txt", "one\n", 0o644)
+	checkpointID(t, ws, "first")
+	effect := `{"key": "invoice-42-charge", "payload": {"amount": 4900}, "description": "charge invoice 42"}`
+	if r := run(t, ws, "", "guard", effect); r.code != 0 {
+		t.Fatalf("first guard: %d %s", r.code, r.stderr)
+	}
+	if r := run(t, ws, "", "guard", effect); r.code != 2 {
+		t.Fatalf("second guard: %d, want 2 (refused)", r.code)
+	}
+	srv := startUI(t, ws)
+	var row, errText string
+	err := chromedp.Do(ctx,
+		chromedp.Navigate(srv.url),
+		chromedp.Click(chromedp.CSS("#tab-effects")),
+		chromedp.WaitVisible(chromedp.CSS(`tr[data-key="invoice-42-charge"]`)),
+		into(&row, chromedp.Text(chromedp.CSS(`tr[data-key="invoice-42-charge"]`))),
+		chromedp.Click(chromedp.CSS(`tr[data-key="invoice-42-charge"] button`)),
+		chromedp.WaitVisible(chromedp.CSS("#release-confirm")),
+		chromedp.Click(chromedp.CSS("#release-confirm")), // no reason yet: refused on the page
+		chromedp.WaitVisible(chromedp.CSS("#modal .error")),
+		into(&errText, chromedp.Text(chromedp.CSS("#modal .error"))),
+		chromedp.SendKeys(chromedp.CSS("#release-reason"), "the charge was refunded"),
+		chromedp.Click(chromedp.CSS("#release-confirm")),
+		chromedp.WaitVisible(chromedp.CSS(`tr[data-key="invoice-42-charge"] .state-released`)),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(row, "spent") || !strings.Contains(row, "charge invoice 42") || !regexp.MustCompile(`\t1\t`).MatchString(row) {
+		t.Errorf("effects row %q: want state spent, the description and 1 refusal", row)
+	}
+	if !strings.Contains(errText, "reason is required") {
+		t.Errorf("release without a reason: %q", errText)
+	}
+	chain := readChain(t, ws)
+	last := chain[len(chain)-1]
+	if last.Kind != "release" || !strings.Contains(string(last.Data), `"the charge was refunded"`) || !strings.Contains(string(last.Data), `"ui"`) {
+		t.Fatalf("last chain entry %s %s, want the page's release", last.Kind, last.Data)
 	}
 }

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -15,9 +16,11 @@ import (
 	"github.com/agent-rewind/rewind/internal/regular"
 )
 
-// EffectsView is the answer of api/effects: the ledger, oldest first.
+// EffectsView is the answer of api/effects: the ledger, oldest first, and the refusals of each
+// key, which the chain holds ("refusal" entries), not the ledger.
 type EffectsView struct {
-	Effects []*barrier.Record `json:"effects"`
+	Effects  []*barrier.Record `json:"effects"`
+	Refusals map[string]int    `json:"refusals"`
 }
 
 func (s *Server) effects(w http.ResponseWriter, r *http.Request) {
@@ -34,7 +37,41 @@ func (s *Server) effects(w http.ResponseWriter, r *http.Request) {
 	if all == nil {
 		all = []*barrier.Record{}
 	}
-	writeJSON(w, EffectsView{Effects: all})
+	v := EffectsView{Effects: all, Refusals: map[string]int{}}
+	if len(all) > 0 {
+		if v.Refusals, err = s.refusals(); err != nil {
+			fail(w, err)
+			return
+		}
+	}
+	writeJSON(w, v)
+}
+
+// refusals counts the chain's "refusal" entries by key.
+func (s *Server) refusals() (map[string]int, error) {
+	n := map[string]int{}
+	ch, err := s.ws.ExistingChain()
+	if errors.Is(err, fs.ErrNotExist) {
+		return n, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer ch.Close()
+	err = ch.Each(func(e hashchain.Entry) error {
+		if e.Kind != barrier.KindRefusal {
+			return nil
+		}
+		var r struct{ Key string }
+		if json.Unmarshal(e.Data, &r) == nil {
+			n[r.Key]++
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("count the refusals on the chain: %w", err)
+	}
+	return n, nil
 }
 
 // ReleaseRequest is the body of api/release: a person re-arms Key, saying why.

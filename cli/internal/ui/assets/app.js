@@ -397,7 +397,7 @@ async function loadEffects() {
   }
   const t = h("table", { class: "grid" }, h("tr", {}, ...["Key", "State", "First use", "Checkpoint", "Tool call", "Refusals", "History", ""].map((x) => h("th", {}, x))));
   for (const r of v.effects) {
-    const refusals = r.history.filter((x) => x.to === "refused").length;
+    const refusals = v.refusals[r.key] || 0;
     t.append(h("tr", { "data-key": r.key },
       h("td", {}, h("code", {}, r.key), r.description ? h("div", { class: "muted" }, r.description) : null),
       h("td", {}, h("span", { class: "state state-" + r.state }, r.state)),
