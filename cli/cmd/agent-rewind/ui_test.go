@@ -102,7 +102,8 @@ func browser(t *testing.T) context.Context {
 	if err := chromedp.Do(bctx); err != nil { // starts the browser, whose life a timeout here would bound
 		t.Fatalf("start Chromium %s: %v", exe, err)
 	}
-	ctx, cancelT := context.WithTimeout(bctx, 90*time.Second)
+	// Generous: the machine may be loaded; a stage that hangs still fails, naming itself.
+	ctx, cancelT := context.WithTimeout(bctx, 3*time.Minute)
 	t.Cleanup(cancelT)
 	return ctx
 }
@@ -433,6 +434,14 @@ func TestUIRefusesForeignRequests(t *testing.T) {
 	}
 }
 
+// stage runs one named part of a browser test, failing the test with that name on an error.
+func stage(t *testing.T, ctx context.Context, name string, steps ...chromedp.Action[chromedp.Void]) {
+	t.Helper()
+	if err := chromedp.Do(ctx, steps...); err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+}
+
 // into runs a that returns a value and keeps the value in dst, so it can be one step of chromedp.Do.
 func into[T any](dst *T, a chromedp.Action[T]) chromedp.Action[chromedp.Void] {
 	return func(ctx context.Context, t *chromedp.Target) (chromedp.Void, error) {
@@ -505,23 +514,24 @@ func TestUIEffectsRelease(t *testing.T) {
 	}
 	srv := startUI(t, ws)
 	var row, errText string
-	err := chromedp.Do(ctx,
+	stage(t, ctx, "open the effects tab",
 		chromedp.Navigate(srv.url),
 		chromedp.Click(chromedp.CSS("#tab-effects")),
 		chromedp.WaitVisible(chromedp.CSS(`tr[data-key="invoice-42-charge"]`)),
 		into(&row, chromedp.Text(chromedp.CSS(`tr[data-key="invoice-42-charge"]`))),
+	)
+	stage(t, ctx, "release without a reason",
 		chromedp.Click(chromedp.CSS(`tr[data-key="invoice-42-charge"] button`)),
 		chromedp.WaitVisible(chromedp.CSS("#release-confirm")),
-		chromedp.Click(chromedp.CSS("#release-confirm")), // no reason yet: refused on the page
+		chromedp.Click(chromedp.CSS("#release-confirm")),
 		chromedp.WaitVisible(chromedp.CSS("#modal .error")),
 		into(&errText, chromedp.Text(chromedp.CSS("#modal .error"))),
+	)
+	stage(t, ctx, "release with a reason",
 		chromedp.SendKeys(chromedp.CSS("#release-reason"), "the charge was refunded"),
 		chromedp.Click(chromedp.CSS("#release-confirm")),
 		chromedp.WaitVisible(chromedp.CSS(`tr[data-key="invoice-42-charge"] .state-released`)),
 	)
-	if err != nil {
-		t.Fatal(err)
-	}
 	if !strings.Contains(row, "spent") || !strings.Contains(row, "charge invoice 42") || !regexp.MustCompile(`\t1\t`).MatchString(row) {
 		t.Errorf("effects row %q: want state spent, the description and 1 refusal", row)
 	}

@@ -456,10 +456,10 @@ async function loadSavings() {
   const box = document.getElementById("savings-view");
   let s;
   try { s = await api("api/savings"); } catch (e) { showError(box, e); return; }
-  const models = Object.entries(s.by_model || {});
+  const models = Object.entries(s.by_model || {}).sort(([, a], [, b]) => b.avoided_cost_usd - a.avoided_cost_usd || b.replayed_calls - a.replayed_calls);
   const usd = (x) => "$" + x.toFixed(x < 1 ? 4 : 2);
   const kids = [
-    h("p", { class: "note" }, "Replay savings only: ", s.note),
+    h("p", { class: "note", id: "savings-note" }, s.note),
     h("table", { class: "kv" },
       h("tr", {}, h("th", {}, "Calls answered by replay"), h("td", {}, String(s.replayed_calls))),
       h("tr", {}, h("th", {}, "Avoided cost"), h("td", {}, usd(s.avoided_cost_usd), s.unpriced_calls ? ` (+${s.unpriced_calls} unpriced calls)` : "")),
@@ -468,7 +468,7 @@ async function loadSavings() {
   if (models.length) {
     const max = Math.max(...models.map(([, m]) => m.avoided_cost_usd || m.replayed_calls), 1e-9);
     const W = 520, BAR = 26;
-    const svg = h("svg", { class: "chart", width: W + 220, height: models.length * (BAR + 10) + 10 });
+    const svg = h("svg", { class: "chart", width: W + 400, height: models.length * (BAR + 10) + 10 });
     models.forEach(([name, m], i) => {
       const v = m.avoided_cost_usd || m.replayed_calls, y = 10 + i * (BAR + 10);
       svg.append(h("text", { x: 0, y: y + BAR * 0.68, class: "chart-label" }, name),
@@ -482,12 +482,16 @@ async function loadSavings() {
 
 // ---- tabs, refresh ----
 
-for (const b of document.querySelectorAll(".tab")) {
-  b.addEventListener("click", () => {
-    for (const x of document.querySelectorAll(".tab")) x.classList.toggle("active", x === b);
-    for (const p of document.querySelectorAll(".panel")) p.classList.toggle("active", p.id === b.dataset.tab);
-  });
+// The tab shown follows the address's fragment (#effects), so a tab can be linked and reloaded.
+function showTab(name) {
+  const b = document.querySelector(`.tab[data-tab="${name}"]`) || document.querySelector(".tab");
+  for (const x of document.querySelectorAll(".tab")) x.classList.toggle("active", x === b);
+  for (const p of document.querySelectorAll(".panel")) p.classList.toggle("active", p.id === b.dataset.tab);
 }
+for (const b of document.querySelectorAll(".tab")) {
+  b.addEventListener("click", () => { history.replaceState(null, "", "#" + b.dataset.tab); showTab(b.dataset.tab); });
+}
+showTab(location.hash.slice(1));
 
 async function refresh(force) {
   try {
