@@ -23,7 +23,7 @@ type Step struct {
 	Parent  string          `json:"parent,omitempty"`
 	Lane    int             `json:"lane"` // column in the graph: a branch per rewind that was built on
 	Counts  snapshot.Counts `json:"counts"`
-	Change  Change          `json:"change"` // since the parent (everything, for the first)
+	Change  *Change         `json:"change"` // since the parent (everything, for the first); null past maxSized
 	Session string          `json:"session,omitempty"`
 	Tool    string          `json:"tool,omitempty"`
 }
@@ -74,16 +74,23 @@ func (s *Server) timeline(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	out := Timeline{Current: tl.Current, Last: tl.Last, Steps: []Step{}}
-	for _, c := range tl.Checkpoints {
+	for i, c := range tl.Checkpoints {
 		st := Step{ID: c.ID, Time: c.Time, Kind: kindName(c.Kind), Label: c.Label, Parent: c.Parent, Counts: c.Counts}
 		st.Session, st.Tool = origin(c)
-		st.Change = s.changeOf(r.Context(), c)
+		if len(tl.Checkpoints)-i <= maxSized {
+			ch := s.changeOf(r.Context(), c)
+			st.Change = &ch
+		}
 		out.Steps = append(out.Steps, st)
 	}
 	out.Lanes = assignLanes(out.Steps)
 	out.Groups = groupSteps(out.Steps)
 	writeJSON(w, out)
 }
+
+// maxSized is how many of the newest checkpoints show their size of change: each costs reading
+// two manifests once (then cached), which a long history must not pay all at once.
+var maxSized = 300 // a variable for tests
 
 // changeOf counts what checkpoint c changed from its parent, cached (checkpoints never change).
 func (s *Server) changeOf(ctx context.Context, c snapshot.Checkpoint) Change {

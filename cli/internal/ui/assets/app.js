@@ -65,6 +65,7 @@ async function loadTimeline() {
 }
 
 function changeText(c) {
+  if (!c) return [];
   const parts = [];
   if (c.added) parts.push(h("span", { class: "n-add" }, "+" + c.added));
   if (c.modified) parts.push(h("span", { class: "n-mod" }, "~" + c.modified));
