@@ -12,8 +12,14 @@ require (
 	github.com/agent-rewind/rewind/mcpserver v0.0.0
 	github.com/agent-rewind/rewind/snapshot v0.0.0
 	github.com/alecthomas/kong v1.17.0
+	github.com/chromedp/chromedp v0.23.1
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	golang.org/x/mod v0.43.0
+)
+
+require (
+	github.com/chromedp/cdproto v0.160.1 // indirect
+	github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875 // indirect
 )
 
 require (

@@ -24,12 +24,14 @@ type CLI struct {
 
 	Checkpoint CheckpointCmd `cmd:"" help:"Capture the whole workspace (every file, directory, symlink and mode) as a checkpoint; prints its id. Details: docs/checkpoints.md."`
 	Rewind     RewindCmd     `cmd:"" help:"Restore any checkpoint exactly, after checkpointing the state you leave (so the rewind can be undone). Details: docs/checkpoints.md."`
+	Restore    RestoreCmd    `cmd:"" help:"Restore chosen files or folders from a checkpoint, leaving every other path and the position alone (checkpointing the state before). Details: docs/checkpoints.md."`
 	Replay     ReplayCmd     `cmd:"" help:"Move forward to a checkpoint recorded after the current position, such as a rewind's safety checkpoint. Details: docs/checkpoints.md."`
 	List       ListCmd       `cmd:"" help:"Show the timeline of checkpoints, marking the current position (a graph in a terminal). Details: docs/checkpoints.md."`
 	Diff       DiffCmd       `cmd:"" help:"Show the paths added, modified, deleted or changed in mode or type between a checkpoint and the workspace, or two checkpoints. Details: docs/checkpoints.md."`
 	GC         GCCmd         `cmd:"" name:"gc" help:"Remove old checkpoints (--keep-last, --keep-within) and contents no kept checkpoint needs; with --orphans, the stores whose workspace is gone. Details: docs/checkpoints.md."`
 	Check      CheckCmd      `cmd:"" help:"Verify the whole store: every checkpoint, manifest and stored content, the stat cache against the files, the hash chain. Exit 0 when all agree, 1 otherwise. Details: docs/check.md."`
 	Watch      WatchCmd      `cmd:"" help:"Run, show or stop the workspace's change watcher, which lets a checkpoint look only at what changed (Linux; started by checkpoints). Details: docs/watch.md."`
+	UI         UICmd         `cmd:"" name:"ui" help:"Serve a local web page of the workspace's history: timeline, diffs, restore, effects, the chain's proof, savings (127.0.0.1 only). Details: docs/ui.md."`
 	Store      StoreCmd      `cmd:"" help:"Print where the workspace's store is (outside the workspace), its id, identity and size; --adopt continues an earlier folder's history. Details: docs/store.md."`
 
 	Guard   GuardCmd   `cmd:"" help:"Decide whether a tool call or an explicit effect may run (agents' hooks call it): exit 0 allowed, 2 refused. Details: docs/barrier.md."`
