@@ -165,3 +165,12 @@ func (s *Store) dbError(op string, err error) error {
 	}
 	return fmt.Errorf("%w: %s in %s: the database is unreachable or failed (%s): check that PostgreSQL is up; the call was not recorded", tape.ErrStorage, op, s.name, redactErr(err, ""))
 }
+
+// DerivedKey derives a 32-byte key for purpose from the deployment key, so that every replica
+// computes the same one without storing it:
+//
+//	HKDF-Expand-SHA256(deployment key, "agent-rewind/pgtape derived v1" 0x00 | purpose, 32)
+func (s *Store) DerivedKey(purpose string) []byte {
+	k, _ := hkdf.Expand(sha256.New, s.depKey, "agent-rewind/pgtape derived v1\x00"+purpose, 32) // fails only for a length over 255×32
+	return k
+}
