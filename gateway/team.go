@@ -45,6 +45,10 @@ func (g *Gateway) openTeam() error {
 	if err != nil {
 		return err
 	}
+	if err := s.CheckKey(); err != nil {
+		s.Close()
+		return err
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if err := s.CheckSchema(ctx); err != nil {

@@ -29,6 +29,7 @@ type Store struct {
 	pool    *pgxpool.Pool
 	name    string // the connection string without its password, for messages
 	depKey  []byte
+	keyErr  error // why there is no deployment key (migrations and API keys need none)
 	options tape.Options
 }
 
@@ -54,20 +55,14 @@ func Open(ctx context.Context, o Options) (*Store, error) {
 	if o.URL == "" {
 		return nil, fmt.Errorf("%w: no database: set %s to a PostgreSQL connection string (postgres://user@host:5432/db)", tape.ErrInvalid, DatabaseURLEnv)
 	}
-	key := o.DeploymentKey
+	key, keyErr := o.DeploymentKey, error(nil)
 	if key == nil {
-		v, ok := os.LookupEnv(DeploymentKeyEnv)
-		if !ok || v == "" {
-			return nil, fmt.Errorf("%w: set %s to 64 hexadecimal characters (32 random bytes, e.g. from `openssl rand -hex 32`), the same on every replica; every tenant's key is derived from it", tape.ErrKeyMissing, DeploymentKeyEnv)
-		}
-		k, err := tape.ParseKey(v)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", DeploymentKeyEnv, err)
-		}
-		key = k
-	}
-	if len(key) != tape.KeySize {
+		key, keyErr = deploymentKeyFromEnv()
+	} else if len(key) != tape.KeySize {
 		return nil, fmt.Errorf("%w: the deployment key is %d bytes; it must be %d", tape.ErrKeyMalformed, len(key), tape.KeySize)
+	}
+	if keyErr != nil && !errors.Is(keyErr, tape.ErrKeyMissing) {
+		return nil, keyErr // a malformed key is a mistake to report at once
 	}
 	name := Redact(o.URL)
 	cfg, err := pgxpool.ParseConfig(o.URL)
@@ -84,8 +79,24 @@ func Open(ctx context.Context, o Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: open %s: %v", tape.ErrStorage, name, redactErr(err, o.URL))
 	}
-	return &Store{pool: pool, name: name, depKey: append([]byte(nil), key...), options: o.Tape}, nil
+	return &Store{pool: pool, name: name, depKey: append([]byte(nil), key...), keyErr: keyErr, options: o.Tape}, nil
 }
+
+func deploymentKeyFromEnv() ([]byte, error) {
+	v, ok := os.LookupEnv(DeploymentKeyEnv)
+	if !ok || v == "" {
+		return nil, fmt.Errorf("%w: set %s to 64 hexadecimal characters (32 random bytes, e.g. from `openssl rand -hex 32`), the same on every replica; every tenant's key is derived from it", tape.ErrKeyMissing, DeploymentKeyEnv)
+	}
+	k, err := tape.ParseKey(v)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", DeploymentKeyEnv, err)
+	}
+	return k, nil
+}
+
+// CheckKey reports whether the Store has a deployment key: tapes and replays need one;
+// migrations and API keys do not.
+func (s *Store) CheckKey() error { return s.keyErr }
 
 // Close closes every connection.
 func (s *Store) Close() { s.pool.Close() }

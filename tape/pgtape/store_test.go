@@ -29,8 +29,18 @@ func TestOpenNeverPrintsThePassword(t *testing.T) {
 	if err == nil || strings.Contains(err.Error(), "hunter2") {
 		t.Fatalf("a bad connection string: %v; want an error without the password", err)
 	}
-	if _, err := Open(context.Background(), Options{URL: "postgres://u@h/x"}); !errors.Is(err, tape.ErrKeyMissing) {
-		t.Fatalf("no deployment key: %v; want ErrKeyMissing", err)
+	t.Setenv(DeploymentKeyEnv, "")
+	s, err := Open(context.Background(), Options{URL: "postgres://u@h/x"})
+	if err != nil {
+		t.Fatalf("no deployment key: %v; want a store for migrations and API keys", err)
+	}
+	defer s.Close()
+	if _, err := s.Tape(context.Background(), "acme"); !errors.Is(err, tape.ErrKeyMissing) {
+		t.Fatalf("a tape without a deployment key: %v; want ErrKeyMissing", err)
+	}
+	t.Setenv(DeploymentKeyEnv, "abc")
+	if _, err := Open(context.Background(), Options{URL: "postgres://u@h/x"}); !errors.Is(err, tape.ErrKeyMalformed) {
+		t.Fatalf("a malformed deployment key: %v; want ErrKeyMalformed", err)
 	}
 }
 

@@ -27,6 +27,9 @@ func (s *Store) Tape(ctx context.Context, tenant string) (*Tape, error) {
 	if err := tape.ValidateName("tenant", tenant); err != nil {
 		return nil, err
 	}
+	if s.keyErr != nil {
+		return nil, s.keyErr
+	}
 	key, err := TenantKey(s.depKey, tenant)
 	if err != nil {
 		return nil, err
