@@ -13,6 +13,7 @@ require (
 	github.com/agent-rewind/rewind/snapshot v0.0.0
 	github.com/agent-rewind/rewind/tape/pgtape v0.0.0
 	github.com/alecthomas/kong v1.17.0
+	github.com/jackc/pgx/v5 v5.7.6
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	golang.org/x/mod v0.43.0
 )
@@ -20,7 +21,6 @@ require (
 require (
 	github.com/jackc/pgpassfile v1.0.0 // indirect
 	github.com/jackc/pgservicefile v0.0.0-20240606120523-5a60cdf6a761 // indirect
-	github.com/jackc/pgx/v5 v5.7.6 // indirect
 	github.com/jackc/puddle/v2 v2.2.2 // indirect
 	golang.org/x/crypto v0.58.0 // indirect
 	golang.org/x/text v0.43.0 // indirect
