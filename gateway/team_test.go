@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"net/http"
+	neturl "net/url"
 	"sort"
 	"strconv"
 	"strings"
@@ -240,5 +243,112 @@ func TestTeamTapeAcrossReplicasInOrder(t *testing.T) {
 	c := post(t, rep[0], "/v1/messages", messagesBody("same", false), "x-api-key", key1, "x-rewind-key", key)
 	if c.status != 409 || !strings.Contains(string(c.body), "tape_end") {
 		t.Fatalf("past the end: %d %s; want 409 tape_end", c.status, c.body)
+	}
+}
+
+// tcpGate forwards loopback connections to target until closed; close drops every connection
+// and refuses new ones (a database going down), open listens again on the same port (back).
+type tcpGate struct {
+	t      *testing.T
+	addr   string
+	target string
+	mu     sync.Mutex
+	ln     net.Listener
+	conns  []net.Conn
+}
+
+func newTCPGate(t *testing.T, target string) *tcpGate {
+	g := &tcpGate{t: t, target: target}
+	g.open()
+	t.Cleanup(g.close)
+	return g
+}
+
+func (g *tcpGate) open() {
+	addr := g.addr
+	if addr == "" {
+		addr = "127.0.0.1:0"
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		g.t.Fatal(err)
+	}
+	g.mu.Lock()
+	g.ln, g.addr = ln, ln.Addr().String()
+	g.mu.Unlock()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			u, err := net.Dial("tcp", g.target)
+			if err != nil {
+				c.Close()
+				continue
+			}
+			g.mu.Lock()
+			g.conns = append(g.conns, c, u)
+			g.mu.Unlock()
+			go func() { io.Copy(u, c); u.Close() }()
+			go func() { io.Copy(c, u); c.Close() }()
+		}
+	}()
+}
+
+func (g *tcpGate) close() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.ln != nil {
+		g.ln.Close()
+		g.ln = nil
+	}
+	for _, c := range g.conns {
+		c.Close()
+	}
+	g.conns = nil
+}
+
+// The database goes away mid-run and comes back: meanwhile every call is 503 with Retry-After
+// and none reaches the upstream (in record mode nothing is paid for unrecorded); afterwards the
+// same replica serves again, without a restart.
+func TestTeamDatabaseRestartMidRun(t *testing.T) {
+	url, s := teamDB(t)
+	_, key := newKey(t, s, "acme")
+	u, err := neturl.Parse(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gate := newTCPGate(t, u.Host)
+	u.Host = gate.addr
+	mock := startMock(t, mockanthropic.Options{})
+	for _, mode := range []func(*Config){nil, func(c *Config) { c.Epoch.set("restart", SourceFlag, "--epoch") }} {
+		gw := teamReplica(t, mock.URL, u.String(), mode)
+		if c := post(t, gw, "/v1/messages", messagesBody("before", false), "x-api-key", key1, "x-rewind-key", key); c.status != 200 {
+			t.Fatalf("before: %d %s", c.status, c.body)
+		}
+		gate.close()
+		hits := mock.Hits()
+		for i := range 3 {
+			c := post(t, gw, "/v1/messages", messagesBody(fmt.Sprintf("during %d", i), false), "x-api-key", key1, "x-rewind-key", key)
+			if c.status != 503 || c.header.Get("Retry-After") == "" {
+				t.Fatalf("database down: %d (Retry-After %q) %s; want 503 with Retry-After", c.status, c.header.Get("Retry-After"), c.body)
+			}
+		}
+		if mock.Hits() != hits {
+			t.Fatalf("%d upstream calls while the database was down; want none", mock.Hits()-hits)
+		}
+		resp, err := testClient.Get(gw + "/readyz")
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 503 {
+			t.Fatalf("/readyz with the database down: %d", resp.StatusCode)
+		}
+		gate.open()
+		if c := post(t, gw, "/v1/messages", messagesBody("after", false), "x-api-key", key1, "x-rewind-key", key); c.status != 200 {
+			t.Fatalf("after the database is back: %d %s; want 200 without restarting the replica", c.status, c.body)
+		}
 	}
 }
