@@ -53,6 +53,9 @@ func (c *Config) WriteBanner(w io.Writer) error {
 		row("tls-cert", c.TLSCert.Value, c.TLSCert.Source, c.TLSCert.From)
 		row("tls-key", c.TLSKey.Value, c.TLSKey.Source, c.TLSKey.From)
 	}
+	if c.MetricsListen.Value != "" {
+		row("metrics-listen", c.MetricsListen.Value, c.MetricsListen.Source, c.MetricsListen.From)
+	}
 	row("config", quoted(c.ConfigFile.Value), c.ConfigFile.Source, c.ConfigFile.From)
 	row("prices", fmt.Sprintf("%d models, %s", len(c.Prices.Value), PriceDate), c.Prices.Source, c.Prices.From)
 	tw.Flush()

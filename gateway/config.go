@@ -104,6 +104,9 @@ type Config struct {
 	// Host in team mode needs them.
 	TLSCert Setting[string]
 	TLSKey  Setting[string]
+	// MetricsListen is the address (host:port) of the metrics listener, "" for none: the
+	// embedding program serves Gateway.MetricsHandler there, apart from the proxy's port.
+	MetricsListen Setting[string]
 	// RecordOnly (flag only) records without a cursor, clearing one inherited from the file
 	// or the environment.
 	RecordOnly Setting[bool]

@@ -51,6 +51,7 @@ type Gateway struct {
 	upstreamTimeout time.Duration
 
 	tlsConfig *tls.Config // HTTPS, when a certificate is configured
+	metrics   metrics
 
 	draining atomic.Bool // set when Serve begins its shutdown: /readyz answers 503
 
@@ -214,6 +215,7 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		g.serveHealth(w, r)
 		return
 	}
+	g.metrics.requests.Add(1)
 	tenant := g.tenant
 	if g.team != nil {
 		var aerr *apiError
@@ -346,7 +348,8 @@ type exchange struct {
 	status int
 	header http.Header
 	tee    *teeBody
-	failed bool // the upstream call failed; the error handler answered
+	failed bool      // the upstream call failed; the error handler answered
+	start  time.Time // when the call went upstream (for the latency histogram)
 }
 
 func exchangeOf(r *http.Request) *exchange {
@@ -364,6 +367,9 @@ func (g *Gateway) modifyResponse(resp *http.Response) error {
 	}
 	x.status = resp.StatusCode
 	x.header = resp.Header
+	if !x.start.IsZero() {
+		g.metrics.upstream.observe(time.Since(x.start))
+	}
 	if x.capture && resp.StatusCode == http.StatusOK {
 		t := &teeBody{rc: resp.Body, limit: MaxMemoryRecord}
 		if n := resp.ContentLength; n > 0 && n <= MaxMemoryRecord {
@@ -439,6 +445,7 @@ func (g *Gateway) serveMemory(w http.ResponseWriter, r *http.Request, body []byt
 		// The shared store answers before any paid call; if it cannot, nothing is paid.
 		e, err := g.lookupShared(r.Context(), id.tenant, key)
 		if err != nil {
+			g.countStoreError(err)
 			g.logf("database: replay lookup: %v", err)
 			tapeError(w, err)
 			return
@@ -485,7 +492,8 @@ func (g *Gateway) serveMemory(w http.ResponseWriter, r *http.Request, body []byt
 // w, and records it in memory when it is complete and successful. aborted reports a stream
 // that broke after the response had started.
 func (g *Gateway) forward(w http.ResponseWriter, r *http.Request, body []byte, key [32]byte, tenant string) (e *entry, aborted bool) {
-	x := &exchange{capture: true, key: key, how: "miss"}
+	x := &exchange{capture: true, key: key, how: "miss", start: time.Now()}
+	g.metrics.misses.Add(1)
 	out := g.transform(w, body)
 	defer func() {
 		if p := recover(); p != nil {
@@ -514,6 +522,7 @@ func (g *Gateway) forward(w http.ResponseWriter, r *http.Request, body []byte, k
 
 // replayed counts a call answered from memory on the savings receipt.
 func (g *Gateway) replayed(e *entry) {
+	g.metrics.replays.Add(1)
 	if g.ledger != nil {
 		g.ledger.add(e.model, e.usage)
 	}

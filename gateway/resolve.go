@@ -121,6 +121,13 @@ var specs = []spec{
 		c.TLSKey.set(configPath(v, src, l, cf), src, from)
 		return nil
 	}},
+	{"metricsListen", "REWIND_METRICS_LISTEN", "metrics-listen", kindString, func(c *Config, v string, src Source, from string, _ *Layers, _ *configFile) error {
+		c.MetricsListen.set(v, src, from)
+		if _, _, err := net.SplitHostPort(v); err != nil {
+			return configErr(from, "the metrics address must be host:port (127.0.0.1:9090), not %q", v)
+		}
+		return nil
+	}},
 	{"", "", "allow-remote", kindBool, func(c *Config, v string, src Source, from string, _ *Layers, _ *configFile) error {
 		b, err := parseBool(v, from)
 		c.AllowRemote.set(b, src, from)
@@ -218,6 +225,7 @@ func defaults(workspace string) *Config {
 	c.DatabaseURL.set("", SourceDefault, "default")
 	c.TLSCert.set("", SourceDefault, "default")
 	c.TLSKey.set("", SourceDefault, "default")
+	c.MetricsListen.set("", SourceDefault, "default")
 	c.ConfigFile.set("", SourceDefault, "default")
 	c.Prices.set(DefaultPrices, SourceDefault, "default")
 	return c

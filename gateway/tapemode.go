@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/agent-rewind/rewind/tape"
 )
@@ -66,6 +67,7 @@ type tapeCursor interface {
 func (g *Gateway) serveTeamTape(w http.ResponseWriter, r *http.Request, body []byte, id identity) {
 	tp, err := g.team.tape(r.Context(), id.tenant)
 	if err != nil {
+		g.countStoreError(err)
 		g.logf("database: open the tape of tenant %q: %v", id.tenant, err)
 		tapeError(w, err)
 		return
@@ -85,6 +87,16 @@ func (g *Gateway) serveTeamTape(w http.ResponseWriter, r *http.Request, body []b
 		return
 	}
 	g.recordTape(w, r, body, rec)
+}
+
+// countStoreError counts a failure of the store itself (not a miss, an end or a bad request).
+func (g *Gateway) countStoreError(err error) {
+	for _, e := range []error{tape.ErrStrictMiss, tape.ErrEndOfTape, tape.ErrInvalid, tape.ErrTooLarge, tape.ErrQueueFull} {
+		if errors.Is(err, e) {
+			return
+		}
+	}
+	g.metrics.dbErrors.Add(1)
 }
 
 // tapeError answers a tape failure: 409 when the tape has no answer for the request, 400 for
@@ -128,9 +140,11 @@ func (g *Gateway) replayTape(w http.ResponseWriter, r *http.Request, body []byte
 	rep, err := cur.Next(r.Context(), id.requestID, tape.Request{Method: r.Method, Path: r.URL.RequestURI(), Header: r.Header, Body: out})
 	release()
 	if err != nil {
+		g.countStoreError(err)
 		tapeError(w, err)
 		return
 	}
+	g.metrics.replays.Add(1)
 	h := w.Header()
 	for k, vs := range rep.Response.Header {
 		h[k] = vs
@@ -170,7 +184,8 @@ func (g *Gateway) recordTape(w http.ResponseWriter, r *http.Request, body []byte
 	ctx, cancel := context.WithTimeoutCause(r.Context(), g.upstreamTimeout,
 		fmt.Errorf("the upstream call exceeded the gateway's absolute %s deadline", g.upstreamTimeout))
 	defer cancel()
-	x := &exchange{how: "recorded"}
+	x := &exchange{how: "recorded", start: time.Now()}
+	g.metrics.misses.Add(1)
 	hw := &holdWriter{rw: w, limit: g.maxTapeBody, onCross: func() {
 		g.logf("tape: skip: %s %s: the response crossed the %d-byte eligibility limit mid-stream: the held bytes were flushed and the rest streams unrecorded", r.Method, r.URL.Path, g.maxTapeBody)
 		w.Header().Set(HeaderReplay, "unrecorded")
@@ -199,6 +214,7 @@ func (g *Gateway) recordTape(w http.ResponseWriter, r *http.Request, body []byte
 			hw.release()
 			return
 		}
+		g.countStoreError(err)
 		g.logf("tape: the response to %s %s was not served: %v", r.Method, r.URL.Path, err)
 		tapeError(w, fmt.Errorf("the response could not be recorded, so it is not served: %w", err))
 		return

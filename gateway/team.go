@@ -98,6 +98,7 @@ func (g *Gateway) authenticate(r *http.Request) (string, *apiError, int) {
 	case errors.Is(err, pgtape.ErrUnauthenticated):
 		return "", &apiError{http.StatusUnauthorized, "authentication_error", "gateway_key_refused", "agent-rewind gateway: " + err.Error()}, 0
 	default:
+		g.metrics.dbErrors.Add(1)
 		g.logf("database: check an API key: %v", err)
 		return "", &apiError{http.StatusServiceUnavailable, "api_error", "database_unavailable", "agent-rewind gateway: the database did not answer, so the key could not be checked: retry"}, 1
 	}
@@ -142,6 +143,7 @@ func (g *Gateway) storeShared(ctx context.Context, tenant string, e *entry) {
 		err = tp.Store(ctx, e.key[:], v)
 	}
 	if err != nil {
+		g.metrics.dbErrors.Add(1)
 		g.logf("database: the replay of a response was not stored: %v", err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"net/http"
 	"os"
 	"os/signal"
 	"strconv"
@@ -32,6 +33,7 @@ type GatewayCmd struct {
 	Storage          string `placeholder:"memory|sqlite|postgres" help:"memory (default): replay from memory; sqlite: the durable, encrypted, ordered tape (key in REWIND_STORAGE_KEY); postgres: a team gateway, replays and tapes shared by every replica (REWIND_DATABASE_URL, REWIND_DEPLOYMENT_KEY, API keys)."`
 	TLSCert          string `name:"tls-cert" placeholder:"PEM" help:"Serve HTTPS with this certificate (with --tls-key); a team gateway on a non-loopback --host needs it."`
 	TLSKey           string `name:"tls-key" placeholder:"PEM" help:"The TLS certificate's private key."`
+	MetricsListen    string `name:"metrics-listen" placeholder:"HOST:PORT" help:"Serve Prometheus metrics at http://HOST:PORT/metrics, apart from the proxy's port."`
 	StorageDirectory string `name:"storage-directory" placeholder:"DIR" help:"Tape directory (default: storage/ in the workspace's store; agent-rewind store prints where)."`
 	Epoch            string `placeholder:"E" help:"Tape epoch to record or replay (default \"default\")."`
 	ReplayCursor     string `name:"replay-cursor" placeholder:"C" help:"Replay the epoch in order under this cursor name instead of recording."`
@@ -81,6 +83,18 @@ func (c *GatewayCmd) Run(env *Env, kctx *kong.Context) error {
 	fmt.Fprintf(env.Stderr, "agent-rewind gateway: listening on %s://%s\n", scheme, ln.Addr())
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if addr := cfg.MetricsListen.Value; addr != "" {
+		mln, err := net.Listen("tcp", addr)
+		if err != nil {
+			return fmt.Errorf("listen for metrics on %s: %w: choose another --metrics-listen", addr, err)
+		}
+		mux := http.NewServeMux()
+		mux.Handle("GET /metrics", g.MetricsHandler())
+		msrv := &http.Server{Handler: mux, ReadHeaderTimeout: gateway.ReadHeaderTimeout}
+		go msrv.Serve(mln)
+		defer msrv.Close()
+		fmt.Fprintf(env.Stderr, "agent-rewind gateway: metrics on http://%s/metrics\n", mln.Addr())
+	}
 	if err := g.Serve(ctx, ln); err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
