@@ -69,4 +69,3 @@ func (g *Gateway) MetricsHandler() http.Handler {
 		w.Write([]byte(b.String()))
 	})
 }
-
