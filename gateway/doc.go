@@ -77,6 +77,8 @@
 // a database that does not answer does not: calls get 503 with Retry-After and no upstream call
 // until it is back. A non-loopback team gateway needs TLS (TLSCert, TLSKey).
 // [Gateway.MetricsHandler] serves Prometheus metrics for a listener of the embedder's choosing.
+// Each request is one log/slog JSON line on Config.Log (id, tenant, method, path, status, the
+// X-Rewind-Replay value, milliseconds), its id returned in X-Rewind-Log-Id.
 //
 // # Durable tape
 //

@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httputil"
+	"log/slog"
 	"net/url"
 	"slices"
 	"strconv"
@@ -52,6 +53,7 @@ type Gateway struct {
 
 	tlsConfig *tls.Config // HTTPS, when a certificate is configured
 	metrics   metrics
+	slog      *slog.Logger // team mode's structured access log (JSON lines on Config.Log)
 
 	draining atomic.Bool // set when Serve begins its shutdown: /readyz answers 503
 
@@ -218,6 +220,10 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	g.metrics.requests.Add(1)
 	tenant := g.tenant
 	if g.team != nil {
+		id, start, sw := newLogID(), time.Now(), &statusWriter{ResponseWriter: w}
+		w = sw
+		w.Header().Set(HeaderLogID, id)
+		defer func() { g.accessLog(id, tenant, r, sw, start) }()
 		var aerr *apiError
 		var retry int
 		if tenant, aerr, retry = g.authenticate(r); aerr != nil {

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"log/slog"
 	"net/http"
 	"sync"
 	"time"
@@ -59,11 +61,28 @@ func (g *Gateway) openTeam() error {
 		g.logf("database: %v: starting anyway; /readyz answers 503 until it is reachable", err)
 	}
 	g.team = &team{store: s, tapes: map[string]*pgtape.Tape{}}
+	out := cfg.Log
+	if out == nil {
+		out = io.Discard
+	}
+	g.slog = slog.New(slog.NewJSONHandler(&lockedWriter{g: g, w: out}, nil))
 	// Replicas must compute one replay key for one request, so the credential MAC key comes
 	// from the deployment key instead of being drawn at random.
 	g.credKey = s.DerivedKey("gateway credential mac")
 	g.maxTapeBody = tape.DefaultMaxBody
 	return nil
+}
+
+// lockedWriter serialises the access log's writes with the gateway's other log lines.
+type lockedWriter struct {
+	g *Gateway
+	w io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.g.logMu.Lock()
+	defer l.g.logMu.Unlock()
+	return l.w.Write(p)
 }
 
 // tape returns tenant's tape, opening it (and checking its key) on first use.

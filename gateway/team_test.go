@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -350,5 +351,42 @@ func TestTeamDatabaseRestartMidRun(t *testing.T) {
 		if c := post(t, gw, "/v1/messages", messagesBody("after", false), "x-api-key", key1, "x-rewind-key", key); c.status != 200 {
 			t.Fatalf("after the database is back: %d %s; want 200 without restarting the replica", c.status, c.body)
 		}
+	}
+}
+
+// A team gateway logs one JSON line per request, with the id it returns in X-Rewind-Log-Id, the
+// tenant and the outcome, and never the keys.
+func TestTeamAccessLog(t *testing.T) {
+	url, s := teamDB(t)
+	_, key := newKey(t, s, "acme")
+	mock := startMock(t, mockanthropic.Options{})
+	cfg, log := testConfig(t, mock.URL)
+	cfg.Storage.set(StoragePostgres, SourceFlag, "--storage")
+	cfg.DatabaseURL.set(url, SourceEnv, pgtape.DatabaseURLEnv)
+	cfg.DeploymentKey = teamDeploymentKey
+	_, gw := startGateway(t, cfg)
+	c := post(t, gw, "/v1/messages", messagesBody("logged", false), "x-api-key", key1, "x-rewind-key", key)
+	id := c.header.Get(HeaderLogID)
+	if c.status != 200 || len(id) != 16 {
+		t.Fatalf("%d, log id %q", c.status, id)
+	}
+	bad := post(t, gw, "/v1/messages", messagesBody("logged", false), "x-api-key", key1)
+	var found, refused bool
+	for _, line := range strings.Split(log.String(), "\n") {
+		var e struct {
+			Msg, ID, Tenant, Replay string
+			Status                  int
+		}
+		if json.Unmarshal([]byte(line), &e) != nil || e.Msg != "request" {
+			continue
+		}
+		found = found || (e.ID == id && e.Tenant == "acme" && e.Status == 200 && e.Replay == "miss")
+		refused = refused || (e.ID == bad.header.Get(HeaderLogID) && e.Tenant == "" && e.Status == 401)
+	}
+	if !found || !refused {
+		t.Fatalf("no access-log lines for %s and the refused call in:\n%s", id, log.String())
+	}
+	if strings.Contains(log.String(), key) || strings.Contains(log.String(), key1) {
+		t.Fatal("the log holds a key")
 	}
 }
