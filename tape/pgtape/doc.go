@@ -27,8 +27,9 @@
 //	version 1  rewind_tenants, rewind_epochs, rewind_records, rewind_cursors,
 //	           rewind_cursor_requests, rewind_replay
 //	version 2  rewind_api_keys
+//	version 3  rewind_savings
 //
-// # Tables (schema version 2)
+// # Tables (schema version 3)
 //
 //	rewind_tenants         (tenant, key_id, key_check)                      primary key tenant
 //	rewind_epochs          (tenant, epoch, next)                            the next position
@@ -37,11 +38,15 @@
 //	rewind_cursor_requests (tenant, epoch, cursor, request_id, position, mac)
 //	rewind_replay          (tenant, key, value, created_at)
 //	rewind_api_keys        (id, tenant, hash, created_at, revoked_at)
+//	rewind_savings         (id = 1, receipt, updated_at)                    the fleet's receipt
 //
 // The columns mean what the SQLite tape's do (see package tape: key_check, request_tag, the
 // sealed request and response, the cursor and request-id MACs). rewind_replay.value is sealed
 // with kind 4 ([tape.Codec.SealReplay]): its additional data names the tenant and the key, so a
 // value moved to another key or tenant fails to open (tape.ErrTampered), never a silent miss.
+// rewind_savings.receipt is the whole fleet's savings receipt, a JSON document the gateway
+// owns, in the clear (token counts and prices, no prompt); [Store.UpdateSavings] changes it
+// under the row's lock, so replicas adding at once never lose each other's counts.
 // Tenant, epoch, cursor names, positions, request ids and replay keys (hashes) are plaintext;
 // prompts and responses never reach the database in the clear.
 //

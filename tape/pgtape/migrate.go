@@ -75,6 +75,13 @@ CREATE TABLE rewind_api_keys (
 );
 CREATE INDEX rewind_api_keys_tenant ON rewind_api_keys (tenant);
 `},
+	{3, "fleet savings receipt", `
+CREATE TABLE rewind_savings (
+	id         integer     PRIMARY KEY CHECK (id = 1),
+	receipt    bytea       NOT NULL,
+	updated_at timestamptz NOT NULL DEFAULT now()
+);
+`},
 }
 
 // SchemaVersion is the schema version this code reads and writes.
