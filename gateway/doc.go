@@ -75,7 +75,9 @@
 // tenant's ordered tape. Every request carries an API key in x-rewind-key, checked in the
 // database every time; the tenant comes from it. A schema that is not current fails New;
 // a database that does not answer does not: calls get 503 with Retry-After and no upstream call
-// until it is back. A non-loopback team gateway needs TLS (TLSCert, TLSKey).
+// until it is back. A non-loopback team gateway needs TLS (TLSCert, TLSKey). The savings
+// receipt is the fleet's, in the database ([FleetSavings]): each replica adds its counts at
+// most every half second and when it closes.
 // [Gateway.MetricsHandler] serves Prometheus metrics for a listener of the embedder's choosing.
 // Each request is one log/slog JSON line on Config.Log (id, tenant, method, path, status, the
 // X-Rewind-Replay value, milliseconds), its id returned in X-Rewind-Log-Id.

@@ -129,7 +129,7 @@ func New(cfg *Config) (*Gateway, error) {
 	default:
 		g.mem = newMemoryStore(MaxMemoryTotal)
 	}
-	if cfg.SavingsFile != "" {
+	if cfg.SavingsFile != "" || g.team != nil {
 		info := PriceInfo{Source: PriceSource, Date: PriceDate}
 		if cfg.Prices.Source == SourceFile {
 			for m, p := range prices {
@@ -139,7 +139,11 @@ func New(cfg *Config) (*Gateway, error) {
 			}
 			slices.Sort(info.Overridden)
 		}
-		g.ledger = newLedger(cfg.SavingsFile, prices, info, cfg.Prepare, g.logf)
+		var fleet fleetReceipt
+		if g.team != nil {
+			fleet = g.team.store // one receipt for the whole fleet, in the database
+		}
+		g.ledger = newLedger(cfg.SavingsFile, fleet, prices, info, cfg.Prepare, g.logf)
 	}
 	return g, nil
 }

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/agent-rewind/rewind/tape/pgtape"
 	"github.com/agent-rewind/rewind/tape/pgtape/pgtest"
@@ -388,5 +389,34 @@ func TestTeamAccessLog(t *testing.T) {
 	}
 	if strings.Contains(log.String(), key) || strings.Contains(log.String(), key1) {
 		t.Fatal("the log holds a key")
+	}
+}
+
+// Replays on every replica add up in one receipt for the fleet, in the database.
+func TestTeamFleetSavings(t *testing.T) {
+	url, s := teamDB(t)
+	_, key := newKey(t, s, "acme")
+	mock := startMock(t, mockanthropic.Options{})
+	a, b := teamReplica(t, mock.URL, url, nil), teamReplica(t, mock.URL, url, nil)
+	body := messagesBody("fleet savings", false)
+	post(t, a, "/v1/messages", body, "x-api-key", key1, "x-rewind-key", key)
+	for _, r := range []string{a, b, b} {
+		if c := post(t, r, "/v1/messages", body, "x-api-key", key1, "x-rewind-key", key); c.header.Get(HeaderReplay) != "hit" {
+			t.Fatalf("replay: %d %s", c.status, c.header.Get(HeaderReplay))
+		}
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		got, err := FleetSavings(context.Background(), s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.ReplayedCalls == 3 && got.AvoidedTokens.Input > 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the fleet's receipt counts %d replays; want 3 (one on A, two on B)", got.ReplayedCalls)
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 }

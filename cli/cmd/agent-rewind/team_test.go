@@ -88,6 +88,14 @@ func TestTeamGatewayTwoReplicas(t *testing.T) {
 			t.Fatalf("SIGTERM: exit %d\n%s", c, g.stderr.String())
 		}
 	}
+	// The fleet's receipt: the one replay, made on B, written when B stopped.
+	r = runEnv(t, dir, env, "--json", "savings", "--fleet")
+	var fleet struct {
+		ReplayedCalls int `json:"replayed_calls"`
+	}
+	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &fleet) != nil || fleet.ReplayedCalls != 1 {
+		t.Fatalf("savings --fleet: exit %d %s %s; want 1 replayed call", r.code, r.stdout, r.stderr)
+	}
 }
 
 // A replica killed with SIGKILL in the middle of a call it records leaves nothing torn: no
