@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -95,6 +96,9 @@ func TestTeamGatewayTwoReplicas(t *testing.T) {
 	}
 	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &fleet) != nil || fleet.ReplayedCalls != 1 {
 		t.Fatalf("savings --fleet: exit %d %s %s; want 1 replayed call", r.code, r.stdout, r.stderr)
+	}
+	if r := runEnv(t, dir, env, "savings", "--fleet"); r.code != 0 || !regexp.MustCompile(`replayed calls\s+1\n`).MatchString(r.stdout) {
+		t.Fatalf("savings --fleet as text: exit %d %s %s", r.code, r.stdout, r.stderr)
 	}
 }
 
