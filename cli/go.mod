@@ -11,8 +11,10 @@ require (
 	github.com/agent-rewind/rewind/internal v0.0.0
 	github.com/agent-rewind/rewind/mcpserver v0.0.0
 	github.com/agent-rewind/rewind/snapshot v0.0.0
+	github.com/agent-rewind/rewind/tape/pgtape v0.0.0
 	github.com/alecthomas/kong v1.17.0
 	github.com/chromedp/chromedp v0.23.1
+	github.com/jackc/pgx/v5 v5.7.6
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	golang.org/x/mod v0.43.0
 )
@@ -20,6 +22,11 @@ require (
 require (
 	github.com/chromedp/cdproto v0.160.1 // indirect
 	github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875 // indirect
+	github.com/jackc/pgpassfile v1.0.0 // indirect
+	github.com/jackc/pgservicefile v0.0.0-20240606120523-5a60cdf6a761 // indirect
+	github.com/jackc/puddle/v2 v2.2.2 // indirect
+	golang.org/x/crypto v0.58.0 // indirect
+	golang.org/x/text v0.43.0 // indirect
 )
 
 require (
@@ -48,5 +55,6 @@ replace (
 	github.com/agent-rewind/rewind/mcpserver => ../mcpserver
 	github.com/agent-rewind/rewind/snapshot => ../snapshot
 	github.com/agent-rewind/rewind/tape => ../tape
+	github.com/agent-rewind/rewind/tape/pgtape => ../tape/pgtape
 	github.com/agent-rewind/rewind/tools/mockanthropic => ../tools/mockanthropic
 )

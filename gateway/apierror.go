@@ -34,8 +34,12 @@ func (e *apiError) write(w http.ResponseWriter, retryAfter int) {
 		Message string `json:"message"`
 	}{e.typ, e.code, e.message}})
 	h := w.Header()
+	logID := h[HeaderLogID]
 	for k := range h { // headers a held upstream response left behind
 		delete(h, k)
+	}
+	if logID != nil {
+		h[HeaderLogID] = logID
 	}
 	h.Set("Content-Type", "application/json")
 	h.Set("Content-Length", strconv.Itoa(len(body)))

@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/agent-rewind/rewind/tape/pgtape"
 )
 
 // WriteBanner writes the startup banner: every setting with its value and where it came
@@ -42,6 +44,18 @@ func (c *Config) WriteBanner(w io.Writer) error {
 		row("replay-cursor", quoted(c.ReplayCursor.Value), c.ReplayCursor.Source, c.ReplayCursor.From)
 		row("record-only", fmt.Sprint(c.RecordOnly.Value), c.RecordOnly.Source, c.RecordOnly.From)
 	}
+	if c.Storage.Value == StoragePostgres {
+		row("database", pgtape.Redact(c.DatabaseURL.Value), c.DatabaseURL.Source, c.DatabaseURL.From)
+		row("epoch", c.Epoch.Value, c.Epoch.Source, c.Epoch.From)
+		row("replay-cursor", quoted(c.ReplayCursor.Value), c.ReplayCursor.Source, c.ReplayCursor.From)
+	}
+	if c.TLSCert.Value != "" {
+		row("tls-cert", c.TLSCert.Value, c.TLSCert.Source, c.TLSCert.From)
+		row("tls-key", c.TLSKey.Value, c.TLSKey.Source, c.TLSKey.From)
+	}
+	if c.MetricsListen.Value != "" {
+		row("metrics-listen", c.MetricsListen.Value, c.MetricsListen.Source, c.MetricsListen.From)
+	}
 	row("config", quoted(c.ConfigFile.Value), c.ConfigFile.Source, c.ConfigFile.From)
 	row("prices", fmt.Sprintf("%d models, %s", len(c.Prices.Value), PriceDate), c.Prices.Source, c.Prices.From)
 	tw.Flush()
@@ -49,6 +63,10 @@ func (c *Config) WriteBanner(w io.Writer) error {
 	b.WriteString("agent-rewind gateway: what each mechanism does here, and does not do\n")
 	line := func(format string, args ...any) { fmt.Fprintf(&b, "  - "+format+"\n", args...) }
 	switch {
+	case c.Storage.Value == StoragePostgres && c.teamTape():
+		line("team tape (PostgreSQL, shared by every replica): epoch %q, cursor %s: the caller's tenant comes from its API key; positions are ordered by the database across replicas; storage failures answer 503 with Retry-After, never an unrecorded paid call", c.Epoch.Value, quoted(c.ReplayCursor.Value))
+	case c.Storage.Value == StoragePostgres:
+		line("team replay (PostgreSQL, shared by every replica, encrypted under per-tenant keys; memory is a bounded cache in front): a repeated POST /v1/messages from the same tenant, scope and credential is answered without an upstream call; a database that does not answer gives 503 with Retry-After before any paid call")
 	case c.Storage.Value == StorageSQLite && c.ReplayCursor.Value != "":
 		line("durable tape: REPLAY of epoch %q with cursor %q: POST /v1/messages is answered from the tape in recorded order (a request that does not match the recording gets 409, storage failures 503, never a paid upstream call); x-rewind-request-id makes a retry return the same response; GET and HEAD (and count_tokens) still reach the upstream; other calls are refused", c.Epoch.Value, c.ReplayCursor.Value)
 	case c.Storage.Value == StorageSQLite:
@@ -74,8 +92,14 @@ func (c *Config) WriteBanner(w io.Writer) error {
 		receipt = "none (no file configured)"
 	}
 	line("savings receipt: %s counts replay savings only (memory replays priced with the table of %s); cache preservation, pruning and tape replay are not counted", receipt, PriceDate)
-	line("tenancy: tenant %q from configuration only; x-rewind-scope selects a subordinate scope (1 to 128 of A-Z a-z 0-9 . _ : -), anything else gets 403; every x-rewind-* header is stripped before the upstream; run one process and one store per tenant", c.Tenant.Value)
-	if isLoopback(c.Host.Value) {
+	if c.Storage.Value == StoragePostgres {
+		line("tenancy: the tenant comes from the caller's API key (x-rewind-key; agent-rewind gateway keys create --tenant T), checked against the database on every request, so a revoked key is refused at once by every replica; x-rewind-scope selects a subordinate scope; every x-rewind-* header, the key included, is stripped before the upstream; the provider's credential travels in the request")
+	} else {
+		line("tenancy: tenant %q from configuration only; x-rewind-scope selects a subordinate scope (1 to 128 of A-Z a-z 0-9 . _ : -), anything else gets 403; every x-rewind-* header is stripped before the upstream; run one process and one store per tenant", c.Tenant.Value)
+	}
+	if c.TLSCert.Value != "" {
+		line("access: HTTPS on %s with API keys", c.Host.Value)
+	} else if isLoopback(c.Host.Value) {
 		line("access: loopback only; this is not a remotely authenticated service")
 	} else {
 		line("access: REMOTE connections accepted on %s (--allow-remote): the gateway authenticates nobody; anyone who reaches it can spend the credentials they send", c.Host.Value)

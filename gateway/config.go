@@ -56,6 +56,10 @@ const (
 	StorageMemory Storage = "memory"
 	// StorageSQLite: the durable, encrypted, ordered tape (the tape module).
 	StorageSQLite Storage = "sqlite"
+	// StoragePostgres: team mode. Replays and tapes live in PostgreSQL (tape/pgtape), shared by
+	// every replica, encrypted under per-tenant keys; callers authenticate with API keys and
+	// the tenant comes from the key.
+	StoragePostgres Storage = "postgres"
 )
 
 // Defaults.
@@ -92,6 +96,17 @@ type Config struct {
 	StorageDirectory Setting[string]
 	Epoch            Setting[string]
 	ReplayCursor     Setting[string]
+	// DatabaseURL is the PostgreSQL connection string of --storage postgres (REWIND_DATABASE_URL
+	// or the file's databaseUrl; never a flag, so it stays out of process listings). The banner
+	// prints it without its password.
+	DatabaseURL Setting[string]
+	// TLSCert and TLSKey are PEM files: with both, the gateway serves HTTPS. A non-loopback
+	// Host in team mode needs them.
+	TLSCert Setting[string]
+	TLSKey  Setting[string]
+	// MetricsListen is the address (host:port) of the metrics listener, "" for none: the
+	// embedding program serves Gateway.MetricsHandler there, apart from the proxy's port.
+	MetricsListen Setting[string]
 	// RecordOnly (flag only) records without a cursor, clearing one inherited from the file
 	// or the environment.
 	RecordOnly Setting[bool]
@@ -111,12 +126,19 @@ type Config struct {
 	// the embedding program can create .rewind/ its own way. The gateway creates nothing
 	// there until it has something to write.
 	Prepare func() error
+	// DeploymentKey is team mode's deployment key (32 bytes); nil reads REWIND_DEPLOYMENT_KEY.
+	// Every tenant's storage key and the replay key's credential MAC key are derived from it,
+	// so it must be the same on every replica.
+	DeploymentKey []byte
 	// StorageKey is the tape key; nil reads REWIND_STORAGE_KEY (see the tape module).
 	StorageKey []byte
 	// UpstreamTimeout is the absolute deadline of a tape exchange's upstream call (0:
 	// DefaultUpstreamTimeout). Pass-through and memory-mode calls have none: a long
 	// generation may stream for many minutes; a client disconnect cancels them.
 	UpstreamTimeout time.Duration
+	// DrainTimeout is how long Serve lets requests in progress finish after its context ends
+	// (0: ShutdownGrace).
+	DrainTimeout time.Duration
 	// Log receives one line per notable event (an oversized call passed through unrecorded,
 	// a savings write that failed); nil discards them.
 	Log io.Writer

@@ -151,7 +151,7 @@ func TestStartupFailures(t *testing.T) {
 		{"profile max", []string{"--profile", "max"}, nil, "", "not available: observation retrieval and its shaping guarantees are not implemented; use lean"},
 		{"profile max from the file", nil, nil, `{"profile":"max"}`, "use lean"},
 		{"unknown profile", []string{"--profile", "fast"}, nil, "", "compat, lean or max"},
-		{"unknown storage", []string{"--storage", "redis"}, nil, "", "memory or sqlite"},
+		{"unknown storage", []string{"--storage", "redis"}, nil, "", "memory, sqlite or postgres"},
 		{"non-loopback bind", []string{"--host", "0.0.0.0"}, nil, "", "--allow-remote"},
 		{"non-loopback bind from the environment", nil, map[string]string{"REWIND_HOST": "192.0.2.1"}, "", "--allow-remote"},
 		{"host with a port", []string{"--host", "127.0.0.1:80"}, nil, "", "not an IP address"},

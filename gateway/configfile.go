@@ -15,7 +15,7 @@ import (
 const maxConfigFile = 1 << 20
 
 // fileFields are the configuration file's fields, in the order the error message lists them.
-var fileFields = []string{"profile", "host", "port", "upstream", "preserveCache", "pruneContext", "tenant", "storage", "storageDirectory", "epoch", "replayCursor", "prices"}
+var fileFields = []string{"profile", "host", "port", "upstream", "preserveCache", "pruneContext", "tenant", "storage", "storageDirectory", "epoch", "replayCursor", "databaseUrl", "tlsCert", "tlsKey", "metricsListen", "prices"}
 
 // configFile is a parsed configuration file: each present field's raw JSON value.
 type configFile struct {

@@ -16,11 +16,12 @@
 // the profile's defaults (lean turns cache preservation on), the JSON file (--config or
 // REWIND_CONFIG), the environment (REWIND_PROFILE, REWIND_HOST, REWIND_PORT, REWIND_UPSTREAM,
 // REWIND_PRESERVE_CACHE, REWIND_PRUNE_CONTEXT, REWIND_TENANT, REWIND_STORAGE,
-// REWIND_STORAGE_DIRECTORY, REWIND_EPOCH, REWIND_REPLAY_CURSOR), then the flags ([ScanFlags]
+// REWIND_STORAGE_DIRECTORY, REWIND_EPOCH, REWIND_REPLAY_CURSOR, REWIND_DATABASE_URL,
+// REWIND_TLS_CERT, REWIND_TLS_KEY, REWIND_METRICS_LISTEN), then the flags ([ScanFlags]
 // reads them as typed). Every setting remembers its [Source] for the startup banner
 // ([Config.WriteBanner]). The file is one JSON object with the fields profile, host, port,
 // upstream, preserveCache, pruneContext, tenant, storage, storageDirectory, epoch,
-// replayCursor and prices; an unknown or repeated field, an explicit null, a value of the
+// replayCursor, databaseUrl, tlsCert, tlsKey, metricsListen and prices; an unknown or repeated field, an explicit null, a value of the
 // wrong JSON type (a boolean must be true or false, a port an integer) is an error. The
 // tape's key is never a flag or a file field: it is REWIND_STORAGE_KEY.
 //
@@ -57,7 +58,29 @@
 // body_too_large (413), replay_refused (405: a call that could change state upstream while
 // replaying a tape), tape_strict_miss and tape_end (409), tape_invalid (400), tape_queue_full
 // (503 with Retry-After), tape_conflict, tape_untrusted, tape_storage, tape_interrupted (503),
-// upstream_unreachable (502, or 504 past the tape's upstream deadline).
+// upstream_unreachable (502, or 504 past the tape's upstream deadline); in team mode
+// gateway_key_missing and gateway_key_refused (401), database_unavailable (503 with
+// Retry-After). tape_conflict and tape_storage carry Retry-After too: a database restarting or
+// a disk filling is worth a retry. GET /healthz (the process is up) and GET /readyz (it can
+// serve: not draining, and in team mode the database answers with the current schema; 503 with
+// Retry-After otherwise) are answered by the gateway itself, never forwarded.
+//
+// # Team mode
+//
+// With storage postgres (StoragePostgres; the database in REWIND_DATABASE_URL or the file's
+// databaseUrl, the deployment key in REWIND_DEPLOYMENT_KEY) any number of replicas share one
+// PostgreSQL database through tape/pgtape: exact replays (memory stays a bounded cache in
+// front, and the replay key's credential MAC key is derived from the deployment key so that
+// every replica computes the same key), and, with an epoch or a replay cursor, the caller's
+// tenant's ordered tape. Every request carries an API key in x-rewind-key, checked in the
+// database every time; the tenant comes from it. A schema that is not current fails New;
+// a database that does not answer does not: calls get 503 with Retry-After and no upstream call
+// until it is back. A non-loopback team gateway needs TLS (TLSCert, TLSKey). The savings
+// receipt is the fleet's, in the database ([FleetSavings]): each replica adds its counts at
+// most every half second and when it closes.
+// [Gateway.MetricsHandler] serves Prometheus metrics for a listener of the embedder's choosing.
+// Each request is one log/slog JSON line on Config.Log (id, tenant, method, path, status, the
+// X-Rewind-Replay value, milliseconds), its id returned in X-Rewind-Log-Id.
 //
 // # Durable tape
 //

@@ -26,7 +26,7 @@ var gatewayFlags = map[string]flagKind{
 	"tenant": flagValue, "config": flagValue, "storage": flagValue, "storage-directory": flagValue,
 	"epoch": flagValue, "replay-cursor": flagValue,
 	"preserve-cache": flagNegatable, "prune-context": flagNegatable,
-	"record-only": flagBool, "allow-remote": flagBool,
+	"record-only": flagBool, "allow-remote": flagBool, "tls-cert": flagValue, "tls-key": flagValue, "metrics-listen": flagValue,
 }
 
 // globalValueFlags are agent-rewind's global flags that take a value: their value is skipped

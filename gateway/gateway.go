@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httputil"
@@ -14,6 +16,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/agent-rewind/rewind/cacheplan"
@@ -39,12 +42,20 @@ type Gateway struct {
 	flight singleflight.Group
 	ledger *ledger // nil without a savings file
 
+	team *team // team mode (--storage postgres); g.mem is its cache
+
 	tape            *tape.Tape
-	recorder        *tape.Recorder // tape record mode
-	cursor          *tape.Cursor   // tape replay mode
+	recorder        tapeRecorder // tape record mode (SQLite)
+	cursor          tapeCursor   // tape replay mode (SQLite)
 	queue           *tape.Queue
 	maxTapeBody     int
 	upstreamTimeout time.Duration
+
+	tlsConfig *tls.Config // HTTPS, when a certificate is configured
+	metrics   metrics
+	slog      *slog.Logger // team mode's structured access log (JSON lines on Config.Log)
+
+	draining atomic.Bool // set when Serve begins its shutdown: /readyz answers 503
 
 	logMu     sync.Mutex
 	closeOnce sync.Once
@@ -94,18 +105,31 @@ func New(cfg *Config) (*Gateway, error) {
 		ErrorHandler:   g.proxyError,
 		ErrorLog:       nil,
 	}
+	if cfg.TLSCert.Value != "" {
+		cert, err := tls.LoadX509KeyPair(cfg.TLSCert.Value, cfg.TLSKey.Value)
+		if err != nil {
+			return nil, fmt.Errorf("load the TLS certificate %s and key %s: %w: give PEM files of one certificate and its private key", cfg.TLSCert.Value, cfg.TLSKey.Value, err)
+		}
+		g.tlsConfig = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+	}
 	prices := cfg.Prices.Value
 	if prices == nil {
 		prices = DefaultPrices
 	}
-	if cfg.Storage.Value == StorageSQLite {
+	switch cfg.Storage.Value {
+	case StorageSQLite:
 		if err := g.openTape(); err != nil {
 			return nil, err
 		}
-	} else {
+	case StoragePostgres:
+		if err := g.openTeam(); err != nil {
+			return nil, err
+		}
+		g.mem = newMemoryStore(MaxMemoryTotal)
+	default:
 		g.mem = newMemoryStore(MaxMemoryTotal)
 	}
-	if cfg.SavingsFile != "" {
+	if cfg.SavingsFile != "" || g.team != nil {
 		info := PriceInfo{Source: PriceSource, Date: PriceDate}
 		if cfg.Prices.Source == SourceFile {
 			for m, p := range prices {
@@ -115,7 +139,11 @@ func New(cfg *Config) (*Gateway, error) {
 			}
 			slices.Sort(info.Overridden)
 		}
-		g.ledger = newLedger(cfg.SavingsFile, prices, info, cfg.Prepare, g.logf)
+		var fleet fleetReceipt
+		if g.team != nil {
+			fleet = g.team.store // one receipt for the whole fleet, in the database
+		}
+		g.ledger = newLedger(cfg.SavingsFile, fleet, prices, info, cfg.Prepare, g.logf)
 	}
 	return g, nil
 }
@@ -137,6 +165,9 @@ func (g *Gateway) Close() error {
 		}
 		if g.tape != nil {
 			errs = append(errs, g.tape.Close())
+		}
+		if g.team != nil {
+			g.team.store.Close()
 		}
 		g.closeErr = errors.Join(errs...)
 	})
@@ -186,13 +217,32 @@ func isMessages(r *http.Request) bool {
 
 // ServeHTTP handles one request.
 func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	id, aerr := g.identify(r)
+	if r.Method == http.MethodGet && (r.URL.Path == "/healthz" || r.URL.Path == "/readyz") {
+		g.serveHealth(w, r)
+		return
+	}
+	g.metrics.requests.Add(1)
+	tenant := g.tenant
+	if g.team != nil {
+		id, start, sw := newLogID(), time.Now(), &statusWriter{ResponseWriter: w}
+		w = sw
+		w.Header().Set(HeaderLogID, id)
+		defer func() { g.accessLog(id, tenant, r, sw, start) }()
+		var aerr *apiError
+		var retry int
+		if tenant, aerr, retry = g.authenticate(r); aerr != nil {
+			aerr.write(w, retry)
+			return
+		}
+	}
+	id, aerr := g.identify(r, tenant)
 	if aerr != nil {
 		aerr.write(w, 0)
 		return
 	}
+	replaying := g.cursor != nil || (g.team != nil && g.cfg.teamTape() && g.cfg.ReplayCursor.Value != "")
 	if !isMessages(r) {
-		if g.cursor != nil && !metadataCall(r) {
+		if replaying && !metadataCall(r) {
 			(&apiError{http.StatusMethodNotAllowed, "invalid_request_error", "replay_refused",
 				fmt.Sprintf("agent-rewind gateway: replaying a tape: %s %s is not on the tape and could change state upstream, so it is refused; GET and HEAD calls pass through; stop replaying (no --replay-cursor) to make it", r.Method, r.URL.Path)}).write(w, 0)
 			return
@@ -207,9 +257,11 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	switch {
 	case g.cursor != nil:
-		g.replayTape(w, r, body, id)
+		g.replayTape(w, r, body, id, g.cursor)
 	case g.recorder != nil:
-		g.recordTape(w, r, body)
+		g.recordTape(w, r, body, g.recorder)
+	case g.team != nil && g.cfg.teamTape():
+		g.serveTeamTape(w, r, body, id)
 	default:
 		g.serveMemory(w, r, body, id)
 	}
@@ -306,7 +358,8 @@ type exchange struct {
 	status int
 	header http.Header
 	tee    *teeBody
-	failed bool // the upstream call failed; the error handler answered
+	failed bool      // the upstream call failed; the error handler answered
+	start  time.Time // when the call went upstream (for the latency histogram)
 }
 
 func exchangeOf(r *http.Request) *exchange {
@@ -324,6 +377,9 @@ func (g *Gateway) modifyResponse(resp *http.Response) error {
 	}
 	x.status = resp.StatusCode
 	x.header = resp.Header
+	if !x.start.IsZero() {
+		g.metrics.upstream.observe(time.Since(x.start))
+	}
 	if x.capture && resp.StatusCode == http.StatusOK {
 		t := &teeBody{rc: resp.Body, limit: MaxMemoryRecord}
 		if n := resp.ContentLength; n > 0 && n <= MaxMemoryRecord {
@@ -389,11 +445,26 @@ func (t *teeBody) complete() ([]byte, bool) {
 // serveMemory answers a Messages call from memory replay, or forwards it (one upstream call
 // for identical requests in flight together) and records the response if it is complete.
 func (g *Gateway) serveMemory(w http.ResponseWriter, r *http.Request, body []byte, id identity) {
-	key := g.replayKey(r, body, id.scope)
+	key := g.tenantReplayKey(r, body, id.tenant, id.scope)
 	if e, ok := g.mem.get(key); ok {
 		g.replayed(e)
 		e.serve(w, "hit")
 		return
+	}
+	if g.team != nil {
+		// The shared store answers before any paid call; if it cannot, nothing is paid.
+		e, err := g.lookupShared(r.Context(), id.tenant, key)
+		if err != nil {
+			g.countStoreError(err)
+			g.logf("database: replay lookup: %v", err)
+			tapeError(w, err)
+			return
+		}
+		if e != nil {
+			g.replayed(e)
+			e.serve(w, "hit")
+			return
+		}
 	}
 	// Identical requests in flight together share one upstream call. Do runs the function
 	// in the first caller's goroutine, which streams the response to its own client while
@@ -402,7 +473,7 @@ func (g *Gateway) serveMemory(w http.ResponseWriter, r *http.Request, body []byt
 	leader, aborted := false, false
 	v, _, _ := g.flight.Do(string(key[:]), func() (any, error) {
 		leader = true
-		e, ab := g.forward(w, r, body, key)
+		e, ab := g.forward(w, r, body, key, id.tenant)
 		aborted = ab
 		return e, nil
 	})
@@ -422,7 +493,7 @@ func (g *Gateway) serveMemory(w http.ResponseWriter, r *http.Request, body []byt
 	}
 	// The leader's response was not recorded (an error, a broken stream, too large): this
 	// request gets its own upstream call.
-	if _, ab := g.forward(w, r, body, key); ab {
+	if _, ab := g.forward(w, r, body, key, id.tenant); ab {
 		panic(http.ErrAbortHandler)
 	}
 }
@@ -430,8 +501,9 @@ func (g *Gateway) serveMemory(w http.ResponseWriter, r *http.Request, body []byt
 // forward sends the request upstream through the reverse proxy, streaming the response to
 // w, and records it in memory when it is complete and successful. aborted reports a stream
 // that broke after the response had started.
-func (g *Gateway) forward(w http.ResponseWriter, r *http.Request, body []byte, key [32]byte) (e *entry, aborted bool) {
-	x := &exchange{capture: true, key: key, how: "miss"}
+func (g *Gateway) forward(w http.ResponseWriter, r *http.Request, body []byte, key [32]byte, tenant string) (e *entry, aborted bool) {
+	x := &exchange{capture: true, key: key, how: "miss", start: time.Now()}
+	g.metrics.misses.Add(1)
 	out := g.transform(w, body)
 	defer func() {
 		if p := recover(); p != nil {
@@ -451,12 +523,16 @@ func (g *Gateway) forward(w http.ResponseWriter, r *http.Request, body []byte, k
 	}
 	if e = newEntry(key, x.status, x.header, b); e != nil {
 		g.mem.put(e)
+		if g.team != nil {
+			g.storeShared(context.WithoutCancel(r.Context()), tenant, e)
+		}
 	}
 	return e, false
 }
 
 // replayed counts a call answered from memory on the savings receipt.
 func (g *Gateway) replayed(e *entry) {
+	g.metrics.replays.Add(1)
 	if g.ledger != nil {
 		g.ledger.add(e.model, e.usage)
 	}

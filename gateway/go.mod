@@ -5,7 +5,17 @@ go 1.26.0
 require (
 	github.com/agent-rewind/rewind/cacheplan v0.0.0
 	github.com/agent-rewind/rewind/tape v0.0.0
+	github.com/agent-rewind/rewind/tape/pgtape v0.0.0
 	golang.org/x/sync v0.24.0
+)
+
+require (
+	github.com/jackc/pgpassfile v1.0.0 // indirect
+	github.com/jackc/pgservicefile v0.0.0-20240606120523-5a60cdf6a761 // indirect
+	github.com/jackc/pgx/v5 v5.7.6 // indirect
+	github.com/jackc/puddle/v2 v2.2.2 // indirect
+	golang.org/x/crypto v0.58.0 // indirect
+	golang.org/x/text v0.43.0 // indirect
 )
 
 require (
@@ -21,5 +31,6 @@ replace (
 	github.com/agent-rewind/rewind/cacheplan => ../cacheplan
 	github.com/agent-rewind/rewind/internal => ../internal
 	github.com/agent-rewind/rewind/tape => ../tape
+	github.com/agent-rewind/rewind/tape/pgtape => ../tape/pgtape
 	github.com/agent-rewind/rewind/tools/mockanthropic => ../tools/mockanthropic
 )

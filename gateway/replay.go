@@ -43,6 +43,11 @@ const replayKeyPrefix = "agent-rewind/gateway replay v1\x00"
 // big-endian u32 length and the bytes of s. A response recorded under one credential is
 // therefore never served to another, and the key reveals nothing about the credential.
 func (g *Gateway) replayKey(r *http.Request, body []byte, scope string) [32]byte {
+	return g.tenantReplayKey(r, body, g.tenant, scope)
+}
+
+// tenantReplayKey is replayKey for tenant (a team gateway's tenant comes from the API key).
+func (g *Gateway) tenantReplayKey(r *http.Request, body []byte, tenant, scope string) [32]byte {
 	rh := tape.RequestHash(tape.Request{Method: r.Method, Path: r.URL.RequestURI(), Header: r.Header, Body: body}, AnswerHeaders)
 	mac := hmac.New(sha256.New, g.credKey)
 	var buf []byte
@@ -60,7 +65,7 @@ func (g *Gateway) replayKey(r *http.Request, body []byte, scope string) [32]byte
 	h := sha256.New()
 	buf = append(buf[:0], replayKeyPrefix...)
 	buf = append(buf, rh[:]...)
-	buf = appendStr(buf, g.tenant)
+	buf = appendStr(buf, tenant)
 	buf = appendStr(buf, scope)
 	buf = append(buf, cred[:]...)
 	h.Write(buf)

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/agent-rewind/rewind/tape"
+	"github.com/agent-rewind/rewind/tape/pgtape"
 )
 
 // EnvConfig names the configuration file when --config is not given.
@@ -76,8 +77,8 @@ var specs = []spec{
 		return checkName("tenant", v, from)
 	}},
 	{"storage", "REWIND_STORAGE", "storage", kindString, func(c *Config, v string, src Source, from string, _ *Layers, _ *configFile) error {
-		if v != string(StorageMemory) && v != string(StorageSQLite) {
-			return configErr(from, "storage must be memory or sqlite, not %q", v)
+		if v != string(StorageMemory) && v != string(StorageSQLite) && v != string(StoragePostgres) {
+			return configErr(from, "storage must be memory, sqlite or postgres, not %q", v)
 		}
 		c.Storage.set(Storage(v), src, from)
 		return nil
@@ -107,6 +108,25 @@ var specs = []spec{
 	{"replayCursor", "REWIND_REPLAY_CURSOR", "replay-cursor", kindString, func(c *Config, v string, src Source, from string, _ *Layers, _ *configFile) error {
 		c.ReplayCursor.set(v, src, from)
 		return checkName("cursor", v, from)
+	}},
+	{"databaseUrl", pgtape.DatabaseURLEnv, "", kindString, func(c *Config, v string, src Source, from string, _ *Layers, _ *configFile) error {
+		c.DatabaseURL.set(v, src, from)
+		return nil
+	}},
+	{"tlsCert", "REWIND_TLS_CERT", "tls-cert", kindString, func(c *Config, v string, src Source, from string, l *Layers, cf *configFile) error {
+		c.TLSCert.set(configPath(v, src, l, cf), src, from)
+		return nil
+	}},
+	{"tlsKey", "REWIND_TLS_KEY", "tls-key", kindString, func(c *Config, v string, src Source, from string, l *Layers, cf *configFile) error {
+		c.TLSKey.set(configPath(v, src, l, cf), src, from)
+		return nil
+	}},
+	{"metricsListen", "REWIND_METRICS_LISTEN", "metrics-listen", kindString, func(c *Config, v string, src Source, from string, _ *Layers, _ *configFile) error {
+		c.MetricsListen.set(v, src, from)
+		if _, _, err := net.SplitHostPort(v); err != nil {
+			return configErr(from, "the metrics address must be host:port (127.0.0.1:9090), not %q", v)
+		}
+		return nil
 	}},
 	{"", "", "allow-remote", kindBool, func(c *Config, v string, src Source, from string, _ *Layers, _ *configFile) error {
 		b, err := parseBool(v, from)
@@ -202,6 +222,10 @@ func defaults(workspace string) *Config {
 	c.Epoch.set(DefaultEpoch, SourceDefault, "default")
 	c.ReplayCursor.set("", SourceDefault, "default")
 	c.RecordOnly.set(false, SourceDefault, "default")
+	c.DatabaseURL.set("", SourceDefault, "default")
+	c.TLSCert.set("", SourceDefault, "default")
+	c.TLSKey.set("", SourceDefault, "default")
+	c.MetricsListen.set("", SourceDefault, "default")
 	c.ConfigFile.set("", SourceDefault, "default")
 	c.Prices.set(DefaultPrices, SourceDefault, "default")
 	return c
@@ -248,10 +272,32 @@ func (c *Config) check() error {
 		return &ConfigError{From: c.Profile.From, Err: ErrProfileMax,
 			Problem: "profile max is not available: observation retrieval and its shaping guarantees are not implemented; use lean"}
 	}
-	if !isLoopback(c.Host.Value) && !c.AllowRemote.Value {
-		return configErr(c.Host.From, "%q is not a loopback address: the gateway has no authentication of its own and listens on 127.0.0.1 unless asked; to accept connections from other machines add --allow-remote", c.Host.Value)
+	if (c.TLSCert.Value == "") != (c.TLSKey.Value == "") {
+		from := c.TLSCert.From
+		if c.TLSCert.Value == "" {
+			from = c.TLSKey.From
+		}
+		return configErr(from, "TLS needs both --tls-cert and --tls-key (PEM files): give both, or neither")
 	}
-	if c.Storage.Value != StorageSQLite {
+	team := c.Storage.Value == StoragePostgres
+	switch {
+	case isLoopback(c.Host.Value):
+	case team && c.TLSCert.Value == "":
+		return configErr(c.Host.From, "%q is not a loopback address: a team gateway serves other machines only over TLS: add --tls-cert and --tls-key", c.Host.Value)
+	case !team && !c.AllowRemote.Value:
+		return configErr(c.Host.From, "%q is not a loopback address: the gateway has no authentication of its own and listens on 127.0.0.1 unless asked; to accept connections from other machines add --allow-remote, or run a team gateway (--storage postgres: API keys and TLS)", c.Host.Value)
+	}
+	if team {
+		if c.DatabaseURL.Value == "" {
+			return configErr(pgtape.DatabaseURLEnv, "--storage postgres needs a database: set %s (or the file's databaseUrl) to a PostgreSQL connection string", pgtape.DatabaseURLEnv)
+		}
+		if c.StorageDirectory.Source != SourceDefault {
+			return configErr(c.StorageDirectory.From, "applies only to --storage sqlite: a team gateway keeps its tapes in PostgreSQL")
+		}
+	} else if c.DatabaseURL.Source == SourceFile {
+		return configErr(c.DatabaseURL.From, "applies only to --storage postgres: add it, or remove the field")
+	}
+	if c.Storage.Value == StorageMemory {
 		for _, s := range []struct {
 			set  bool
 			from string
@@ -262,7 +308,7 @@ func (c *Config) check() error {
 			{c.StorageDirectory.Source != SourceDefault, c.StorageDirectory.From},
 		} {
 			if s.set {
-				return configErr(s.from, "applies only to the durable tape: add --storage sqlite (or REWIND_STORAGE=sqlite), or remove it")
+				return configErr(s.from, "applies only to the durable tape: add --storage sqlite (or REWIND_STORAGE=sqlite, or postgres for a team), or remove it")
 			}
 		}
 	}
@@ -333,6 +379,15 @@ func checkUpstream(v, from string) (string, error) {
 		}
 	}
 	return u.Scheme + "://" + u.Host, nil
+}
+
+// configPath makes a path from a flag or the environment absolute against l.Dir, and one from
+// the file against the file's folder.
+func configPath(v string, src Source, l *Layers, cf *configFile) string {
+	if src == SourceFile {
+		return absFrom(v, filepath.Dir(cf.path))
+	}
+	return absFrom(v, l.Dir)
 }
 
 func absFrom(p, dir string) string {

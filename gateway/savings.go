@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -168,6 +169,7 @@ const savingsFlushDelay = 500 * time.Millisecond
 // at most the last savingsFlushDelay of counts.
 type ledger struct {
 	path    string
+	fleet   fleetReceipt // team mode: the receipt is the fleet's, in the database; path is unused
 	prices  PriceTable
 	info    PriceInfo
 	prepare func() error
@@ -182,8 +184,8 @@ type ledger struct {
 	done chan struct{}
 }
 
-func newLedger(path string, prices PriceTable, info PriceInfo, prepare func() error, log func(string, ...any)) *ledger {
-	l := &ledger{path: path, prices: prices, info: info, prepare: prepare, log: log,
+func newLedger(path string, fleet fleetReceipt, prices PriceTable, info PriceInfo, prepare func() error, log func(string, ...any)) *ledger {
+	l := &ledger{path: path, fleet: fleet, prices: prices, info: info, prepare: prepare, log: log,
 		delta: Savings{ByModel: map[string]ModelSavings{}},
 		kick:  make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
 	go l.run()
@@ -260,7 +262,29 @@ func (l *ledger) flush() error {
 	return err
 }
 
+// fleetReceipt is where a team gateway keeps the fleet's receipt (pgtape.Store).
+type fleetReceipt interface {
+	UpdateSavings(ctx context.Context, change func(current []byte) ([]byte, error)) error
+}
+
 func (l *ledger) write(d *Savings) error {
+	if l.fleet != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		return l.fleet.UpdateSavings(ctx, func(cur []byte) ([]byte, error) {
+			s := emptySavings()
+			if cur != nil {
+				var err error
+				if s, err = parseSavings(cur); err != nil {
+					return nil, fmt.Errorf("the fleet's savings receipt in the database does not parse: %w", err)
+				}
+			}
+			s.merge(d)
+			s.Prices = l.info
+			s.Updated = time.Now().UTC().Format(time.RFC3339)
+			return json.Marshal(s)
+		})
+	}
 	if !l.prepared && l.prepare != nil {
 		if err := l.prepare(); err != nil {
 			return fmt.Errorf("prepare the state directory for %s: %w", l.path, err)
@@ -294,4 +318,20 @@ func (l *ledger) close() error {
 	close(l.stop)
 	<-l.done
 	return l.flush()
+}
+
+// FleetSavings reads a team's savings receipt from its database (zeros and the note when no
+// replica has replayed anything yet).
+func FleetSavings(ctx context.Context, store interface {
+	Savings(ctx context.Context) ([]byte, error)
+}) (Savings, error) {
+	b, err := store.Savings(ctx)
+	if err != nil || b == nil {
+		return emptySavings(), err
+	}
+	s, err := parseSavings(b)
+	if err != nil {
+		return Savings{}, fmt.Errorf("the fleet's savings receipt in the database does not parse: %w", err)
+	}
+	return s, nil
 }

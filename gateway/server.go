@@ -20,7 +20,8 @@ const (
 )
 
 // Serve serves the gateway on ln until ctx ends, then stops accepting connections, lets the
-// requests in progress finish for up to ShutdownGrace, and returns. It does not Close the
+// requests in progress finish for up to Config.DrainTimeout (ShutdownGrace by default), and
+// returns. With a TLS certificate configured it serves HTTPS. It does not Close the
 // gateway.
 func (g *Gateway) Serve(ctx context.Context, ln net.Listener) error {
 	srv := &http.Server{
@@ -31,13 +32,25 @@ func (g *Gateway) Serve(ctx context.Context, ln net.Listener) error {
 		ErrorLog:          log.New(logWriter{g}, "", 0),
 	}
 	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
+	if g.tlsConfig != nil {
+		srv.TLSConfig = g.tlsConfig.Clone()
+		go func() { errc <- srv.ServeTLS(ln, "", "") }()
+	} else {
+		go func() { errc <- srv.Serve(ln) }()
+	}
 	select {
 	case err := <-errc:
 		return err
 	case <-ctx.Done():
 	}
-	sctx, cancel := context.WithTimeout(context.Background(), ShutdownGrace)
+	// Drain: /readyz turns 503 so a load balancer sends new requests elsewhere; requests in
+	// progress, streams included, finish within the grace period.
+	g.draining.Store(true)
+	grace := g.cfg.DrainTimeout
+	if grace <= 0 {
+		grace = ShutdownGrace
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), grace)
 	defer cancel()
 	if err := srv.Shutdown(sctx); err != nil {
 		srv.Close()

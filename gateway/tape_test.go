@@ -224,8 +224,8 @@ func TestTapeStorageFailure(t *testing.T) {
 		status int
 		retry  bool
 	}{
-		{&tape.MissError{}, 409, false}, {&tape.EndError{}, 409, false}, {tape.ErrConflict, 503, false},
-		{tape.ErrStorage, 503, false}, {tape.ErrQueueFull, 503, true}, {tape.ErrTampered, 503, false},
+		{&tape.MissError{}, 409, false}, {&tape.EndError{}, 409, false}, {tape.ErrConflict, 503, true},
+		{tape.ErrStorage, 503, true}, {tape.ErrQueueFull, 503, true}, {tape.ErrTampered, 503, false},
 		{tape.ErrCorrupt, 503, false}, {tape.ErrInvalid, 400, false},
 	} {
 		w := httptest.NewRecorder()

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/agent-rewind/rewind/tape"
 )
@@ -52,6 +53,52 @@ func (g *Gateway) openTape() error {
 	return nil
 }
 
+// tapeRecorder and tapeCursor are what the gateway needs of a tape, in SQLite or PostgreSQL.
+type tapeRecorder interface {
+	Record(ctx context.Context, call tape.Call) (int64, error)
+}
+
+type tapeCursor interface {
+	Next(ctx context.Context, requestID string, req tape.Request) (tape.Replayed, error)
+}
+
+// serveTeamTape records or replays the caller's tenant's tape in PostgreSQL: no queue across
+// exchanges (the database orders positions across every replica).
+func (g *Gateway) serveTeamTape(w http.ResponseWriter, r *http.Request, body []byte, id identity) {
+	tp, err := g.team.tape(r.Context(), id.tenant)
+	if err != nil {
+		g.countStoreError(err)
+		g.logf("database: open the tape of tenant %q: %v", id.tenant, err)
+		tapeError(w, err)
+		return
+	}
+	if name := g.cfg.ReplayCursor.Value; name != "" {
+		cur, err := tp.Cursor(g.cfg.Epoch.Value, name)
+		if err != nil {
+			tapeError(w, err)
+			return
+		}
+		g.replayTape(w, r, body, id, cur)
+		return
+	}
+	rec, err := tp.Recorder(g.cfg.Epoch.Value)
+	if err != nil {
+		tapeError(w, err)
+		return
+	}
+	g.recordTape(w, r, body, rec)
+}
+
+// countStoreError counts a failure of the store itself (not a miss, an end or a bad request).
+func (g *Gateway) countStoreError(err error) {
+	for _, e := range []error{tape.ErrStrictMiss, tape.ErrEndOfTape, tape.ErrInvalid, tape.ErrTooLarge, tape.ErrQueueFull} {
+		if errors.Is(err, e) {
+			return
+		}
+	}
+	g.metrics.dbErrors.Add(1)
+}
+
 // tapeError answers a tape failure: 409 when the tape has no answer for the request, 400 for
 // an invalid request, 503 (with Retry-After when the queue is full) when the store cannot
 // serve; never a paid upstream call in its place.
@@ -68,7 +115,9 @@ func tapeError(w http.ResponseWriter, err error) {
 	case errors.Is(err, tape.ErrQueueFull):
 		e.typ, e.code, retry = "overloaded_error", "tape_queue_full", 1
 	case errors.Is(err, tape.ErrConflict):
-		e.code = "tape_conflict"
+		e.code, retry = "tape_conflict", 1
+	case errors.Is(err, tape.ErrStorage):
+		retry = 1 // a database restarting, a disk filling: worth a retry
 	case errors.Is(err, tape.ErrTampered), errors.Is(err, tape.ErrCorrupt):
 		e.code = "tape_untrusted"
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
@@ -78,19 +127,24 @@ func tapeError(w http.ResponseWriter, err error) {
 }
 
 // replayTape answers a Messages call from the tape's cursor.
-func (g *Gateway) replayTape(w http.ResponseWriter, r *http.Request, body []byte, id identity) {
+func (g *Gateway) replayTape(w http.ResponseWriter, r *http.Request, body []byte, id identity, cur tapeCursor) {
 	out := g.transform(w, body)
-	release, err := g.queue.Acquire(r.Context())
-	if err != nil {
-		tapeError(w, err)
-		return
+	release := func() {}
+	if g.queue != nil {
+		var err error
+		if release, err = g.queue.Acquire(r.Context()); err != nil {
+			tapeError(w, err)
+			return
+		}
 	}
-	rep, err := g.cursor.Next(r.Context(), id.requestID, tape.Request{Method: r.Method, Path: r.URL.RequestURI(), Header: r.Header, Body: out})
+	rep, err := cur.Next(r.Context(), id.requestID, tape.Request{Method: r.Method, Path: r.URL.RequestURI(), Header: r.Header, Body: out})
 	release()
 	if err != nil {
+		g.countStoreError(err)
 		tapeError(w, err)
 		return
 	}
+	g.metrics.replays.Add(1)
 	h := w.Header()
 	for k, vs := range rep.Response.Header {
 		h[k] = vs
@@ -112,23 +166,26 @@ func (g *Gateway) replayTape(w http.ResponseWriter, r *http.Request, body []byte
 // turns (the queue); the response is held until its record is committed, so a client never
 // gets a response the tape lost. A call whose request or response is over the eligibility
 // limit passes through unrecorded, with a log line.
-func (g *Gateway) recordTape(w http.ResponseWriter, r *http.Request, body []byte) {
+func (g *Gateway) recordTape(w http.ResponseWriter, r *http.Request, body []byte, rec tapeRecorder) {
 	out := g.transform(w, body)
 	if len(out) > g.maxTapeBody {
 		g.logf("tape: skip: %s %s: the request body is %d bytes, over the %d-byte eligibility limit: passed through unrecorded", r.Method, r.URL.Path, len(out), g.maxTapeBody)
 		g.proxy.ServeHTTP(&firstByteWriter{ResponseWriter: w}, withBody(r, out, &exchange{how: "unrecorded"}))
 		return
 	}
-	release, err := g.queue.Acquire(r.Context())
-	if err != nil {
-		tapeError(w, err)
-		return
+	if g.queue != nil { // one process: exchanges take turns, so the tape's order is arrival order
+		release, err := g.queue.Acquire(r.Context())
+		if err != nil {
+			tapeError(w, err)
+			return
+		}
+		defer release()
 	}
-	defer release()
 	ctx, cancel := context.WithTimeoutCause(r.Context(), g.upstreamTimeout,
 		fmt.Errorf("the upstream call exceeded the gateway's absolute %s deadline", g.upstreamTimeout))
 	defer cancel()
-	x := &exchange{how: "recorded"}
+	x := &exchange{how: "recorded", start: time.Now()}
+	g.metrics.misses.Add(1)
 	hw := &holdWriter{rw: w, limit: g.maxTapeBody, onCross: func() {
 		g.logf("tape: skip: %s %s: the response crossed the %d-byte eligibility limit mid-stream: the held bytes were flushed and the rest streams unrecorded", r.Method, r.URL.Path, g.maxTapeBody)
 		w.Header().Set(HeaderReplay, "unrecorded")
@@ -146,7 +203,7 @@ func (g *Gateway) recordTape(w http.ResponseWriter, r *http.Request, body []byte
 	}
 	respHeader := x.header.Clone()
 	stripControlHeaders(respHeader)
-	pos, err := g.recorder.Record(context.WithoutCancel(r.Context()), tape.Call{
+	pos, err := rec.Record(context.WithoutCancel(r.Context()), tape.Call{
 		Request:  tape.Request{Method: r.Method, Path: r.URL.RequestURI(), Header: r.Header, Body: out},
 		Response: tape.Response{Status: hw.status, Header: respHeader, Body: hw.buf},
 	})
@@ -157,6 +214,7 @@ func (g *Gateway) recordTape(w http.ResponseWriter, r *http.Request, body []byte
 			hw.release()
 			return
 		}
+		g.countStoreError(err)
 		g.logf("tape: the response to %s %s was not served: %v", r.Method, r.URL.Path, err)
 		tapeError(w, fmt.Errorf("the response could not be recorded, so it is not served: %w", err))
 		return

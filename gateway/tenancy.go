@@ -50,14 +50,15 @@ func ValidScope(s string) bool {
 
 // identity is what a request's control headers say about it.
 type identity struct {
+	tenant    string // from configuration, or a team gateway's API key
 	scope     string
 	requestID string
 }
 
 // identify reads and checks the control headers. An invalid scope or a tenant other than the
 // configured one is refused with 403, an invalid request id with 400.
-func (g *Gateway) identify(r *http.Request) (identity, *apiError) {
-	var id identity
+func (g *Gateway) identify(r *http.Request, tenant string) (identity, *apiError) {
+	id := identity{tenant: tenant}
 	if vs := r.Header.Values(HeaderScope); len(vs) > 0 {
 		if len(vs) > 1 {
 			return id, &apiError{http.StatusForbidden, "permission_error", "scope_invalid",
@@ -70,9 +71,13 @@ func (g *Gateway) identify(r *http.Request) (identity, *apiError) {
 		id.scope = vs[0]
 	}
 	for _, v := range r.Header.Values(HeaderTenant) {
-		if v != g.tenant {
+		if v != tenant && g.team != nil {
 			return id, &apiError{http.StatusForbidden, "permission_error", "tenant_mismatch",
-				fmt.Sprintf("agent-rewind gateway: this gateway serves tenant %q, fixed by its configuration; a header cannot choose another tenant: run one gateway per tenant and send each tenant's traffic to its own", g.tenant)}
+				fmt.Sprintf("agent-rewind gateway: your API key belongs to tenant %q; a header cannot choose another tenant: use that tenant's key", tenant)}
+		}
+		if v != tenant {
+			return id, &apiError{http.StatusForbidden, "permission_error", "tenant_mismatch",
+				fmt.Sprintf("agent-rewind gateway: this gateway serves tenant %q, fixed by its configuration; a header cannot choose another tenant: run one gateway per tenant and send each tenant's traffic to its own", tenant)}
 		}
 	}
 	if vs := r.Header.Values(HeaderRequestID); len(vs) > 0 {

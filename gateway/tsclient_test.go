@@ -89,3 +89,55 @@ func TestTypeScriptSDK(t *testing.T) {
 		t.Errorf("upstream hits %d, want 3 (two misses and another credential's call)", mock.Hits())
 	}
 }
+
+// TestTypeScriptSDKTeam points the official TypeScript SDK at two replicas of a team gateway
+// on one PostgreSQL: a call recorded through A is a replay through B, streaming included, and
+// a call without the gateway key is the SDK's AuthenticationError.
+func TestTypeScriptSDKTeam(t *testing.T) {
+	node, err := exec.LookPath("node")
+	node = requireTool(t, "node", node, err)
+	dir := filepath.Join("testdata", "tsclient")
+	_, err = os.Stat(filepath.Join(dir, "node_modules", "@anthropic-ai", "sdk", "package.json"))
+	requireTool(t, "the Anthropic TypeScript SDK (run: npm ci --prefix gateway/testdata/tsclient)", "", err)
+
+	url, s := teamDB(t)
+	_, key := newKey(t, s, "acme")
+	mock := startMock(t, mockanthropic.Options{})
+	a, b := teamReplica(t, mock.URL, url, nil), teamReplica(t, mock.URL, url, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, filepath.Join(dir, "team.mjs"), a, b, key)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("team.mjs: %v\n%s", err, stderr.String())
+	}
+	var r struct {
+		First, Second             struct{ Replay, Text string }
+		StreamFirst, StreamSecond struct {
+			Replay, Text string
+			Events       []string
+		}
+		NoKey struct {
+			Status      int
+			IsAuthError bool
+			Type        string
+		}
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &r); err != nil {
+		t.Fatalf("report: %v\n%s", err, stdout.String())
+	}
+	if r.First.Replay != "miss" || r.Second.Replay != "hit" || r.First.Text != r.Second.Text {
+		t.Errorf("non-streaming across replicas: %+v %+v", r.First, r.Second)
+	}
+	if r.StreamFirst.Replay != "miss" || r.StreamSecond.Replay != "hit" || r.StreamSecond.Text != r.StreamFirst.Text ||
+		!slices.Equal(r.StreamFirst.Events, r.StreamSecond.Events) || len(r.StreamSecond.Events) == 0 || r.StreamSecond.Events[len(r.StreamSecond.Events)-1] != "message_stop" {
+		t.Errorf("streaming across replicas: %+v %+v", r.StreamFirst, r.StreamSecond)
+	}
+	if r.NoKey.Status != 401 || !r.NoKey.IsAuthError || r.NoKey.Type != "authentication_error" {
+		t.Errorf("without the gateway key: %+v", r.NoKey)
+	}
+	if mock.Hits() != 2 {
+		t.Errorf("upstream hits %d, want 2 (one per recorded call)", mock.Hits())
+	}
+}

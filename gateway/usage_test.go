@@ -131,8 +131,8 @@ func TestLedgersAddUp(t *testing.T) {
 	path := filepath.Join(t.TempDir(), SavingsFileName)
 	logf := func(string, ...any) {}
 	info := PriceInfo{Source: PriceSource, Date: PriceDate}
-	a := newLedger(path, DefaultPrices, info, nil, logf)
-	b := newLedger(path, DefaultPrices, info, nil, logf)
+	a := newLedger(path, nil, DefaultPrices, info, nil, logf)
+	b := newLedger(path, nil, DefaultPrices, info, nil, logf)
 	var wg sync.WaitGroup
 	for _, l := range []*ledger{a, b} {
 		wg.Go(func() {

@@ -99,8 +99,10 @@
 //	"agent-rewind/tape v1" 0x00 | str(tenant) | str(epoch) | u64(position) | u8(kind) | tag
 //
 // str(s) is a big-endian u32 length and the bytes of s; u64 is big-endian; kind is 1 for a
-// request, 2 for a response, 3 for the key check; tag is present only for a response: the
-// record's 32-byte request_tag, which binds the response to the request it answered.
+// request, 2 for a response, 3 for the key check, 4 for a replay-store value of tape/pgtape
+// ([Codec.SealReplay]: epoch "", position 0, the replay key as the tag); tag is present only
+// for a response (the record's 32-byte request_tag, which binds the response to the request it
+// answered) and a replay-store value.
 //
 // The plaintexts, with headers = u32(n) | n × ( str(canonical name) | str(value) ):
 //

@@ -54,7 +54,7 @@ func (r *Recorder) Close() error { return r.t.untrack(r.lock) }
 // ErrCorrupt, ErrClosed, or ctx's error while waiting for a turn.
 func (r *Recorder) Record(ctx context.Context, call Call) (position int64, err error) {
 	t := r.t
-	if err := t.checkCall(call); err != nil {
+	if err := checkCall(call, t.opts.MaxBody); err != nil {
 		return 0, err
 	}
 	reqHeaders := pickHeaders(call.Request.Header, t.opts.AnswerHeaders, true)
@@ -90,12 +90,12 @@ func (r *Recorder) Record(ctx context.Context, call Call) (position int64, err e
 }
 
 // checkCall rejects a call the tape cannot store faithfully.
-func (t *Tape) checkCall(c Call) error {
-	if n := len(c.Request.Body); n > t.opts.MaxBody {
-		return fmt.Errorf("%w: the request body is %d bytes, over the %d-byte eligibility limit (Options.MaxBody): pass the call through unrecorded", ErrTooLarge, n, t.opts.MaxBody)
+func checkCall(c Call, maxBody int) error {
+	if n := len(c.Request.Body); n > maxBody {
+		return fmt.Errorf("%w: the request body is %d bytes, over the %d-byte eligibility limit (Options.MaxBody): pass the call through unrecorded", ErrTooLarge, n, maxBody)
 	}
-	if n := len(c.Response.Body); n > t.opts.MaxBody {
-		return fmt.Errorf("%w: the response body is %d bytes, over the %d-byte eligibility limit (Options.MaxBody): pass the call through unrecorded", ErrTooLarge, n, t.opts.MaxBody)
+	if n := len(c.Response.Body); n > maxBody {
+		return fmt.Errorf("%w: the response body is %d bytes, over the %d-byte eligibility limit (Options.MaxBody): pass the call through unrecorded", ErrTooLarge, n, maxBody)
 	}
 	if s := c.Response.Status; s < 100 || s > 999 {
 		return fmt.Errorf("%w: response status %d is not an HTTP status code", ErrInvalid, s)

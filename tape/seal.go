@@ -16,6 +16,7 @@ const (
 	kindRequest  byte = 1
 	kindResponse byte = 2
 	kindKeyCheck byte = 3
+	kindReplay   byte = 4
 )
 
 // adPrefix starts every AEAD additional data and names its layout version.

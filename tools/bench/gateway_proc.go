@@ -45,12 +45,18 @@ func (l *lockedBuffer) String() string {
 // startGateway starts "agent-rewind gateway --port P --upstream URL [extra]" in the workspace
 // ws on a free loopback port and waits until it accepts connections.
 func startGateway(ctx context.Context, agent *Agent, ws, upstream string, extra ...string) (*gatewayProc, error) {
+	return startGatewayEnv(ctx, agent, ws, upstream, nil, extra...)
+}
+
+// startGatewayEnv is startGateway with env added to the gateway's environment.
+func startGatewayEnv(ctx context.Context, agent *Agent, ws, upstream string, env []string, extra ...string) (*gatewayProc, error) {
 	port, err := freePort()
 	if err != nil {
 		return nil, err
 	}
 	args := append([]string{"gateway", "--port", strconv.Itoa(port), "--upstream", upstream}, extra...)
 	cmd := agent.Command(context.WithoutCancel(ctx), ws, args...)
+	cmd.Env = append(cmd.Env, env...)
 	g := &gatewayProc{URL: "http://127.0.0.1:" + strconv.Itoa(port), cmd: cmd, stderr: &lockedBuffer{}, done: make(chan error, 1)}
 	cmd.Stderr = g.stderr
 	if err := cmd.Start(); err != nil {

@@ -28,6 +28,11 @@ func newBenchClient() *http.Client {
 // postMessages sends body to base+"/v1/messages" and reads the whole response. A status other
 // than 200 is an error quoting the response.
 func postMessages(ctx context.Context, c *http.Client, base string, body []byte) (exchange, error) {
+	return postMessagesHeader(ctx, c, base, body, nil)
+}
+
+// postMessagesHeader is postMessages with extra headers (a team gateway's key).
+func postMessagesHeader(ctx context.Context, c *http.Client, base string, body []byte, extra http.Header) (exchange, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+"/v1/messages", bytes.NewReader(body))
 	if err != nil {
 		return exchange{}, err
@@ -35,6 +40,9 @@ func postMessages(ctx context.Context, c *http.Client, base string, body []byte)
 	req.Header.Set("content-type", "application/json")
 	req.Header.Set("anthropic-version", "2023-06-01")
 	req.Header.Set("x-api-key", benchAPIKey)
+	for k, vs := range extra {
+		req.Header[k] = vs
+	}
 	start := time.Now()
 	resp, err := c.Do(req)
 	if err != nil {

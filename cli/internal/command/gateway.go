@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"net/http"
 	"os"
 	"os/signal"
 	"strconv"
@@ -29,7 +30,10 @@ type GatewayCmd struct {
 	PreserveCache    bool   `name:"preserve-cache" negatable:"" help:"Add an Anthropic prompt-cache breakpoint when the client supplied none (on in lean)."`
 	PruneContext     bool   `name:"prune-context" negatable:"" help:"Replace repeated identical tool results with references (changes what the model sees)."`
 	Config           string `placeholder:"PATH" help:"JSON configuration file (else REWIND_CONFIG)."`
-	Storage          string `placeholder:"memory|sqlite" help:"memory (default): replay from memory; sqlite: the durable, encrypted, ordered tape (key in REWIND_STORAGE_KEY)."`
+	Storage          string `placeholder:"memory|sqlite|postgres" help:"memory (default): replay from memory; sqlite: the durable, encrypted, ordered tape (key in REWIND_STORAGE_KEY); postgres: a team gateway, replays and tapes shared by every replica (REWIND_DATABASE_URL, REWIND_DEPLOYMENT_KEY, API keys)."`
+	TLSCert          string `name:"tls-cert" placeholder:"PEM" help:"Serve HTTPS with this certificate (with --tls-key); a team gateway on a non-loopback --host needs it."`
+	TLSKey           string `name:"tls-key" placeholder:"PEM" help:"The TLS certificate's private key."`
+	MetricsListen    string `name:"metrics-listen" placeholder:"HOST:PORT" help:"Serve Prometheus metrics at http://HOST:PORT/metrics, apart from the proxy's port."`
 	StorageDirectory string `name:"storage-directory" placeholder:"DIR" help:"Tape directory (default: storage/ in the workspace's store; agent-rewind store prints where)."`
 	Epoch            string `placeholder:"E" help:"Tape epoch to record or replay (default \"default\")."`
 	ReplayCursor     string `name:"replay-cursor" placeholder:"C" help:"Replay the epoch in order under this cursor name instead of recording."`
@@ -72,9 +76,25 @@ func (c *GatewayCmd) Run(env *Env, kctx *kong.Context) error {
 	if err != nil {
 		return fmt.Errorf("listen on %s port %d: %w: choose another --port, or stop what uses it", cfg.Host.Value, cfg.Port.Value, err)
 	}
-	fmt.Fprintf(env.Stderr, "agent-rewind gateway: listening on http://%s\n", ln.Addr())
+	scheme := "http"
+	if cfg.TLSCert.Value != "" {
+		scheme = "https"
+	}
+	fmt.Fprintf(env.Stderr, "agent-rewind gateway: listening on %s://%s\n", scheme, ln.Addr())
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if addr := cfg.MetricsListen.Value; addr != "" {
+		mln, err := net.Listen("tcp", addr)
+		if err != nil {
+			return fmt.Errorf("listen for metrics on %s: %w: choose another --metrics-listen", addr, err)
+		}
+		mux := http.NewServeMux()
+		mux.Handle("GET /metrics", g.MetricsHandler())
+		msrv := &http.Server{Handler: mux, ReadHeaderTimeout: gateway.ReadHeaderTimeout}
+		go msrv.Serve(mln)
+		defer msrv.Close()
+		fmt.Fprintf(env.Stderr, "agent-rewind gateway: metrics on http://%s/metrics\n", mln.Addr())
+	}
 	if err := g.Serve(ctx, ln); err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}

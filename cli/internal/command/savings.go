@@ -1,6 +1,7 @@
 package command
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -12,14 +13,31 @@ import (
 
 	"github.com/agent-rewind/rewind/cli/internal/workspace"
 	"github.com/agent-rewind/rewind/gateway"
+	"github.com/agent-rewind/rewind/tape/pgtape"
 )
 
 // SavingsCmd prints the gateway's replay-savings receipt.
-type SavingsCmd struct{}
+type SavingsCmd struct {
+	Fleet bool `help:"Print a team gateway's receipt for the whole fleet, from the database in REWIND_DATABASE_URL."`
+}
 
-// Run prints savings.json of the workspace's store (zeros and the note when there is none).
-// It never creates a store.
-func (SavingsCmd) Run(env *Env) error {
+// Run prints savings.json of the workspace's store (zeros and the note when there is none),
+// or with --fleet the team's receipt. It never creates a store.
+func (c SavingsCmd) Run(env *Env) error {
+	if c.Fleet {
+		store, err := pgtape.Open(context.Background(), pgtape.Options{})
+		if err != nil {
+			return err
+		}
+		defer store.Close()
+		ctx, cancel := teamContext()
+		defer cancel()
+		s, err := gateway.FleetSavings(ctx, store)
+		if err != nil {
+			return err
+		}
+		return env.Emit(s, func(w io.Writer) error { return writeSavings(w, s) })
+	}
 	var s gateway.Savings
 	ws, err := workspace.Open(env.Workspace)
 	switch {

@@ -1,0 +1,51 @@
+package pgtape
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/agent-rewind/rewind/tape"
+	"github.com/jackc/pgx/v5"
+)
+
+// Lookup returns the replay-store value recorded under key for this tenant, opened (found
+// false: none). A value that does not open under the tenant's key is tape.ErrTampered: a wrong
+// deployment key or a damaged or moved row fails visibly, never a silent miss that would pay
+// for the call again.
+func (t *Tape) Lookup(ctx context.Context, key []byte) (value []byte, found bool, err error) {
+	var sealed []byte
+	err = t.s.pool.QueryRow(ctx, `SELECT value FROM rewind_replay WHERE tenant = $1 AND key = $2`, t.Tenant(), key).Scan(&sealed)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, t.s.dbError("read the replay store", err)
+	}
+	plain, ok := t.codec.OpenReplay(key, sealed)
+	if !ok {
+		return nil, false, fmt.Errorf("%w: the replay-store value %x of tenant %q in %s does not authenticate: it was altered or moved, or %s changed; delete the row or restore the database", tape.ErrTampered, key[:min(len(key), 8)], t.Tenant(), t.s.name, DeploymentKeyEnv)
+	}
+	return plain, true, nil
+}
+
+// Store seals value under the tenant's key and records it under key. The first value recorded
+// under a key is kept (replays are exact: a later identical call changes nothing).
+//
+// The replay store is a cache of answers already served, not the tape: its commit does not
+// wait for the disk (synchronous_commit off for this one transaction, sent with the insert in
+// one round trip), so a database crash may forget the last fraction of a second of replays (the
+// next identical call pays again); it never leaves a partial row.
+func (t *Tape) Store(ctx context.Context, key, value []byte) error {
+	var b pgx.Batch
+	b.Queue(`BEGIN`)
+	b.Queue(`SET LOCAL synchronous_commit TO off`)
+	b.Queue(`INSERT INTO rewind_replay (tenant, key, value) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
+		t.Tenant(), key, t.codec.SealReplay(key, value))
+	b.Queue(`COMMIT`) // after a failure the connection is left in a failed transaction, and the pool drops it
+	err := t.s.pool.SendBatch(ctx, &b).Close()
+	if err != nil {
+		return t.s.dbError("write the replay store", err)
+	}
+	return nil
+}

@@ -1,0 +1,301 @@
+package pgtape
+
+import (
+	"context"
+	"crypto/hmac"
+	"errors"
+	"fmt"
+
+	"github.com/agent-rewind/rewind/tape"
+	"github.com/jackc/pgx/v5"
+)
+
+// Tape is one tenant's tape in the shared database. Unlike the SQLite tape, any number of
+// Recorders and Cursors over one epoch may exist at once, in any replica: the database orders
+// them (a recorder's position comes from a row lock on the epoch's counter, a cursor's turn from
+// a row lock on the cursor), so concurrent calls through several replicas get distinct
+// consecutive positions, and a cursor serves each position once.
+type Tape struct {
+	s     *Store
+	codec *tape.Codec
+}
+
+// Tape opens tenant's tape: it checks the schema and the tenant's key (creating the tenant's key
+// check row on first use). Errors: tape.ErrInvalid, ErrMigrationsPending, tape.ErrNewerFormat,
+// tape.ErrWrongKey (the deployment key changed), tape.ErrCorrupt, tape.ErrStorage.
+func (s *Store) Tape(ctx context.Context, tenant string) (*Tape, error) {
+	if err := tape.ValidateName("tenant", tenant); err != nil {
+		return nil, err
+	}
+	if s.keyErr != nil {
+		return nil, s.keyErr
+	}
+	key, err := TenantKey(s.depKey, tenant)
+	if err != nil {
+		return nil, err
+	}
+	o := s.options
+	o.Tenant = tenant
+	c, err := tape.NewCodec(key, o, s.name, "set "+DeploymentKeyEnv+" to the deployment key the tenant was created with")
+	if err != nil {
+		return nil, err
+	}
+	if err := s.CheckSchema(ctx); err != nil {
+		return nil, err
+	}
+	if _, err := s.pool.Exec(ctx, `INSERT INTO rewind_tenants (tenant, key_id, key_check) VALUES ($1, $2, $3) ON CONFLICT (tenant) DO NOTHING`,
+		tenant, c.KeyID(), c.KeyCheck()); err != nil {
+		return nil, s.dbError(fmt.Sprintf("register tenant %q", tenant), err)
+	}
+	var keyID, check []byte
+	if err := s.pool.QueryRow(ctx, `SELECT key_id, key_check FROM rewind_tenants WHERE tenant = $1`, tenant).Scan(&keyID, &check); err != nil {
+		return nil, s.dbError(fmt.Sprintf("read tenant %q's key check", tenant), err)
+	}
+	if err := c.CheckKey(keyID, check); err != nil {
+		return nil, err
+	}
+	return &Tape{s: s, codec: c}, nil
+}
+
+// Tenant is the tape's tenant.
+func (t *Tape) Tenant() string { return t.codec.Tenant() }
+
+// Recorder appends calls to epoch.
+type Recorder struct {
+	t     *Tape
+	epoch string
+}
+
+// Recorder returns a recorder of epoch. Several may record one epoch at once.
+func (t *Tape) Recorder(epoch string) (*Recorder, error) {
+	if err := tape.ValidateName("epoch", epoch); err != nil {
+		return nil, err
+	}
+	return &Recorder{t: t, epoch: epoch}, nil
+}
+
+// Epoch is the epoch this Recorder appends to.
+func (r *Recorder) Epoch() string { return r.epoch }
+
+// Close does nothing: a PostgreSQL recorder holds no lock between calls.
+func (r *Recorder) Close() error { return nil }
+
+// Record appends call at the epoch's next position and returns it, once committed (PostgreSQL's
+// commit is durable with synchronous_commit on, its default). The position counter, the record
+// and nothing else are one transaction: a failed or killed commit leaves neither, so positions
+// have no gap. Errors as tape's Recorder.Record, with tape.ErrStorage when the database is
+// unreachable (the caller answers 503 and does not serve an unrecorded call).
+func (r *Recorder) Record(ctx context.Context, call tape.Call) (int64, error) {
+	t := r.t
+	p, err := t.codec.Prepare(call)
+	if err != nil {
+		return 0, err
+	}
+	var pos int64
+	err = pgx.BeginFunc(ctx, t.s.pool, func(tx pgx.Tx) error {
+		err := tx.QueryRow(ctx, `INSERT INTO rewind_epochs (tenant, epoch, next) VALUES ($1, $2, 1)
+			ON CONFLICT (tenant, epoch) DO UPDATE SET next = rewind_epochs.next + 1 RETURNING next - 1`,
+			t.Tenant(), r.epoch).Scan(&pos)
+		if err != nil {
+			return err
+		}
+		req, resp := p.Seal(r.epoch, pos)
+		_, err = tx.Exec(ctx, `INSERT INTO rewind_records (tenant, epoch, position, request_tag, response, request) VALUES ($1, $2, $3, $4, $5, $6)`,
+			t.Tenant(), r.epoch, pos, p.Tag(), resp, req)
+		return err
+	})
+	if err != nil {
+		return 0, t.s.dbError(fmt.Sprintf("record epoch %q of tenant %q", r.epoch, t.Tenant()), err)
+	}
+	return pos, nil
+}
+
+// Len returns the number of calls recorded in epoch.
+func (t *Tape) Len(ctx context.Context, epoch string) (int64, error) {
+	if err := tape.ValidateName("epoch", epoch); err != nil {
+		return 0, err
+	}
+	n, err := t.length(ctx, t.s.pool, epoch)
+	if err != nil {
+		return 0, t.s.dbError(fmt.Sprintf("count epoch %q", epoch), err)
+	}
+	return n, nil
+}
+
+type querier interface {
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}
+
+func (t *Tape) length(ctx context.Context, q querier, epoch string) (n int64, err error) {
+	err = q.QueryRow(ctx, `SELECT COALESCE(MAX(position) + 1, 0) FROM rewind_records WHERE tenant = $1 AND epoch = $2`, t.Tenant(), epoch).Scan(&n)
+	return n, err
+}
+
+// Cursor replays one epoch's recorded responses in order under a name; its position and the
+// request ids it served are stored in the database, shared by every replica.
+type Cursor struct {
+	t           *Tape
+	epoch, name string
+}
+
+// Cursor opens the cursor name over epoch; a new name starts at position 0. Several handles,
+// in one replica or many, may serve one cursor: each Next takes the cursor's row lock, so they
+// take turns and no position is served twice or skipped.
+func (t *Tape) Cursor(epoch, name string) (*Cursor, error) {
+	if err := tape.ValidateName("epoch", epoch); err != nil {
+		return nil, err
+	}
+	if err := tape.ValidateName("cursor", name); err != nil {
+		return nil, err
+	}
+	return &Cursor{t: t, epoch: epoch, name: name}, nil
+}
+
+// Name is the cursor's name.
+func (c *Cursor) Name() string { return c.name }
+
+// Epoch is the epoch the cursor replays.
+func (c *Cursor) Epoch() string { return c.epoch }
+
+// Close does nothing: the position is stored after every Next.
+func (c *Cursor) Close() error { return nil }
+
+// Position returns the next position the cursor will serve.
+func (c *Cursor) Position(ctx context.Context) (int64, error) {
+	pos, err := c.position(ctx, c.t.s.pool, false)
+	if err != nil {
+		return 0, c.t.s.dbError("read cursor", err)
+	}
+	return pos, nil
+}
+
+// Next serves the response recorded at the cursor's position for req and advances the cursor,
+// with the semantics and errors of tape's Cursor.Next (a *tape.MissError, a *tape.EndError,
+// request-id retries). Taking the cursor's row lock, serving, advancing and remembering the
+// request id are one transaction.
+func (c *Cursor) Next(ctx context.Context, requestID string, req tape.Request) (tape.Replayed, error) {
+	t := c.t
+	if requestID != "" {
+		if err := tape.ValidateRequestID(requestID); err != nil {
+			return tape.Replayed{}, err
+		}
+	}
+	h, tag, err := t.codec.Match(req)
+	if err != nil {
+		return tape.Replayed{}, err
+	}
+	var out tape.Replayed
+	err = pgx.BeginFunc(ctx, t.s.pool, func(tx pgx.Tx) error {
+		// The cursor row exists from here on (a rolled-back Next removes it again), so that
+		// FOR UPDATE has a row to lock: the turn of this cursor across every replica.
+		if _, err := tx.Exec(ctx, `INSERT INTO rewind_cursors (tenant, epoch, name, position, mac) VALUES ($1, $2, $3, 0, $4) ON CONFLICT DO NOTHING`,
+			t.Tenant(), c.epoch, c.name, t.codec.CursorMAC(c.epoch, c.name, 0)); err != nil {
+			return err
+		}
+		pos, err := c.position(ctx, tx, true)
+		if err != nil {
+			return err
+		}
+		if requestID != "" {
+			served, found, err := c.servedAt(ctx, tx, requestID)
+			if err != nil {
+				return err
+			}
+			if found {
+				resp, err := c.serve(ctx, tx, served, h, tag, requestID)
+				out = tape.Replayed{Position: served, Response: resp, Retried: true}
+				return err
+			}
+		}
+		resp, err := c.serve(ctx, tx, pos, h, tag, "")
+		if err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `UPDATE rewind_cursors SET position = $4, mac = $5 WHERE tenant = $1 AND epoch = $2 AND name = $3`,
+			t.Tenant(), c.epoch, c.name, pos+1, t.codec.CursorMAC(c.epoch, c.name, pos+1)); err != nil {
+			return err
+		}
+		if requestID != "" {
+			if _, err := tx.Exec(ctx, `INSERT INTO rewind_cursor_requests (tenant, epoch, cursor, request_id, position, mac) VALUES ($1, $2, $3, $4, $5, $6)`,
+				t.Tenant(), c.epoch, c.name, requestID, pos, t.codec.RequestIDMAC(c.epoch, c.name, requestID, pos)); err != nil {
+				return err
+			}
+		}
+		out = tape.Replayed{Position: pos, Response: resp}
+		return nil
+	})
+	if err != nil {
+		return tape.Replayed{}, t.s.dbError(fmt.Sprintf("replay cursor %q of epoch %q", c.name, c.epoch), err)
+	}
+	return out, nil
+}
+
+// position reads and authenticates the cursor's position (locking its row with lock).
+func (c *Cursor) position(ctx context.Context, q querier, lock bool) (int64, error) {
+	sql := `SELECT position, mac FROM rewind_cursors WHERE tenant = $1 AND epoch = $2 AND name = $3`
+	if lock {
+		sql += ` FOR UPDATE`
+	}
+	var pos int64
+	var mac []byte
+	err := q.QueryRow(ctx, sql, c.t.Tenant(), c.epoch, c.name).Scan(&pos, &mac)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	if !hmac.Equal(mac, c.t.codec.CursorMAC(c.epoch, c.name, pos)) {
+		return 0, fmt.Errorf("%w: the stored position (%d) of cursor %q over epoch %q of tenant %q does not authenticate: it was altered; replay with a new cursor", tape.ErrTampered, pos, c.name, c.epoch, c.t.Tenant())
+	}
+	return pos, nil
+}
+
+func (c *Cursor) servedAt(ctx context.Context, q querier, id string) (pos int64, found bool, err error) {
+	var mac []byte
+	err = q.QueryRow(ctx, `SELECT position, mac FROM rewind_cursor_requests WHERE tenant = $1 AND epoch = $2 AND cursor = $3 AND request_id = $4`,
+		c.t.Tenant(), c.epoch, c.name, id).Scan(&pos, &mac)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return 0, false, nil
+	}
+	if err != nil {
+		return 0, false, err
+	}
+	if !hmac.Equal(mac, c.t.codec.RequestIDMAC(c.epoch, c.name, id, pos)) {
+		return 0, false, fmt.Errorf("%w: the stored position (%d) of request id %q on cursor %q over epoch %q does not authenticate: it was altered; replay with a new cursor", tape.ErrTampered, pos, id, c.name, c.epoch)
+	}
+	return pos, true, nil
+}
+
+// serve opens the response recorded at pos after checking that it answers the request with
+// hash h and tag tag.
+func (c *Cursor) serve(ctx context.Context, q querier, pos int64, h tape.Hash, tag []byte, requestID string) (tape.Response, error) {
+	t := c.t
+	var storedTag, resp, req []byte
+	err := q.QueryRow(ctx, `SELECT request_tag, response, request FROM rewind_records WHERE tenant = $1 AND epoch = $2 AND position = $3`,
+		t.Tenant(), c.epoch, pos).Scan(&storedTag, &resp, &req)
+	if errors.Is(err, pgx.ErrNoRows) {
+		n, err := t.length(ctx, q, c.epoch)
+		if err != nil {
+			return tape.Response{}, err
+		}
+		if n > pos {
+			return tape.Response{}, fmt.Errorf("%w: position %d of epoch %q of tenant %q is missing but the epoch has %d positions: a record was deleted; restore the database from a backup", tape.ErrCorrupt, pos, c.epoch, t.Tenant(), n)
+		}
+		return tape.Response{}, &tape.EndError{Tenant: t.Tenant(), Epoch: c.epoch, Cursor: c.name, Position: pos}
+	}
+	if err != nil {
+		return tape.Response{}, err
+	}
+	if !hmac.Equal(storedTag, tag) {
+		recorded, err := t.codec.OpenRequestHash(c.epoch, pos, storedTag, req)
+		if err != nil {
+			return tape.Response{}, err
+		}
+		if recorded == h {
+			return tape.Response{}, t.codec.Tampered(c.epoch, pos, "request tag")
+		}
+		return tape.Response{}, &tape.MissError{Tenant: t.Tenant(), Epoch: c.epoch, Cursor: c.name, Position: pos, Recorded: recorded, Got: h, RequestID: requestID}
+	}
+	return t.codec.OpenResponse(c.epoch, pos, storedTag, resp)
+}
