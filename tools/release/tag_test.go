@@ -195,3 +195,40 @@ func runCmd(t *testing.T, dir string, env []string, name string, args ...string)
 	}
 	return string(out)
 }
+
+// TestTagDryRunAndDirty: -dry-run checks and prints the tags in dependency order but changes
+// nothing; a checkout with uncommitted changes is refused, naming them.
+func TestTagDryRunAndDirty(t *testing.T) {
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	clone := filepath.Join(t.TempDir(), "clone")
+	copyTree(t, root, clone)
+	t.Setenv("GIT_AUTHOR_NAME", "release test")
+	t.Setenv("GIT_AUTHOR_EMAIL", "release@test.invalid")
+	t.Setenv("GIT_COMMITTER_NAME", "release test")
+	t.Setenv("GIT_COMMITTER_EMAIL", "release@test.invalid")
+	t.Setenv("GIT_CONFIG_GLOBAL", os.DevNull)
+	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"commit", "-q", "-m", "tree"}} {
+		runCmd(t, clone, nil, "git", append([]string{"-C", clone}, args...)...)
+	}
+	head := runCmd(t, clone, nil, "git", "rev-parse", "HEAD")
+	var log strings.Builder
+	tags, err := Tag(t.Context(), TagOptions{Root: clone, Version: "v0.9.0", DryRun: true, NoVet: true, Log: &log})
+	if err != nil || !strings.Contains(log.String(), "hashchain/v0.9.0") || !strings.Contains(log.String(), "dry run") || len(tags) == 0 {
+		t.Fatalf("dry run: %v %v\n%s", tags, err, log.String())
+	}
+	if runCmd(t, clone, nil, "git", "rev-parse", "HEAD") != head || runCmd(t, clone, nil, "git", "status", "--porcelain") != "" || runCmd(t, clone, nil, "git", "tag", "--list") != "" {
+		t.Fatal("a dry run changed the checkout")
+	}
+	if err := os.WriteFile(filepath.Join(clone, "hashchain", "stray.txt"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Tag(t.Context(), TagOptions{Root: clone, Version: "v0.9.0", NoVet: true, Log: &log}); err == nil || !strings.Contains(err.Error(), "stray.txt") {
+		t.Fatalf("a dirty checkout: %v", err)
+	}
+	if err := CheckVersion("0.9"); err == nil {
+		t.Fatal("a version without v accepted")
+	}
+}
