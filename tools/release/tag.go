@@ -21,7 +21,7 @@ type TagOptions struct {
 }
 
 // Tag releases every module of the workspace at one version: it checks the tree (clean,
-// gofmt, go vet), makes each go.mod require its siblings at the version with no replace
+// gofmt, tidy, go vet), makes each go.mod require its siblings at the version with no replace
 // directives, records their checksums in go.sum with go mod tidy against a file proxy of the
 // modules already done (dependency order), commits, and creates one tag per module, deps first.
 // Pushing the commit and the tags is left to a maintainer.
@@ -129,7 +129,7 @@ func ConsumerEnv(proxyDir, upstream string) []string {
 	)
 }
 
-// checkTree runs the checks CI runs that are quick enough here: gofmt and go vet.
+// checkTree runs the checks CI runs that are quick enough here: gofmt, go mod tidy, go vet.
 func checkTree(ctx context.Context, o TagOptions) error {
 	out, err := exec.CommandContext(ctx, "git", "-C", o.Root, "ls-files", "-z", "*.go").Output()
 	if err != nil {
@@ -140,6 +140,9 @@ func checkTree(ctx context.Context, o TagOptions) error {
 	fmtCmd.Dir = o.Root
 	if b, err := fmtCmd.CombinedOutput(); err != nil || len(b) > 0 {
 		return fmt.Errorf("gofmt would change these files (run gofmt -w on them): %v\n%s", err, b)
+	}
+	if err := CheckTidy(ctx, o.Root); err != nil {
+		return err
 	}
 	if o.NoVet {
 		return nil

@@ -228,6 +228,13 @@ func TestTagDryRunAndDirty(t *testing.T) {
 	if _, err := Tag(t.Context(), TagOptions{Root: clone, Version: "v0.9.0", NoVet: true, Log: &log}); err == nil || !strings.Contains(err.Error(), "stray.txt") {
 		t.Fatalf("a dirty checkout: %v", err)
 	}
+	// An untidy module (a requirement nothing imports) is refused before anything is written.
+	os.Remove(filepath.Join(clone, "hashchain", "stray.txt"))
+	runCmd(t, filepath.Join(clone, "hashchain"), nil, "go", "mod", "edit", "-require=golang.org/x/sync@v0.24.0")
+	runCmd(t, clone, nil, "git", "commit", "-q", "-am", "untidy")
+	if _, err := Tag(t.Context(), TagOptions{Root: clone, Version: "v0.9.0", DryRun: true, NoVet: true, Log: &log}); err == nil || !strings.Contains(err.Error(), "not tidy: hashchain") {
+		t.Fatalf("an untidy module: %v", err)
+	}
 	if err := CheckVersion("0.9"); err == nil {
 		t.Fatal("a version without v accepted")
 	}
