@@ -3,15 +3,15 @@ module github.com/agent-rewind/rewind/cli
 go 1.26.0
 
 require (
-	github.com/agent-rewind/rewind/analyze v0.0.0
-	github.com/agent-rewind/rewind/barrier v0.0.0
-	github.com/agent-rewind/rewind/cacheplan v0.0.0
-	github.com/agent-rewind/rewind/gateway v0.0.0
-	github.com/agent-rewind/rewind/hashchain v0.0.0
-	github.com/agent-rewind/rewind/internal v0.0.0
-	github.com/agent-rewind/rewind/mcpserver v0.0.0
-	github.com/agent-rewind/rewind/snapshot v0.0.0
-	github.com/agent-rewind/rewind/tape/pgtape v0.0.0
+	github.com/agent-rewind/rewind/analyze v0.1.0
+	github.com/agent-rewind/rewind/barrier v0.1.0
+	github.com/agent-rewind/rewind/cacheplan v0.1.0
+	github.com/agent-rewind/rewind/gateway v0.1.0
+	github.com/agent-rewind/rewind/hashchain v0.1.0
+	github.com/agent-rewind/rewind/internal v0.1.0
+	github.com/agent-rewind/rewind/mcpserver v0.1.0
+	github.com/agent-rewind/rewind/snapshot v0.1.0
+	github.com/agent-rewind/rewind/tape/pgtape v0.1.0
 	github.com/alecthomas/kong v1.17.0
 	github.com/chromedp/chromedp v0.23.1
 	github.com/jackc/pgx/v5 v5.7.6
@@ -30,8 +30,8 @@ require (
 )
 
 require (
-	github.com/agent-rewind/rewind/tape v0.0.0 // indirect
-	github.com/agent-rewind/rewind/tools/mockanthropic v0.0.0
+	github.com/agent-rewind/rewind/tape v0.1.0 // indirect
+	github.com/agent-rewind/rewind/tools/mockanthropic v0.1.0
 	github.com/google/jsonschema-go v0.4.3 // indirect
 	github.com/ncruces/go-sqlite3 v0.37.0 // indirect
 	github.com/ncruces/go-sqlite3-wasm/v6 v6.5.35401 // indirect
@@ -43,18 +43,4 @@ require (
 	golang.org/x/sync v0.24.0 // indirect
 	golang.org/x/sys v0.49.0
 	golang.org/x/time v0.15.0 // indirect
-)
-
-replace (
-	github.com/agent-rewind/rewind/analyze => ../analyze
-	github.com/agent-rewind/rewind/barrier => ../barrier
-	github.com/agent-rewind/rewind/cacheplan => ../cacheplan
-	github.com/agent-rewind/rewind/gateway => ../gateway
-	github.com/agent-rewind/rewind/hashchain => ../hashchain
-	github.com/agent-rewind/rewind/internal => ../internal
-	github.com/agent-rewind/rewind/mcpserver => ../mcpserver
-	github.com/agent-rewind/rewind/snapshot => ../snapshot
-	github.com/agent-rewind/rewind/tape => ../tape
-	github.com/agent-rewind/rewind/tape/pgtape => ../tape/pgtape
-	github.com/agent-rewind/rewind/tools/mockanthropic => ../tools/mockanthropic
 )

@@ -3,9 +3,9 @@ module github.com/agent-rewind/rewind/gateway
 go 1.26.0
 
 require (
-	github.com/agent-rewind/rewind/cacheplan v0.0.0
-	github.com/agent-rewind/rewind/tape v0.0.0
-	github.com/agent-rewind/rewind/tape/pgtape v0.0.0
+	github.com/agent-rewind/rewind/cacheplan v0.1.0
+	github.com/agent-rewind/rewind/tape v0.1.0
+	github.com/agent-rewind/rewind/tape/pgtape v0.1.0
 	golang.org/x/sync v0.24.0
 )
 
@@ -19,18 +19,10 @@ require (
 )
 
 require (
-	github.com/agent-rewind/rewind/internal v0.0.0
-	github.com/agent-rewind/rewind/tools/mockanthropic v0.0.0
+	github.com/agent-rewind/rewind/internal v0.1.0
+	github.com/agent-rewind/rewind/tools/mockanthropic v0.1.0
 	github.com/ncruces/go-sqlite3 v0.37.0 // indirect
 	github.com/ncruces/go-sqlite3-wasm/v6 v6.5.35401 // indirect
 	github.com/ncruces/julianday v1.0.0 // indirect
 	golang.org/x/sys v0.49.0 // indirect
-)
-
-replace (
-	github.com/agent-rewind/rewind/cacheplan => ../cacheplan
-	github.com/agent-rewind/rewind/internal => ../internal
-	github.com/agent-rewind/rewind/tape => ../tape
-	github.com/agent-rewind/rewind/tape/pgtape => ../tape/pgtape
-	github.com/agent-rewind/rewind/tools/mockanthropic => ../tools/mockanthropic
 )

@@ -3,8 +3,6 @@ module github.com/agent-rewind/rewind/hashchain
 go 1.26.0
 
 require (
-	github.com/agent-rewind/rewind/internal v0.0.0
+	github.com/agent-rewind/rewind/internal v0.1.0
 	golang.org/x/mod v0.43.0
 )
-
-replace github.com/agent-rewind/rewind/internal => ../internal

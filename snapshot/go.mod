@@ -3,8 +3,6 @@ module github.com/agent-rewind/rewind/snapshot
 go 1.26
 
 require (
-	github.com/agent-rewind/rewind/internal v0.0.0
+	github.com/agent-rewind/rewind/internal v0.1.0
 	golang.org/x/sync v0.19.0
 )
-
-replace github.com/agent-rewind/rewind/internal => ../internal

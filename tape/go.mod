@@ -5,10 +5,8 @@ go 1.26.0
 require github.com/ncruces/go-sqlite3 v0.37.0
 
 require (
-	github.com/agent-rewind/rewind/internal v0.0.0
+	github.com/agent-rewind/rewind/internal v0.1.0
 	github.com/ncruces/go-sqlite3-wasm/v6 v6.5.35401 // indirect
 	github.com/ncruces/julianday v1.0.0 // indirect
 	golang.org/x/sys v0.49.0 // indirect
 )
-
-replace github.com/agent-rewind/rewind/internal => ../internal

@@ -1,9 +1,16 @@
-// Command release builds agent-rewind's release artifacts from this checkout: the static binaries
-// with SHA256SUMS beside them, and the npm packages (@agent-rewind/mcp and one package per
-// platform) packed with npm pack.
+// Command release releases agent-rewind from this checkout: it tags the Go modules at one
+// version, builds the static binaries with SHA256SUMS beside them, and the npm packages
+// (@agent-rewind/mcp and one package per platform) packed with npm pack.
 //
+//	go run ./tools/release tag   -version v0.3.0 [-dry-run]
 //	go run ./tools/release build -version v0.3.0 [-out dist] [-targets linux/amd64,...]
 //	go run ./tools/release npm   -version v0.3.0 [-out dist] [-targets linux/amd64,...]
+//
+// Modules are released in lockstep and tagged per module (hashchain/v0.3.0, ...): tag makes
+// every go.mod require its siblings at the version (never a replace directive), records their
+// checksums with go mod tidy against a file proxy of the modules already done (dependency
+// order), commits and tags locally; pushing is the maintainer's. proxy writes such a file proxy
+// (GOPROXY=file://...) of the checkout, which CI and TestReleaseOffline use as a consumer would.
 //
 // A short Go program rather than GoReleaser: GoReleaser is a binary to download and a
 // configuration language to learn for what here is go build four times with fixed flags, a

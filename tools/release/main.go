@@ -17,7 +17,17 @@ const usage = `usage:
   go run ./tools/release build -version vX.Y.Z [-out dist] [-targets all|host|linux/amd64,...] [-commit SHA] [-allow-dirty]
   go run ./tools/release npm   -version vX.Y.Z [-out dist] [-targets all|host|linux/amd64,...] [-commit SHA] [-allow-dirty]
 
+  go run ./tools/release tag   -version vX.Y.Z [-dry-run]
+  go run ./tools/release proxy -version vX.Y.Z -out DIR
+  go run ./tools/release check-tidy
+  go run ./tools/release version
+
 build writes the binaries and SHA256SUMS to -out; npm also writes and packs the npm packages.
+tag checks the tree, makes every go.mod require its siblings at the version, commits and tags
+each module (hashchain/vX.Y.Z, ...) locally in dependency order; pushing is left to you.
+proxy writes the checkout's modules at the version into a file module proxy (GOPROXY=file://DIR).
+version prints the version the tree's modules require of each other (go.work's replaces).
+check-tidy fails if go mod tidy would change a module, run GOWORK=off against such a proxy.
 `
 
 func main() {
@@ -30,8 +40,28 @@ func main() {
 }
 
 func run(ctx context.Context, args []string, log io.Writer) error {
-	if len(args) == 0 || (args[0] != "build" && args[0] != "npm") {
-		return errors.New("name a step, build or npm\n" + usage)
+	if len(args) == 0 {
+		return errors.New("name a step: build, npm, tag, proxy, check-tidy or version\n" + usage)
+	}
+	switch args[0] {
+	case "build", "npm":
+	case "tag", "proxy":
+		return runModules(ctx, args, log)
+	case "check-tidy", "version":
+		root, err := repoRoot()
+		if err != nil {
+			return err
+		}
+		if args[0] == "check-tidy" {
+			return CheckTidy(ctx, root)
+		}
+		v, err := TreeVersion(root)
+		if err == nil {
+			fmt.Fprintln(log, v)
+		}
+		return err
+	default:
+		return fmt.Errorf("unknown step %q: name build, npm, tag, proxy, check-tidy or version\n%s", args[0], usage)
 	}
 	fs := flag.NewFlagSet(args[0], flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -96,4 +126,44 @@ func headCommit(ctx context.Context, root string, allowDirty bool) (string, erro
 		c += "-dirty"
 	}
 	return c, nil
+}
+
+// runModules runs the steps about the Go modules: tag and proxy.
+func runModules(ctx context.Context, args []string, log io.Writer) error {
+	fs := flag.NewFlagSet(args[0], flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	version := fs.String("version", "", "release version, vX.Y.Z")
+	dry := fs.Bool("dry-run", false, "tag: check and print the plan, change nothing")
+	out := fs.String("out", "", "proxy: folder to write the file proxy to")
+	if err := fs.Parse(args[1:]); err != nil {
+		return fmt.Errorf("%v\n%s", err, usage)
+	}
+	if err := CheckVersion(*version); err != nil {
+		return err
+	}
+	root, err := repoRoot()
+	if err != nil {
+		return err
+	}
+	if args[0] == "tag" {
+		_, err := Tag(ctx, TagOptions{Root: root, Version: *version, DryRun: *dry, Log: log})
+		return err
+	}
+	if *out == "" {
+		return errors.New("proxy: name the folder to write to with -out DIR\n" + usage)
+	}
+	dst, err := filepath.Abs(*out)
+	if err != nil {
+		return err
+	}
+	mods, err := LoadModules(root)
+	if err != nil {
+		return err
+	}
+	for _, m := range mods {
+		if err := AddToProxy(ctx, root, dst, m, *version); err != nil {
+			return err
+		}
+	}
+	return nil
 }

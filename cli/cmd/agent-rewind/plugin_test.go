@@ -44,6 +44,9 @@ var pluginGuardArgs = []string{"--workspace", "${CLAUDE_PROJECT_DIR}", "guard"}
 // pluginPreToolUseArgs is the PreToolUse hook's command: the guard that also takes the
 // automatic checkpoint before a call that can change files.
 var pluginPreToolUseArgs = append(slices.Clone(pluginGuardArgs), "--checkpoint")
+// pluginCommand is what the plugin's hooks and MCP server run: its own launcher script, which
+// finds the native binary once (no Go toolchain, no npx per call).
+const pluginCommand = "${CLAUDE_PLUGIN_ROOT}/bin/agent-rewind"
 
 func TestClaudeCodePluginFiles(t *testing.T) {
 	var manifest struct {
@@ -54,11 +57,12 @@ func TestClaudeCodePluginFiles(t *testing.T) {
 			Name string `json:"name"`
 		} `json:"author"`
 		Homepage   string   `json:"homepage"`
+		License    string   `json:"license"`
 		Repository string   `json:"repository"`
 		Keywords   []string `json:"keywords"`
 	}
 	decodeStrict(t, ".claude-plugin/plugin.json", &manifest)
-	if manifest.Name != "agent-rewind" || !regexp.MustCompile(`^\d+\.\d+\.\d+$`).MatchString(manifest.Version) || manifest.Description == "" {
+	if manifest.Name != "agent-rewind" || manifest.License != "FSL-1.1-ALv2" || !regexp.MustCompile(`^\d+\.\d+\.\d+$`).MatchString(manifest.Version) || manifest.Description == "" {
 		t.Fatalf("plugin.json: %+v", manifest)
 	}
 
@@ -70,7 +74,7 @@ func TestClaudeCodePluginFiles(t *testing.T) {
 	}
 	decodeStrict(t, ".mcp.json", &mcp)
 	// A user-scope plugin's server starts in the plugin cache: name the project explicitly.
-	if s, ok := mcp.MCPServers["agent-rewind"]; len(mcp.MCPServers) != 1 || !ok || s.Command != "agent-rewind" || !slices.Equal(s.Args, []string{"--workspace", "${CLAUDE_PROJECT_DIR}", "mcp"}) {
+	if s, ok := mcp.MCPServers["agent-rewind"]; len(mcp.MCPServers) != 1 || !ok || s.Command != pluginCommand || !slices.Equal(s.Args, []string{"--workspace", "${CLAUDE_PROJECT_DIR}", "mcp"}) {
 		t.Fatalf(".mcp.json: %+v", mcp)
 	}
 
@@ -131,8 +135,8 @@ func TestClaudeCodePluginFiles(t *testing.T) {
 			want = pluginPreToolUseArgs
 		}
 		h := g.Hooks[0]
-		if h.Type != "command" || h.Command != "agent-rewind" || !slices.Equal(h.Args, want) {
-			t.Errorf("%s: hook %+v, want exec form agent-rewind %q", event, h, want)
+		if h.Type != "command" || h.Command != pluginCommand || !slices.Equal(h.Args, want) {
+			t.Errorf("%s: hook %+v, want exec form %s %q", event, h, pluginCommand, want)
 		}
 		// Only the deciding event blocks when the guard cannot run: a missing binary must not let
 		// effects run unguarded; a failed report is shown and changes nothing.
@@ -151,13 +155,15 @@ func TestClaudeCodePluginFiles(t *testing.T) {
 	}
 }
 
-// The hooks work as Claude Code runs them: exec form, ${CLAUDE_PROJECT_DIR} substituted into
-// the arguments (here a path with a space), from any working directory.
+// The hooks work as Claude Code runs them: exec form, ${CLAUDE_PLUGIN_ROOT} and
+// ${CLAUDE_PROJECT_DIR} substituted (here a path with a space), from any working directory,
+// through the plugin's launcher with the binary on PATH.
 func TestClaudeCodePluginHookCommand(t *testing.T) {
 	project := filepath.Join(t.TempDir(), "my project")
 	if err := os.Mkdir(project, 0o755); err != nil {
 		t.Fatal(err)
 	}
+	launcher, env := pluginLauncher(t, filepath.Dir(bin))
 	hook := func(input string) result {
 		t.Helper()
 		var in struct {
@@ -168,9 +174,9 @@ func TestClaudeCodePluginHookCommand(t *testing.T) {
 		for _, a := range map[bool][]string{true: pluginPreToolUseArgs, false: pluginGuardArgs}[in.Event == "PreToolUse"] {
 			args = append(args, strings.ReplaceAll(a, "${CLAUDE_PROJECT_DIR}", project))
 		}
-		cmd := exec.Command(bin, args...)
+		cmd := exec.Command(launcher, args...)
 		cmd.Dir = t.TempDir()
-		cmd.Env = append(os.Environ(), "CLAUDE_PROJECT_DIR="+project)
+		cmd.Env = append(env, "CLAUDE_PROJECT_DIR="+project)
 		cmd.Stdin = strings.NewReader(input)
 		var out, errb bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &errb
