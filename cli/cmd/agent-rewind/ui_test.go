@@ -514,8 +514,11 @@ func TestUIEffectsRelease(t *testing.T) {
 	}
 	srv := startUI(t, ws)
 	var row, errText string
+	// The page's first load done (body[data-version] is set after every panel loaded), then the
+	// tab: a click before the page has its data races the first render on a loaded machine.
 	stage(t, ctx, "open the effects tab",
 		chromedp.Navigate(srv.url),
+		chromedp.WaitReady(chromedp.CSS("body[data-version]")),
 		chromedp.Click(chromedp.CSS("#tab-effects")),
 		chromedp.WaitVisible(chromedp.CSS(`tr[data-key="invoice-42-charge"]`)),
 		into(&row, chromedp.Text(chromedp.CSS(`tr[data-key="invoice-42-charge"]`))),
