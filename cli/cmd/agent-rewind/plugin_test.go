@@ -44,6 +44,7 @@ var pluginGuardArgs = []string{"--workspace", "${CLAUDE_PROJECT_DIR}", "guard"}
 // pluginPreToolUseArgs is the PreToolUse hook's command: the guard that also takes the
 // automatic checkpoint before a call that can change files.
 var pluginPreToolUseArgs = append(slices.Clone(pluginGuardArgs), "--checkpoint")
+
 // pluginCommand is what the plugin's hooks and MCP server run: its own launcher script, which
 // finds the native binary once (no Go toolchain, no npx per call).
 const pluginCommand = "${CLAUDE_PLUGIN_ROOT}/bin/agent-rewind"
