@@ -438,7 +438,9 @@ async function loadChain() {
   else rows.push(["Status", h("span", { class: "bad-text", id: "chain-status" }, `Broken${v.line ? " at line " + v.line : ""}: ${v.problem}`)], ["Detail", v.error]);
   if (v.head) rows.push(["Merkle head", h("code", { class: "hash" }, v.head.root)], ["Entries covered", String(v.head.size)]);
   rows.push(["Anchor", v.anchor === "extends" ? `The chain extends its anchored head (kept outside the workspace)${v.beyondAnchor ? `; ${v.beyondAnchor} entries after it` : ""}.` : "No anchored head yet."]);
-  rows.push(["Signed", v.signed ? "The anchored head is a signed note." : "Not signed (sign a head with: agent-rewind chain head --sign-key FILE)."]);
+  rows.push(["Signed", !v.signed ? "Not signed (sign a head with: agent-rewind chain head --sign-key FILE)."
+    : v.signers && v.signers.length ? h("span", { id: "chain-signers" }, "Signed by ", ...v.signers.flatMap((n, i) => [i ? ", " : "", h("code", {}, n)]), h("span", { class: "muted" }, " (names as the note gives them; agent-rewind chain verify --head FILE --key VKEY checks the signatures)"))
+    : "The anchored head is a signed note, with no signature line."]);
   if (v.gaps) {
     const g = v.gaps, n = g.leftover.length + g.unrecordedCheckpoints.length + g.unrecordedEffects.length + g.missingCheckpoints.length + g.missingEffects.length;
     rows.push(["Record", n ? `${n} gap${n === 1 ? "" : "s"} between the store and the chain (agent-rewind chain verify lists them)` : "Complete: every checkpoint and effect has its entry."]);
