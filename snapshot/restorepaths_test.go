@@ -176,6 +176,9 @@ func TestGCKeepsLastRestoreSafety(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if tl, err := s.List(); err != nil || tl.LastRestore == nil || tl.LastRestore.Safety != res.Safety || tl.LastRestore.To != a.ID {
+		t.Fatalf("timeline's last restore: %+v, %v", tl.LastRestore, err)
+	}
 	put(t, root, "b.txt", "new\n", 0o644)
 	if _, err := s.Checkpoint(ctx, "later"); err != nil {
 		t.Fatal(err)
