@@ -192,5 +192,12 @@ func (s *Server) savings(w http.ResponseWriter, r *http.Request) {
 		fail(w, err)
 		return
 	}
-	writeJSON(w, sv)
+	writeJSON(w, SavingsView{Savings: sv, Chart: savingsChart(sv.History)})
+}
+
+// SavingsView is the answer of api/savings: the receipt as the gateway writes it, and its
+// history laid out as a chart.
+type SavingsView struct {
+	gateway.Savings
+	Chart *SavingsChart `json:"chart,omitempty"`
 }
