@@ -108,8 +108,15 @@
 //	  "unpriced_calls": 0,
 //	  "by_model": {"claude-sonnet-5-5": {"replayed_calls": 3, "avoided_tokens": {...}, "avoided_cost_usd": 0.00478, "priced": true}},
 //	  "prices": {"source": "...", "date": "2026-11-30", "overridden": ["..."]},
-//	  "updated": "2026-11-30T12:00:00Z"
+//	  "updated": "2026-11-30T12:00:00Z",
+//	  "history": [{"hour": "2026-11-30T12:00:00Z", "replayed_calls": 3, "avoided_cost_usd": 0.00478}]
 //	}
+//
+// history ([SavingsPoint]) is the running totals at the end of each hour in which the receipt
+// was written, oldest first: a write in the same hour replaces the last point, a later hour
+// appends one, and beyond 720 points (30 days of such hours) the oldest go. Totals rather than
+// increments, so a dropped point loses no count. Receipts written before history existed have
+// none and are read as they are; their next write starts it.
 //
 // The gateway writes it at most every half second and when it closes, each write under an
 // flock on savings.json.lock, adding to what the file holds (so processes sharing a

@@ -82,13 +82,19 @@ func FuzzStreamUsage(f *testing.F) {
 func FuzzSavings(f *testing.F) {
 	f.Add([]byte(`{"kind":"agent-rewind/savings/v1","replayed_calls":3,"avoided_tokens":{"input":1},"by_model":{"m":{"replayed_calls":3}}}`))
 	f.Add([]byte(`{"kind":"agent-rewind/savings/v1","avoided_cost_usd":-1}`))
+	f.Add([]byte(`{"kind":"agent-rewind/savings/v1","history":[{"hour":"2026-11-30T12:00:00Z","replayed_calls":1,"avoided_cost_usd":0.5}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		s, err := parseSavings(data)
 		if err != nil {
 			return
 		}
-		if s.ReplayedCalls < 0 || s.AvoidedCostUSD < 0 || s.AvoidedTokens.Input < 0 || s.Note != SavingsNote {
+		if s.ReplayedCalls < 0 || s.AvoidedCostUSD < 0 || s.AvoidedTokens.Input < 0 || s.Note != SavingsNote || len(s.History) > maxSavingsHistory {
 			t.Fatalf("accepted %+v", s)
+		}
+		for _, p := range s.History {
+			if p.ReplayedCalls < 0 || p.AvoidedCostUSD < 0 {
+				t.Fatalf("accepted history %+v", p)
+			}
 		}
 	})
 }

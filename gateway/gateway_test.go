@@ -472,6 +472,10 @@ func TestSavingsSurviveRestart(t *testing.T) {
 	if s.Note != SavingsNote || s.ByModel["claude-sonnet-5-5"].ReplayedCalls != 3 || mock.Hits() != 2 {
 		t.Errorf("receipt %+v, upstream hits %d", s, mock.Hits())
 	}
+	// The history's newest point holds the totals the receipt ends with.
+	if n := len(s.History); n == 0 || n > 2 || s.History[n-1].ReplayedCalls != 3 || s.History[n-1].AvoidedCostUSD != s.AvoidedCostUSD {
+		t.Errorf("history %+v, want its last point at the totals (3 calls)", s.History)
+	}
 }
 
 func TestNoStateDirectoryWithoutSavings(t *testing.T) {

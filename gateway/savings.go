@@ -54,6 +54,9 @@ type Savings struct {
 	Prices PriceInfo `json:"prices"`
 	// Updated is when the receipt was last written (RFC 3339, UTC); empty when never.
 	Updated string `json:"updated,omitempty"`
+	// History holds the totals hour by hour, oldest first, at most 720 points (30 days of
+	// hours with replays); absent from receipts written before it existed.
+	History []SavingsPoint `json:"history,omitempty"`
 }
 
 // ModelSavings is one model's part of a receipt.
@@ -134,6 +137,9 @@ func parseSavings(data []byte) (Savings, error) {
 		if err := check(m.ReplayedCalls, m.AvoidedCostUSD); err != nil || !tokensOK(m.AvoidedTokens) {
 			return Savings{}, err
 		}
+	}
+	if err := s.checkHistory(); err != nil {
+		return Savings{}, err
 	}
 	s.Note = SavingsNote
 	return s, nil
@@ -281,7 +287,9 @@ func (l *ledger) write(d *Savings) error {
 			}
 			s.merge(d)
 			s.Prices = l.info
-			s.Updated = time.Now().UTC().Format(time.RFC3339)
+			now := time.Now()
+			s.Updated = now.UTC().Format(time.RFC3339)
+			s.mark(now)
 			return json.Marshal(s)
 		})
 	}
@@ -302,7 +310,9 @@ func (l *ledger) write(d *Savings) error {
 	}
 	cur.merge(d)
 	cur.Prices = l.info
-	cur.Updated = time.Now().UTC().Format(time.RFC3339)
+	now := time.Now()
+	cur.Updated = now.UTC().Format(time.RFC3339)
+	cur.mark(now)
 	data, err := json.MarshalIndent(cur, "", "  ")
 	if err != nil {
 		return err

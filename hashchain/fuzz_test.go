@@ -3,6 +3,7 @@ package hashchain
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -91,6 +92,21 @@ func FuzzStamp(f *testing.F) {
 		s, ok := decodeStamp(b)
 		if ok && !bytes.Equal(s.encode(), b) {
 			t.Fatalf("decoded %x as %+v, which encodes differently", b, s)
+		}
+	})
+}
+
+// FuzzNoteSigners: any anchor file's text (outside input) yields names without panicking, each
+// non-empty and free of spaces.
+func FuzzNoteSigners(f *testing.F) {
+	f.Add([]byte("origin\n3\nroot\n\n\u2014 alice.example/rewind c2ln\n\u2014 bob c2ln\n"))
+	f.Add([]byte("origin\n3\nroot\n"))
+	f.Add([]byte("\n\n\u2014 \n\u2014  x\n"))
+	f.Fuzz(func(t *testing.T, text []byte) {
+		for _, n := range NoteSigners(text) {
+			if n == "" || strings.Contains(n, " ") {
+				t.Fatalf("signer %q from %q", n, text)
+			}
 		}
 	})
 }

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -144,4 +145,27 @@ func OpenSignedHead(msg []byte, vkey string) (Head, error) {
 	}
 	h, _, err := ParseHead([]byte(n.Text))
 	return h, err
+}
+
+// NoteSigners returns the key names of the signature lines of a signed note ("— name sig"), in
+// order, without repeats; nil for a bare checkpoint. It does not check the signatures (see
+// OpenSignedHead): it says who a head claims to be signed by, for display.
+func NoteSigners(text []byte) []string {
+	i := bytes.Index(text, []byte("\n\n"))
+	if i < 0 {
+		return nil
+	}
+	var names []string
+	for _, line := range strings.Split(string(text[i+2:]), "\n") {
+		rest, ok := strings.CutPrefix(line, "\u2014 ")
+		if !ok {
+			continue
+		}
+		name, sig, ok := strings.Cut(rest, " ")
+		if !ok || name == "" || sig == "" || !utf8.ValidString(name) || slices.Contains(names, name) {
+			continue
+		}
+		names = append(names, name)
+	}
+	return names
 }

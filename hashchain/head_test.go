@@ -3,6 +3,7 @@ package hashchain
 import (
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -53,6 +54,12 @@ func TestSignedHead(t *testing.T) {
 	got, err := OpenSignedHead(msg, vkey)
 	if err != nil || got != h {
 		t.Fatalf("OpenSignedHead: %v %v", got, err)
+	}
+	if got := NoteSigners(msg); !slices.Equal(got, []string{"alice.example/rewind"}) {
+		t.Fatalf("NoteSigners(signed) = %q", got)
+	}
+	if got := NoteSigners([]byte(h.Checkpoint())); got != nil {
+		t.Fatalf("NoteSigners(bare checkpoint) = %q", got)
 	}
 	if got, signed, err := ParseHead(msg); err != nil || !signed || got != h {
 		t.Fatalf("ParseHead(signed): %v %v %v", got, signed, err)

@@ -70,6 +70,9 @@ func (s *Store) GC(ctx context.Context, opts GCOptions) (*GCResult, error) {
 	if pos.Last != nil {
 		protected[pos.Last.Safety] = true // undoing the last rewind or replay restores it
 	}
+	if pos.LastRestore != nil {
+		protected[pos.LastRestore.Safety] = true // what the last restore of paths replaced
+	}
 	delete(protected, "")
 	keepAll := opts.KeepLast == 0 && opts.KeepWithin == 0
 	autoRules := opts.AutoKeepLast > 0 || opts.AutoKeepWithin > 0

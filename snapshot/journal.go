@@ -16,12 +16,13 @@ import (
 // Journal is the content of StateDir/journal: a rewind or replay in flight (FORMAT.md, "Journal").
 type Journal struct {
 	Format int       `json:"format"`
-	Op     string    `json:"op"`     // "rewind" or "replay"
+	Op     string    `json:"op"`     // "rewind", "replay" or "restore" (chosen paths)
 	OpID   string    `json:"opId"`   // random; repeated in the chain record, so a duplicate is recognisable
 	From   string    `json:"from"`   // the position before the operation
 	To     string    `json:"to"`     // the checkpoint being restored
 	Safety string    `json:"safety"` // the checkpoint holding the state before the operation
 	Time   time.Time `json:"time"`
+	Paths  []string  `json:"paths,omitempty"` // "restore" only: the chosen paths
 }
 
 func (s *Store) journalPath() string { return filepath.Join(s.state, "journal") }
@@ -36,10 +37,25 @@ func (s *Store) readJournal() (*Journal, error) {
 		return nil, err
 	}
 	var j Journal
-	if err := json.Unmarshal(b, &j); err != nil || j.Format != 1 || !validID(j.To) || !validID(j.Safety) || (j.Op != "rewind" && j.Op != "replay") {
+	if err := json.Unmarshal(b, &j); err != nil || j.Format != 1 || !validID(j.To) || !validID(j.Safety) || !validJournalOp(j) {
 		return nil, &CorruptError{Path: s.journalPath(), Reason: fmt.Sprintf("not a version 1 journal (%v); it was written durably, so it was changed outside agent-rewind: check the workspace, then delete the file", err)}
 	}
 	return &j, nil
+}
+
+func validJournalOp(j Journal) bool {
+	switch j.Op {
+	case "rewind", "replay":
+		return len(j.Paths) == 0
+	case "restore":
+		for _, p := range j.Paths {
+			if checkPath(p) != nil {
+				return false
+			}
+		}
+		return len(j.Paths) > 0
+	}
+	return false
 }
 
 func (s *Store) writeJournal(j *Journal) error {
@@ -57,6 +73,9 @@ func (s *Store) recoverLocked(ctx context.Context) error {
 	j, err := s.readJournal()
 	if err != nil || j == nil {
 		return err
+	}
+	if j.Op == "restore" {
+		return s.recoverPathsLocked(ctx, j)
 	}
 	s.objects.forget()
 	if err := s.objects.cleanTmp(); err != nil {

@@ -186,6 +186,9 @@ type position struct {
 	Current string     `json:"current"`
 	Time    time.Time  `json:"time"` // the newest checkpoint's time: new ones are later
 	Last    *Operation `json:"last,omitempty"`
+	// LastRestore is the last restore of chosen paths: GC keeps its safety checkpoint, the only
+	// copy of what those paths held before.
+	LastRestore *Operation `json:"lastRestore,omitempty"`
 }
 
 func (s *Store) readPosition() (*position, error) {

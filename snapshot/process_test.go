@@ -34,6 +34,7 @@ type helperArgs struct {
 	Times int      `json:"times"`
 	Log   string   `json:"log"`   // file the helper's Recorder appends JSON lines to
 	Start string   `json:"start"` // if set, wait until this file exists before starting
+	Paths []string `json:"paths"` // "restore": the chosen paths
 }
 
 // fileRecorder appends each record to a file, one JSON line, synced: the chain as a killed
@@ -78,6 +79,12 @@ func helperMain(mode, arg string) int {
 		os.Stdout.Write([]byte("ready\n"))
 		if _, err := s.Rewind(ctx, a.IDs[0], RestoreOptions{}); err != nil {
 			fmt.Fprintln(os.Stderr, "helper rewind:", err)
+			return 1
+		}
+	case "restore":
+		os.Stdout.Write([]byte("ready\n"))
+		if _, err := s.RestorePaths(ctx, a.IDs[0], a.Paths, RestoreOptions{}); err != nil {
+			fmt.Fprintln(os.Stderr, "helper restore:", err)
 			return 1
 		}
 	case "rewind-loop":
@@ -264,6 +271,120 @@ func killTrials(t testing.TB, trials, files int) {
 		}
 	}
 	t.Logf("%d trials (rewind window ~%v): %d ended at the target, %d at the state before", trials, window, outcomes[0], outcomes[1])
+}
+
+// TestKillDuringRestorePaths kills a restore of chosen paths at a random moment: the next Open
+// must end with every chosen path restored and a "restore" entry, or with nothing changed and
+// none; never some chosen paths restored and others not.
+func TestKillDuringRestorePaths(t *testing.T) {
+	trials := 12
+	if testing.Short() {
+		trials = 4
+	}
+	paths := []string{"d00/e00/f01", "d00/e00/f04", "d00/e00/f07/file00147.txt"}
+	chosen := func(p string) bool {
+		for _, q := range paths {
+			if p == q || strings.HasPrefix(p, q+"/") {
+				return true
+			}
+		}
+		return false
+	}
+	r := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 9))
+	var window time.Duration
+	var outcomes [2]int
+	for trial := 0; trial < trials; trial++ {
+		root := filepath.Join(tempDir(t), "ws")
+		os.Mkdir(root, 0o755)
+		genTreeMax(t, root, 250, uint64(trial), 4000)
+		s := mustOpen(t, root, Options{})
+		a, err := s.Checkpoint(ctx, "A")
+		if err != nil {
+			t.Fatal(err)
+		}
+		stateA := readState(t, root)
+		mutate(t, root, r)
+		stateB := readState(t, root)
+		want := map[string]string{} // chosen paths as in A, the rest as before
+		for p, v := range stateB {
+			if !chosen(p) {
+				want[p] = v
+			}
+		}
+		for p, v := range stateA {
+			if chosen(p) {
+				want[p] = v
+			}
+		}
+		log := filepath.Join(filepath.Dir(root), "chain.jsonl")
+		cmd := helperCmd(t, "restore", helperArgs{Root: root, IDs: []string{a.ID}, Log: log, Paths: paths})
+		out, _ := cmd.StdoutPipe()
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := bufio.NewReader(out).ReadString('\n'); err != nil {
+			t.Fatalf("trial %d: helper did not start: %v %s", trial, err, stderr.String())
+		}
+		start := time.Now()
+		var delay time.Duration
+		if trial == 0 {
+			err = cmd.Wait()
+			window = time.Since(start)
+			if err != nil {
+				t.Fatalf("calibration restore failed: %v\n%s", err, stderr.String())
+			}
+		} else {
+			delay = time.Duration(r.Int64N(int64(window)*12/10 + 1))
+			time.Sleep(delay)
+			cmd.Process.Signal(syscall.SIGKILL)
+			cmd.Wait()
+		}
+		chain := &chainLog{}
+		s2, err := Open(root, Options{Recorder: chain})
+		if err != nil {
+			t.Fatalf("trial %d (killed after %v): recovery failed: %v", trial, delay, err)
+		}
+		got := readState(t, root)
+		dWant, dB := diffStates(want, got), diffStates(stateB, got)
+		if dWant != "" && dB != "" {
+			t.Fatalf("trial %d (killed after %v): a mix:\nvs restored:\n%s\nvs before:\n%s", trial, delay, dWant, dB)
+		}
+		if _, err := os.Lstat(filepath.Join(s2.StateDir(), "journal")); !os.IsNotExist(err) {
+			t.Fatalf("trial %d: journal left after recovery", trial)
+		}
+		b, _ := os.ReadFile(log)
+		records := strings.Count(string(b), `"kind":"restore"`)
+		for _, e := range chain.entries {
+			if e.Kind == "restore" && e.Data["checkpoint"] == a.ID && e.Data["outcome"] == "completed" {
+				records++
+			}
+		}
+		tl, err := s2.List()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tl.Current != a.ID && dWant == "" && dB != "" {
+			t.Fatalf("trial %d: the position moved to %s (want %s): a restore of paths keeps it", trial, tl.Current, a.ID)
+		}
+		switch {
+		case dB == "" && dWant != "":
+			outcomes[1]++
+			if records != 0 {
+				t.Fatalf("trial %d: nothing restored, but the chain has a restore", trial)
+			}
+		case dWant == "":
+			outcomes[0]++
+			if records == 0 && dB != "" {
+				t.Fatalf("trial %d: the paths are restored but the chain has no restore entry", trial)
+			}
+		}
+		if _, err := s2.Checkpoint(ctx, "after"); err != nil {
+			t.Fatalf("trial %d: checkpoint after recovery: %v", trial, err)
+		}
+	}
+	t.Logf("%d trials (restore window ~%v): %d restored, %d as before", trials, window, outcomes[0], outcomes[1])
 }
 
 func rewindRecords(t testing.TB, log string) int {

@@ -2,10 +2,14 @@ package snapshot
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/agent-rewind/rewind/internal/durable"
 )
 
 // PathsResult is what RestorePaths returns: a RestoreResult with Op "restore", To the checkpoint
@@ -20,20 +24,22 @@ type PathsRecord struct {
 	OpID       string   `json:"opId"`
 	Checkpoint string   `json:"checkpoint"` // where the paths came from
 	Paths      []string `json:"paths"`
-	Position   string   `json:"position"` // the position, which a restore of paths does not move
-	Safety     string   `json:"safety"`   // the checkpoint holding the state before
-	Changed    int      `json:"changed"`  // paths changed
-	Kept       int      `json:"kept"`     // paths left alone
+	Position   string   `json:"position"`  // the position, which a restore of paths does not move
+	Safety     string   `json:"safety"`    // the checkpoint holding the state before
+	Changed    int      `json:"changed"`   // paths changed
+	Kept       int      `json:"kept"`      // paths left alone
+	Recovered  bool     `json:"recovered"` // finished by journal recovery after an interruption
+	Outcome    string   `json:"outcome"`   // "completed", or "undone": the paths were put back from Safety
 }
 
 // RestorePaths makes the chosen paths (and everything under them) equal to their state in
 // checkpoint id, and leaves every other path and the position alone. A path the checkpoint does
 // not have is deleted. It follows a rewind's rules: a safety checkpoint of the whole workspace
 // first (kind "safety", a side branch: the position stays), nothing written through a symlink or
-// outside the workspace, live paths not captured never touched; then a "restore" chain entry.
-// Paths are workspace-relative and slash-separated (as in a manifest). Unlike a rewind it keeps
-// no journal: each file is replaced whole (rename), so a kill leaves some chosen paths restored
-// and the others as they were, and the safety checkpoint holds the state before.
+// outside the workspace, live paths not captured never touched, a journal while it changes the
+// workspace (a kill is finished by the next command, or the paths put back from the safety
+// checkpoint when the checkpoint cannot be read); then a "restore" chain entry. Paths are
+// workspace-relative and slash-separated (as in a manifest).
 func (s *Store) RestorePaths(ctx context.Context, id string, paths []string, opts RestoreOptions) (*PathsResult, error) {
 	start := time.Now()
 	if len(paths) == 0 {
@@ -70,53 +76,150 @@ func (s *Store) RestorePaths(ctx context.Context, id string, paths []string, opt
 		return nil, err
 	}
 	r := rules{liveIgn, t.ignore}
-	res := &PathsResult{RestoreResult: RestoreResult{Op: "restore", From: pos.Current, To: id, DryRun: opts.DryRun}, Paths: paths}
-	var c *capture
 	if opts.DryRun {
-		if c, err = s.captureLive(ctx, false); err != nil {
+		c, err := s.captureLive(ctx, false)
+		if err != nil {
 			return nil, err
 		}
-	} else {
-		safety, sc, err := s.checkpointLocked(ctx, fmt.Sprintf("before restore of %s from %s", describePaths(paths), id), KindSafety, true, nil, nil)
+		live, want, err := selectPaths(c.manifest(), t.entries, paths, id, true)
 		if err != nil {
-			return nil, fmt.Errorf("safety checkpoint before restore (nothing was changed): %w", err)
+			return nil, err
 		}
-		c = sc
-		res.Safety, res.SafetyCreated, res.SafetyResult = safety.ID, !safety.Reused, safety
+		p := planRestore(live, want, r)
+		return &PathsResult{RestoreResult: RestoreResult{Op: "restore", From: pos.Current, To: id, DryRun: true, Changes: nonNil(p.changes), Kept: p.kept, Elapsed: Duration(time.Since(start))}, Paths: paths}, nil
 	}
-	live, want, err := selectPaths(c.manifest(), t.entries, paths, id)
+	safety, c, err := s.checkpointLocked(ctx, fmt.Sprintf("before restore of %s from %s", describePaths(paths), id), KindSafety, true, nil, nil)
 	if err != nil {
-		if !opts.DryRun {
-			err = s.keepPosition(pos.Current, err)
+		return nil, fmt.Errorf("safety checkpoint before restore (nothing was changed): %w", err)
+	}
+	if _, _, err := selectPaths(c.manifest(), t.entries, paths, id, true); err != nil {
+		return nil, s.keepPosition(pos.Current, err)
+	}
+	j := &Journal{Op: "restore", OpID: randomHex(8), From: pos.Current, To: id, Safety: safety.ID, Time: time.Now().UTC(), Paths: paths}
+	if err := s.writeJournal(j); err != nil {
+		return nil, s.keepPosition(pos.Current, fmt.Errorf("write journal (nothing was changed): %w", err))
+	}
+	res, err := s.restorePathsLocked(ctx, j, t, r, c, false, "completed")
+	if err != nil && errors.Is(err, ErrCorrupt) {
+		// The checkpoint cannot be read: put the paths back now rather than leave them half
+		// restored for the next command.
+		if _, uerr := s.undoPathsLocked(ctx, j, r, false); uerr != nil && !errors.Is(uerr, ErrNotRecorded) {
+			return nil, fmt.Errorf("%w; putting the paths back from the safety checkpoint %s failed too: %v (the journal is kept: the next agent-rewind command retries)", err, safety.ID, uerr)
 		}
+		return nil, fmt.Errorf("%w; the paths were put back from the safety checkpoint %s", err, safety.ID)
+	}
+	if res != nil {
+		res.SafetyCreated, res.SafetyResult = !safety.Reused, safety
+		res.Elapsed = Duration(time.Since(start))
+	}
+	return res, err
+}
+
+// restorePathsLocked applies a "restore" journal: plan the chosen paths against the live state
+// (c, or a fresh hash-only capture when nil), apply, flush, then put the position back to
+// j.From, remember the operation, record, and remove the journal. Errors before the flush leave
+// the journal for recovery. Re-running it converges, as a rewind does.
+func (s *Store) restorePathsLocked(ctx context.Context, j *Journal, t *target, r rules, c *capture, recovered bool, outcome string) (*PathsResult, error) {
+	if c == nil {
+		var err error
+		if c, err = s.captureWith(ctx, r); err != nil {
+			return nil, err
+		}
+	}
+	// Not strict: a path the checkpoint lacks is gone once an interrupted run deleted it.
+	live, want, err := selectPaths(c.manifest(), t.entries, j.Paths, j.To, false)
+	if err != nil {
 		return nil, err
 	}
 	p := planRestore(live, want, r)
-	if opts.DryRun {
-		res.Changes, res.Kept, res.Elapsed = nonNil(p.changes), p.kept, Duration(time.Since(start))
-		return res, nil
-	}
 	touched, kept, err := s.apply(ctx, &p, c)
-	if err == nil {
-		err = s.flushRestored(touched)
+	if err != nil && errors.Is(err, ErrCorrupt) {
+		return nil, fmt.Errorf("restore from %s cannot read the checkpoint: %w", j.To, err) // the caller undoes it
 	}
 	if err != nil {
-		return nil, s.keepPosition(pos.Current, fmt.Errorf("restore from %s stopped: %w (the paths not yet restored are as they were; the safety checkpoint %s holds the state before)", id, err, res.Safety))
+		return nil, fmt.Errorf("restore from %s stopped: %w (the journal is kept: the next agent-rewind command finishes it; the safety checkpoint %s holds the state before)", j.To, err, j.Safety)
 	}
-	res.Changes, res.Kept = nonNil(withoutKept(p.changes, kept)), append(p.kept, kept...)
-	if err := s.keepPosition(pos.Current, nil); err != nil {
+	if err := s.flushRestored(touched); err != nil {
+		return nil, fmt.Errorf("flush restored files: %w", err)
+	}
+	res := &PathsResult{RestoreResult: RestoreResult{Op: "restore", OpID: j.OpID, From: j.From, To: j.To, Safety: j.Safety, Changes: nonNil(withoutKept(p.changes, kept)), Kept: append(p.kept, kept...)}, Paths: j.Paths}
+	pos, err := s.readPosition()
+	if err != nil {
 		return nil, err
 	}
-	res.OpID = randomHex(8)
-	res.Elapsed = Duration(time.Since(start))
+	pos.Current = j.From
+	pos.LastRestore = &Operation{Op: "restore", From: j.From, To: j.To, Safety: j.Safety, Time: time.Now().UTC()}
+	if err := s.writePosition(pos); err != nil {
+		return nil, fmt.Errorf("write position: %w", err)
+	}
+	var recErr error
 	if s.opts.Recorder != nil {
-		seq, err := s.opts.Recorder.Record("restore", PathsRecord{OpID: res.OpID, Checkpoint: id, Paths: paths, Position: pos.Current, Safety: res.Safety, Changed: len(res.Changes), Kept: len(res.Kept)})
+		seq, err := s.opts.Recorder.Record("restore", PathsRecord{OpID: j.OpID, Checkpoint: t.meta.ID, Paths: j.Paths, Position: j.From, Safety: j.Safety, Changed: len(res.Changes), Kept: len(res.Kept), Recovered: recovered, Outcome: outcome})
 		if err != nil {
-			return res, fmt.Errorf("%w: restore %s from %s: %v", ErrNotRecorded, res.OpID, id, err)
+			recErr = fmt.Errorf("%w: restore %s from %s: %v", ErrNotRecorded, j.OpID, t.meta.ID, err)
 		}
 		res.ChainSeq = seq
 	}
-	return res, nil
+	if err := durable.Remove(s.journalPath()); err != nil && !os.IsNotExist(err) {
+		return res, fmt.Errorf("remove journal: %w", err)
+	}
+	return res, recErr
+}
+
+// undoPathsLocked puts the chosen paths back from the journal's safety checkpoint (outcome
+// "undone"): what a restore whose checkpoint cannot be read ends with.
+func (s *Store) undoPathsLocked(ctx context.Context, j *Journal, r rules, recovered bool) (*PathsResult, error) {
+	st, err := s.loadTarget(j.Safety)
+	if err != nil {
+		return nil, fmt.Errorf("read the safety checkpoint %s: %w", j.Safety, err)
+	}
+	return s.restorePathsLocked(ctx, j, st, append(r, st.ignore), nil, recovered, "undone")
+}
+
+// recoverPathsLocked finishes an interrupted restore of chosen paths, as recoverLocked does a
+// rewind: re-run it, or put the paths back from the safety checkpoint when the checkpoint cannot
+// be read.
+func (s *Store) recoverPathsLocked(ctx context.Context, j *Journal) error {
+	s.objects.forget()
+	if err := s.objects.cleanTmp(); err != nil {
+		return &RecoveryError{Journal: *j, Err: err}
+	}
+	live, err := s.loadIgnore()
+	if err != nil {
+		return &RecoveryError{Journal: *j, Err: err}
+	}
+	r := rules{live}
+	if safety, err := s.loadTarget(j.Safety); err == nil {
+		r = append(r, safety.ignore)
+	}
+	outcome := "completed"
+	var res *PathsResult
+	t, terr := s.loadTarget(j.To)
+	if terr == nil {
+		res, err = s.restorePathsLocked(ctx, j, t, append(r, t.ignore), nil, true, outcome)
+	}
+	if terr != nil || (err != nil && errors.Is(err, ErrCorrupt)) {
+		cause := terr
+		if cause == nil {
+			cause = err
+		}
+		outcome = "undone"
+		if t != nil {
+			r = append(r, t.ignore)
+		}
+		if res, err = s.undoPathsLocked(ctx, j, r, true); err != nil && !errors.Is(err, ErrNotRecorded) {
+			err = fmt.Errorf("the checkpoint cannot be read (%v), and putting the paths back from the safety checkpoint failed too: %w", cause, err)
+		}
+	}
+	if err != nil && !errors.Is(err, ErrNotRecorded) {
+		return &RecoveryError{Journal: *j, Err: err}
+	}
+	rec := &Recovery{Journal: *j, Outcome: outcome, Changes: len(res.Changes)}
+	if err != nil {
+		rec.NotRecorded = err.Error()
+	}
+	s.recovered.Store(rec)
+	return nil
 }
 
 // CheckPath refuses a path a restore must not be given: one that could leave the workspace
@@ -154,8 +257,9 @@ func (s *Store) keepPosition(cur string, opErr error) error {
 // selectPaths returns the live and target entries a restore of paths compares: each path and
 // everything under it, plus the live folders on their way (unchanged, so never touched) or, where
 // the workspace lacks one, the checkpoint's (created). A path in neither state, or a live
-// non-folder where a folder must be, is refused before anything is written.
-func selectPaths(live, want []Entry, paths []string, id string) ([]Entry, []Entry, error) {
+// non-folder where a folder must be, is refused before anything is written (strict; recovery
+// is not, as an interrupted run may have deleted a path).
+func selectPaths(live, want []Entry, paths []string, id string, strict bool) ([]Entry, []Entry, error) {
 	chosen := func(p string) bool {
 		for _, q := range paths {
 			if p == q || strings.HasPrefix(p, q+"/") {
@@ -184,7 +288,7 @@ func selectPaths(live, want []Entry, paths []string, id string) ([]Entry, []Entr
 	}
 	seen := map[string]bool{}
 	for _, p := range paths {
-		if find(live, p) == nil && find(want, p) == nil {
+		if strict && find(live, p) == nil && find(want, p) == nil {
 			return nil, nil, fmt.Errorf("%w: %q is neither in checkpoint %s nor in the workspace (paths are relative to the workspace root; see agent-rewind diff %s)", ErrNotFound, p, id, id)
 		}
 		for i := 0; i < len(p); i++ {

@@ -160,3 +160,37 @@ func TestRestorePathsRefusesUnsafe(t *testing.T) {
 		t.Fatalf("position %s, want %s", cur, a.ID)
 	}
 }
+
+// TestGCKeepsLastRestoreSafety: the safety checkpoint of the last restore of paths holds the only
+// copy of what those paths held; GC keeps it as it keeps the last rewind's.
+func TestGCKeepsLastRestoreSafety(t *testing.T) {
+	root := t.TempDir()
+	put(t, root, "a.txt", "one\n", 0o644)
+	s := mustOpen(t, root, Options{})
+	a, err := s.Checkpoint(ctx, "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	put(t, root, "a.txt", "two\n", 0o644)
+	res, err := s.RestorePaths(ctx, a.ID, []string{"a.txt"}, RestoreOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tl, err := s.List(); err != nil || tl.LastRestore == nil || tl.LastRestore.Safety != res.Safety || tl.LastRestore.To != a.ID {
+		t.Fatalf("timeline's last restore: %+v, %v", tl.LastRestore, err)
+	}
+	put(t, root, "b.txt", "new\n", 0o644)
+	if _, err := s.Checkpoint(ctx, "later"); err != nil {
+		t.Fatal(err)
+	}
+	gc, err := s.GC(ctx, GCOptions{KeepLast: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if slices.Contains(gc.Removed, res.Safety) || !slices.Contains(gc.Protected, res.Safety) {
+		t.Fatalf("GC removed %v, protected %v: the last restore's safety checkpoint %s must be kept", gc.Removed, gc.Protected, res.Safety)
+	}
+	if _, err := s.Entries(res.Safety); err != nil {
+		t.Fatal(err)
+	}
+}

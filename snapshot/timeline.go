@@ -16,8 +16,9 @@ import (
 // tree: a checkpoint taken after a rewind has the rewound-to checkpoint as its parent.
 type Timeline struct {
 	Checkpoints []Checkpoint `json:"checkpoints"`
-	Current     string       `json:"current"`        // "" before the first checkpoint
-	Last        *Operation   `json:"last,omitempty"` // the last rewind or replay
+	Current     string       `json:"current"`               // "" before the first checkpoint
+	Last        *Operation   `json:"last,omitempty"`        // the last rewind or replay
+	LastRestore *Operation   `json:"lastRestore,omitempty"` // the last restore of chosen paths
 	// Sessions groups the tool calls that had an automatic checkpoint by agent session (only
 	// calls whose checkpoint still exists); absent when there are none.
 	Sessions []Session `json:"sessions,omitempty"`
@@ -33,7 +34,7 @@ func (s *Store) List() (*Timeline, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := &Timeline{Checkpoints: make([]Checkpoint, len(cps)), Current: pos.Current, Last: pos.Last}
+	t := &Timeline{Checkpoints: make([]Checkpoint, len(cps)), Current: pos.Current, Last: pos.Last, LastRestore: pos.LastRestore}
 	exists := make(map[string]bool, len(cps))
 	for i, c := range cps {
 		t.Checkpoints[i] = *c

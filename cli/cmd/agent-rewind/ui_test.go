@@ -547,3 +547,38 @@ func TestUIEffectsRelease(t *testing.T) {
 		t.Fatalf("last chain entry %s %s, want the page's release", last.Kind, last.Data)
 	}
 }
+
+// TestUISavingsOverTime: the receipt's hourly history is drawn as a line chart, labelled as
+// replay savings only.
+func TestUISavingsOverTime(t *testing.T) {
+	ctx := browser(t)
+	ws := t.TempDir()
+	putFile(t, ws, "a.txt", "one\n", 0o644)
+	checkpointID(t, ws, "first")
+	receipt := `{"kind":"agent-rewind/savings/v1","replayed_calls":40,"avoided_tokens":{"input":4000,"output":900,"cache_read":90000,"cache_write":0},
+"avoided_cost_usd":0.412,"unpriced_calls":0,"by_model":{"claude-sonnet-5-5":{"replayed_calls":40,"avoided_tokens":{"input":4000,"output":900,"cache_read":90000,"cache_write":0},"avoided_cost_usd":0.412,"priced":true}},
+"prices":{"source":"test","date":"2026-11-30"},"updated":"2026-11-30T18:20:00Z",
+"history":[{"hour":"2026-11-30T09:00:00Z","replayed_calls":3,"avoided_cost_usd":0.031},{"hour":"2026-11-30T10:00:00Z","replayed_calls":9,"avoided_cost_usd":0.094},
+{"hour":"2026-11-30T13:00:00Z","replayed_calls":21,"avoided_cost_usd":0.2},{"hour":"2026-11-30T18:00:00Z","replayed_calls":40,"avoided_cost_usd":0.412}]}`
+	if err := os.WriteFile(filepath.Join(stateDir(t, ws), "savings.json"), []byte(receipt), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	srv := startUI(t, ws)
+	var label, points string
+	err := chromedp.Do(ctx,
+		chromedp.Navigate(srv.url+"#savings"),
+		chromedp.WaitVisible(chromedp.CSS("#savings-chart")),
+		into(&label, chromedp.TextContent(chromedp.CSS("#savings-chart-label"))),
+		into(&points, chromedp.Evaluate[string](`document.querySelector("#savings-chart polyline").getAttribute("points")`)),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	screenshot(t, ctx, "ui-savings")
+	if !strings.Contains(label, "replay savings only") {
+		t.Errorf("chart label %q does not say replay savings only", label)
+	}
+	if n := len(strings.Fields(points)); n != 4 {
+		t.Errorf("polyline %q: %d points, want the receipt's 4 hours", points, n)
+	}
+}

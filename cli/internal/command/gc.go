@@ -99,6 +99,9 @@ func (c *GCCmd) Run(env *Env) error {
 		if before.Last != nil && id == before.Last.Safety {
 			why = append(why, fmt.Sprintf("safety checkpoint of the last %s: undoing it restores this", before.Last.Op))
 		}
+		if before.LastRestore != nil && id == before.LastRestore.Safety {
+			why = append(why, "safety checkpoint of the last restore: it holds what the restored paths held before")
+		}
 		out.ProtectedReasons = append(out.ProtectedReasons, ProtectedReason{ID: id, Reason: strings.Join(why, "; ")})
 	}
 	byID := map[string]*snapshot.Checkpoint{}

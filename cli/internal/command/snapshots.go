@@ -59,7 +59,7 @@ func (s *snapshotSession) close() {
 // done clears the progress line before the command prints its result.
 func (s *snapshotSession) done() { s.progress.clear() }
 
-// tellRecovery says on stderr that an interrupted rewind or replay was finished, once.
+// tellRecovery says on stderr that an interrupted rewind, replay or restore was finished, once.
 func (s *snapshotSession) tellRecovery() {
 	r := s.store.Recovered()
 	if r == nil || r == s.told {
@@ -74,11 +74,18 @@ func (s *snapshotSession) tellRecovery() {
 func recoveryText(r *snapshot.Recovery) string {
 	j := r.Journal
 	var b strings.Builder
-	if r.Outcome == "undone" {
+	switch {
+	case j.Op == "restore" && r.Outcome == "undone":
+		fmt.Fprintf(&b, "an interrupted restore of %s from %s (started %s) could not be finished, because that checkpoint could not be read; "+
+			"those paths were put back from the safety checkpoint %s (%s changed)", strings.Join(j.Paths, ", "), j.To, localTime(j.Time), j.Safety, plural(r.Changes, "path", "paths"))
+	case j.Op == "restore":
+		fmt.Fprintf(&b, "an interrupted restore of %s from %s (started %s) was finished (%s changed by the recovery); "+
+			"the state before it is checkpoint %s", strings.Join(j.Paths, ", "), j.To, localTime(j.Time), plural(r.Changes, "path", "paths"), j.Safety)
+	case r.Outcome == "undone":
 		fmt.Fprintf(&b, "an interrupted %s to %s (started %s) could not be finished, because its target could not be read; "+
 			"it was undone: the workspace is back at the state before it, checkpoint %s (%s changed)",
 			j.Op, j.To, localTime(j.Time), j.Safety, plural(r.Changes, "path", "paths"))
-	} else {
+	default:
 		fmt.Fprintf(&b, "an interrupted %s to %s (started %s) was finished: the workspace is now checkpoint %s (%s changed by the recovery); "+
 			"the state before it is checkpoint %s", j.Op, j.To, localTime(j.Time), j.To, plural(r.Changes, "path", "paths"), j.Safety)
 	}

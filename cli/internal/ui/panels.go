@@ -114,8 +114,9 @@ type ChainView struct {
 	Empty   bool            `json:"empty"` // nothing recorded yet
 	Size    int64           `json:"size"`
 	Head    *hashchain.Head `json:"head,omitempty"`
-	Anchor  string          `json:"anchor"` // "extends" (the chain extends its anchored head), "none" (no anchor yet)
-	Signed  bool            `json:"signed"` // whether the anchored head is a signed note
+	Anchor  string          `json:"anchor"`            // "extends" (the chain extends its anchored head), "none" (no anchor yet)
+	Signed  bool            `json:"signed"`            // whether the anchored head is a signed note
+	Signers []string        `json:"signers,omitempty"` // the key names it names (not checked: chain verify --key does)
 	Beyond  int64           `json:"beyondAnchor,omitempty"`
 	Problem string          `json:"problem,omitempty"`
 	Line    int64           `json:"line,omitempty"` // where it breaks
@@ -144,7 +145,7 @@ func (s *Server) chain(w http.ResponseWriter, r *http.Request) {
 			writeJSON(w, v)
 			return
 		}
-		opts.Head, v.Anchor, v.Signed = &h, "extends", signed
+		opts.Head, v.Anchor, v.Signed, v.Signers = &h, "extends", signed, hashchain.NoteSigners(text)
 	}
 	rep, err := hashchain.VerifyFile(s.ws.ChainPath(), opts)
 	var ve *hashchain.VerifyError
@@ -191,5 +192,12 @@ func (s *Server) savings(w http.ResponseWriter, r *http.Request) {
 		fail(w, err)
 		return
 	}
-	writeJSON(w, sv)
+	writeJSON(w, SavingsView{Savings: sv, Chart: savingsChart(sv.History)})
+}
+
+// SavingsView is the answer of api/savings: the receipt as the gateway writes it, and its
+// history laid out as a chart.
+type SavingsView struct {
+	gateway.Savings
+	Chart *SavingsChart `json:"chart,omitempty"`
 }

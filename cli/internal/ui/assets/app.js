@@ -6,7 +6,7 @@ const csrf = document.querySelector('meta[name="csrf"]').content;
 const state = { timeline: null, a: null, b: "live", diff: null, file: null, mode: "unified", picked: new Set(), version: "", collapsed: new Set() };
 
 function h(tag, attrs, ...kids) {
-  const svg = ["svg", "path", "circle", "line", "rect", "text", "g", "title"].includes(tag);
+  const svg = ["svg", "path", "circle", "line", "polyline", "rect", "text", "g", "title"].includes(tag);
   const el = svg ? document.createElementNS("http://www.w3.org/2000/svg", tag) : document.createElement(tag);
   for (const [k, v] of Object.entries(attrs || {})) {
     if (v === null || v === undefined || v === false) continue;
@@ -438,7 +438,9 @@ async function loadChain() {
   else rows.push(["Status", h("span", { class: "bad-text", id: "chain-status" }, `Broken${v.line ? " at line " + v.line : ""}: ${v.problem}`)], ["Detail", v.error]);
   if (v.head) rows.push(["Merkle head", h("code", { class: "hash" }, v.head.root)], ["Entries covered", String(v.head.size)]);
   rows.push(["Anchor", v.anchor === "extends" ? `The chain extends its anchored head (kept outside the workspace)${v.beyondAnchor ? `; ${v.beyondAnchor} entries after it` : ""}.` : "No anchored head yet."]);
-  rows.push(["Signed", v.signed ? "The anchored head is a signed note." : "Not signed (sign a head with: agent-rewind chain head --sign-key FILE)."]);
+  rows.push(["Signed", !v.signed ? "Not signed (sign a head with: agent-rewind chain head --sign-key FILE)."
+    : v.signers && v.signers.length ? h("span", { id: "chain-signers" }, "Signed by ", ...v.signers.flatMap((n, i) => [i ? ", " : "", h("code", {}, n)]), h("span", { class: "muted" }, " (names as the note gives them; agent-rewind chain verify --head FILE --key VKEY checks the signatures)"))
+    : "The anchored head is a signed note, with no signature line."]);
   if (v.gaps) {
     const g = v.gaps, n = g.leftover.length + g.unrecordedCheckpoints.length + g.unrecordedEffects.length + g.missingCheckpoints.length + g.missingEffects.length;
     rows.push(["Record", n ? `${n} gap${n === 1 ? "" : "s"} between the store and the chain (agent-rewind chain verify lists them)` : "Complete: every checkpoint and effect has its entry."]);
@@ -478,7 +480,25 @@ async function loadSavings() {
     });
     kids.push(h("h3", {}, "By model"), svg);
   }
+  if (s.chart) kids.push(h("h3", {}, "Over time"), savingsChart(s.chart, usd));
   put(box, ...kids);
+}
+
+// savingsChart draws the receipt's hourly running totals (laid out by the server) as a line.
+function savingsChart(c, usd) {
+  const cost = c.series === "avoided_cost_usd", fmt = (v) => cost ? usd(v) : String(Math.round(v));
+  const day = (t) => new Date(t).toLocaleString([], { month: "short", day: "numeric", hour: "2-digit", minute: "2-digit" });
+  const last = c.points.split(" ").pop().split(",");
+  return h("svg", { class: "chart line-chart", id: "savings-chart", width: c.width, height: c.height, role: "img" },
+    h("title", {}, `${cost ? "Avoided cost" : "Calls answered by replay"} over time (replay savings only)`),
+    h("line", { x1: 70, y1: 14, x2: 70, y2: 190, class: "axis" }), h("line", { x1: 70, y1: 190, x2: 620, y2: 190, class: "axis" }),
+    h("text", { x: 62, y: 18, class: "chart-value", "text-anchor": "end" }, fmt(c.max)),
+    h("text", { x: 62, y: 190, class: "chart-value", "text-anchor": "end" }, cost ? "$0" : "0"),
+    h("text", { x: 70, y: 208, class: "chart-value" }, day(c.from)),
+    c.samples > 1 ? h("text", { x: 620, y: 208, class: "chart-value", "text-anchor": "end" }, day(c.to)) : null,
+    h("polyline", { points: c.points, class: "line" }),
+    h("circle", { cx: last[0], cy: last[1], r: 3.5, class: "dot" }),
+    h("text", { x: 80, y: 30, class: "chart-label", id: "savings-chart-label" }, `${cost ? "avoided cost" : "calls answered by replay"}, running total per hour · replay savings only`));
 }
 
 // ---- tabs, refresh ----
