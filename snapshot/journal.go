@@ -74,8 +74,28 @@ func (s *Store) recoverLocked(ctx context.Context) error {
 	if err != nil || j == nil {
 		return err
 	}
+	// A rewind or replay is redone to its target; a restore of chosen paths (restorepaths.go)
+	// to its checkpoint, for those paths alone. Either is undone to the safety checkpoint when
+	// what it restores cannot be read.
+	redo := func(t *target, r rules) (int, error) {
+		res, err := s.restoreLocked(ctx, j, t, r, nil, true, "completed")
+		return changesOf(res), err
+	}
+	undo := func(r rules) (int, error) {
+		res, err := s.undoLocked(ctx, j, r, true)
+		return changesOf(res), err
+	}
+	what := "the target"
 	if j.Op == "restore" {
-		return s.recoverPathsLocked(ctx, j)
+		redo = func(t *target, r rules) (int, error) {
+			res, err := s.restorePathsLocked(ctx, j, t, r, nil, true, "completed")
+			return pathChangesOf(res), err
+		}
+		undo = func(r rules) (int, error) {
+			res, err := s.undoPathsLocked(ctx, j, r, true)
+			return pathChangesOf(res), err
+		}
+		what = "the checkpoint"
 	}
 	s.objects.forget()
 	if err := s.objects.cleanTmp(); err != nil {
@@ -92,10 +112,10 @@ func (s *Store) recoverLocked(ctx context.Context) error {
 		r = append(r, safety.ignore)
 	}
 	outcome := "completed"
-	var res *RestoreResult
+	var changes int
 	t, terr := s.loadTarget(j.To)
 	if terr == nil {
-		res, err = s.restoreLocked(ctx, j, t, append(r, t.ignore), nil, true, outcome)
+		changes, err = redo(t, append(r, t.ignore))
 	}
 	if terr != nil || (err != nil && errors.Is(err, ErrCorrupt)) {
 		cause := terr
@@ -106,17 +126,32 @@ func (s *Store) recoverLocked(ctx context.Context) error {
 		if t != nil {
 			r = append(r, t.ignore)
 		}
-		if res, err = s.undoLocked(ctx, j, r, true); err != nil && !errors.Is(err, ErrNotRecorded) {
-			err = fmt.Errorf("the target cannot be read (%v), and restoring the safety checkpoint failed too: %w", cause, err)
+		if changes, err = undo(r); err != nil && !errors.Is(err, ErrNotRecorded) {
+			err = fmt.Errorf("%s cannot be read (%v), and restoring the safety checkpoint failed too: %w", what, cause, err)
 		}
 	}
 	if err != nil && !errors.Is(err, ErrNotRecorded) {
 		return &RecoveryError{Journal: *j, Err: err}
 	}
-	rec := &Recovery{Journal: *j, Outcome: outcome, Changes: len(res.Changes)}
+	rec := &Recovery{Journal: *j, Outcome: outcome, Changes: changes}
 	if err != nil {
 		rec.NotRecorded = err.Error()
 	}
 	s.recovered.Store(rec)
 	return nil
+}
+
+// changesOf and pathChangesOf count a restore's changes; nil (nothing done) is none.
+func changesOf(r *RestoreResult) int {
+	if r == nil {
+		return 0
+	}
+	return len(r.Changes)
+}
+
+func pathChangesOf(r *PathsResult) int {
+	if r == nil {
+		return 0
+	}
+	return len(r.Changes)
 }

@@ -176,52 +176,6 @@ func (s *Store) undoPathsLocked(ctx context.Context, j *Journal, r rules, recove
 	return s.restorePathsLocked(ctx, j, st, append(r, st.ignore), nil, recovered, "undone")
 }
 
-// recoverPathsLocked finishes an interrupted restore of chosen paths, as recoverLocked does a
-// rewind: re-run it, or put the paths back from the safety checkpoint when the checkpoint cannot
-// be read.
-func (s *Store) recoverPathsLocked(ctx context.Context, j *Journal) error {
-	s.objects.forget()
-	if err := s.objects.cleanTmp(); err != nil {
-		return &RecoveryError{Journal: *j, Err: err}
-	}
-	live, err := s.loadIgnore()
-	if err != nil {
-		return &RecoveryError{Journal: *j, Err: err}
-	}
-	r := rules{live}
-	if safety, err := s.loadTarget(j.Safety); err == nil {
-		r = append(r, safety.ignore)
-	}
-	outcome := "completed"
-	var res *PathsResult
-	t, terr := s.loadTarget(j.To)
-	if terr == nil {
-		res, err = s.restorePathsLocked(ctx, j, t, append(r, t.ignore), nil, true, outcome)
-	}
-	if terr != nil || (err != nil && errors.Is(err, ErrCorrupt)) {
-		cause := terr
-		if cause == nil {
-			cause = err
-		}
-		outcome = "undone"
-		if t != nil {
-			r = append(r, t.ignore)
-		}
-		if res, err = s.undoPathsLocked(ctx, j, r, true); err != nil && !errors.Is(err, ErrNotRecorded) {
-			err = fmt.Errorf("the checkpoint cannot be read (%v), and putting the paths back from the safety checkpoint failed too: %w", cause, err)
-		}
-	}
-	if err != nil && !errors.Is(err, ErrNotRecorded) {
-		return &RecoveryError{Journal: *j, Err: err}
-	}
-	rec := &Recovery{Journal: *j, Outcome: outcome, Changes: len(res.Changes)}
-	if err != nil {
-		rec.NotRecorded = err.Error()
-	}
-	s.recovered.Store(rec)
-	return nil
-}
-
 // CheckPath refuses a path a restore must not be given: one that could leave the workspace
 // (absolute, "..", empty segments, NUL) or that names the store. Callers that take paths from
 // outside (the web UI) check them here, by the same rules.
