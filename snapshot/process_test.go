@@ -193,29 +193,7 @@ func killTrials(t testing.TB, trials, files int) {
 		stateB := readState(t, root)
 		log := filepath.Join(filepath.Dir(root), "chain.jsonl")
 		cmd := helperCmd(t, "rewind", helperArgs{Root: root, IDs: []string{a.ID}, Log: log})
-		out, _ := cmd.StdoutPipe()
-		var stderr strings.Builder
-		cmd.Stderr = &stderr
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := bufio.NewReader(out).ReadString('\n'); err != nil {
-			t.Fatalf("trial %d: helper did not start: %v %s", trial, err, stderr.String())
-		}
-		start := time.Now()
-		var delay time.Duration
-		if trial == 0 {
-			err = cmd.Wait() // calibrate: the whole rewind, unkilled
-			window = time.Since(start)
-			if err != nil {
-				t.Fatalf("calibration rewind failed: %v\n%s", err, stderr.String())
-			}
-		} else {
-			delay = time.Duration(r.Int64N(int64(window)*12/10 + 1))
-			time.Sleep(delay)
-			cmd.Process.Signal(syscall.SIGKILL)
-			err = cmd.Wait()
-		}
+		delay := killHelper(t, cmd, trial, r, &window)
 		// Recover, as the next command would.
 		chain := &chainLog{}
 		s2, err := Open(root, Options{Recorder: chain})
@@ -318,29 +296,7 @@ func TestKillDuringRestorePaths(t *testing.T) {
 		}
 		log := filepath.Join(filepath.Dir(root), "chain.jsonl")
 		cmd := helperCmd(t, "restore", helperArgs{Root: root, IDs: []string{a.ID}, Log: log, Paths: paths})
-		out, _ := cmd.StdoutPipe()
-		var stderr strings.Builder
-		cmd.Stderr = &stderr
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := bufio.NewReader(out).ReadString('\n'); err != nil {
-			t.Fatalf("trial %d: helper did not start: %v %s", trial, err, stderr.String())
-		}
-		start := time.Now()
-		var delay time.Duration
-		if trial == 0 {
-			err = cmd.Wait()
-			window = time.Since(start)
-			if err != nil {
-				t.Fatalf("calibration restore failed: %v\n%s", err, stderr.String())
-			}
-		} else {
-			delay = time.Duration(r.Int64N(int64(window)*12/10 + 1))
-			time.Sleep(delay)
-			cmd.Process.Signal(syscall.SIGKILL)
-			cmd.Wait()
-		}
+		delay := killHelper(t, cmd, trial, r, &window)
 		chain := &chainLog{}
 		s2, err := Open(root, Options{Recorder: chain})
 		if err != nil {
@@ -465,4 +421,35 @@ func TestConcurrentProcessesSerialise(t *testing.T) {
 		}
 	}
 	t.Logf("checkpoints of A: %d, of B: %d, chain lines: %s", counts["A"], counts["B"], strconv.Itoa(len(lines)))
+}
+
+// killHelper runs a helper process for one trial of a SIGKILL test, once it says it started:
+// trial 0 runs it to the end (the calibration) and measures how long that takes (window); every
+// later trial SIGKILLs it at a random moment of that window, stretched by a fifth, and returns
+// when.
+func killHelper(t testing.TB, cmd *exec.Cmd, trial int, r *rand.Rand, window *time.Duration) time.Duration {
+	t.Helper()
+	out, _ := cmd.StdoutPipe()
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := bufio.NewReader(out).ReadString('\n'); err != nil {
+		t.Fatalf("trial %d: helper did not start: %v %s", trial, err, stderr.String())
+	}
+	start := time.Now()
+	if trial == 0 {
+		err := cmd.Wait()
+		*window = time.Since(start)
+		if err != nil {
+			t.Fatalf("calibration %v failed: %v\n%s", cmd.Args[1:], err, stderr.String())
+		}
+		return 0
+	}
+	delay := time.Duration(r.Int64N(int64(*window)*12/10 + 1))
+	time.Sleep(delay)
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+	return delay
 }

@@ -42,22 +42,7 @@ func TestKillDuringRewind(t *testing.T) {
 
 		cmd := exec.Command(bin, "rewind", a.ID)
 		cmd.Dir = dir
-		start := time.Now()
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		var delay time.Duration
-		if trial == 0 {
-			if err := cmd.Wait(); err != nil {
-				t.Fatalf("the uninterrupted rewind failed: %v", err)
-			}
-			window = time.Since(start)
-		} else {
-			delay = time.Duration(r.Int64N(int64(window) + 1))
-			time.Sleep(delay)
-			cmd.Process.Signal(syscall.SIGKILL)
-			cmd.Wait()
-		}
+		delay := killTrial(t, cmd, trial, r, &window)
 		_, err := os.Lstat(filepath.Join(stateDir(t, dir), "journal"))
 		interrupted := err == nil
 
@@ -201,4 +186,27 @@ func randomText(r *rand.Rand, n int) string {
 		b[i] = letters[r.IntN(len(letters))]
 	}
 	return string(b)
+}
+
+// killTrial runs cmd for one trial of a SIGKILL test: trial 0 runs it to the end and measures
+// how long it takes (window); every later trial SIGKILLs it at a random moment of that window,
+// and returns when.
+func killTrial(t *testing.T, cmd *exec.Cmd, trial int, r *rand.Rand, window *time.Duration) time.Duration {
+	t.Helper()
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if trial == 0 {
+		if err := cmd.Wait(); err != nil {
+			t.Fatalf("the uninterrupted %v failed: %v", cmd.Args[1:], err)
+		}
+		*window = time.Since(start)
+		return 0
+	}
+	delay := time.Duration(r.Int64N(int64(*window) + 1))
+	time.Sleep(delay)
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+	return delay
 }

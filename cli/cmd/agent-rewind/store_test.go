@@ -324,22 +324,7 @@ func TestMigrationKilled(t *testing.T) {
 		root, cp, before := legacyWorkspace(t, 400)
 		cmd := exec.Command(bin, "list")
 		cmd.Dir = root
-		start := time.Now()
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		var delay time.Duration
-		if trial == 0 {
-			if err := cmd.Wait(); err != nil {
-				t.Fatalf("the uninterrupted migration failed: %v", err)
-			}
-			window = time.Since(start)
-		} else {
-			delay = time.Duration(r.Int64N(int64(window) + 1))
-			time.Sleep(delay)
-			cmd.Process.Signal(syscall.SIGKILL)
-			cmd.Wait()
-		}
+		delay := killTrial(t, cmd, trial, r, &window)
 		l := ok(t, root, "--json", "list")
 		if !strings.Contains(l.stdout, cp) || !strings.Contains(l.stdout, "later") {
 			t.Fatalf("trial %d (killed after %v): list after the kill lost checkpoints:\n%s\nstderr %s", trial, delay, l.stdout, l.stderr)

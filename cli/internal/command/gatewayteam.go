@@ -25,13 +25,18 @@ type GatewayKeysCmd struct {
 	Revoke GatewayKeysRevokeCmd `cmd:"" help:"Revoke a tenant's API key: every replica refuses it from the next request on."`
 }
 
-// openTeamStore connects to REWIND_DATABASE_URL; no deployment key is needed here.
-func openTeamStore() (*pgtape.Store, error) {
-	return pgtape.Open(context.Background(), pgtape.Options{})
-}
-
-func teamContext() (context.Context, context.CancelFunc) {
-	return context.WithTimeout(context.Background(), time.Minute)
+// withTeamStore connects to REWIND_DATABASE_URL (no deployment key is needed here), runs fn
+// with a minute to finish, and closes the connection: what every team command does around its
+// one call.
+func withTeamStore(fn func(ctx context.Context, s *pgtape.Store) error) error {
+	s, err := pgtape.Open(context.Background(), pgtape.Options{})
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	return fn(ctx, s)
 }
 
 // GatewayMigrateCmd applies the schema migrations.
@@ -46,18 +51,17 @@ type migrateResult struct {
 
 // Run applies what the database lacks.
 func (GatewayMigrateCmd) Run(env *Env) error {
-	s, err := openTeamStore()
+	var applied []int
+	var name string
+	err := withTeamStore(func(ctx context.Context, s *pgtape.Store) (err error) {
+		name = s.Name()
+		applied, err = s.Migrate(ctx)
+		return err
+	})
 	if err != nil {
 		return err
 	}
-	defer s.Close()
-	ctx, cancel := teamContext()
-	defer cancel()
-	applied, err := s.Migrate(ctx)
-	if err != nil {
-		return err
-	}
-	res := migrateResult{Database: s.Name(), Applied: applied, SchemaVersion: pgtape.SchemaVersion}
+	res := migrateResult{Database: name, Applied: applied, SchemaVersion: pgtape.SchemaVersion}
 	if res.Applied == nil {
 		res.Applied = []int{}
 	}
@@ -84,14 +88,12 @@ type createdKey struct {
 
 // Run creates the key and prints it once.
 func (c GatewayKeysCreateCmd) Run(env *Env) error {
-	s, err := openTeamStore()
-	if err != nil {
+	var k pgtape.APIKey
+	var whole string
+	err := withTeamStore(func(ctx context.Context, s *pgtape.Store) (err error) {
+		k, whole, err = s.CreateKey(ctx, c.Tenant)
 		return err
-	}
-	defer s.Close()
-	ctx, cancel := teamContext()
-	defer cancel()
-	k, whole, err := s.CreateKey(ctx, c.Tenant)
+	})
 	if err != nil {
 		return err
 	}
@@ -117,14 +119,11 @@ type keyList struct {
 
 // Run lists the keys, oldest first.
 func (c GatewayKeysListCmd) Run(env *Env) error {
-	s, err := openTeamStore()
-	if err != nil {
+	var keys []pgtape.APIKey
+	err := withTeamStore(func(ctx context.Context, s *pgtape.Store) (err error) {
+		keys, err = s.ListKeys(ctx, c.Tenant)
 		return err
-	}
-	defer s.Close()
-	ctx, cancel := teamContext()
-	defer cancel()
-	keys, err := s.ListKeys(ctx, c.Tenant)
+	})
 	if err != nil {
 		return err
 	}
@@ -164,14 +163,8 @@ type revoked struct {
 
 // Run revokes the key.
 func (c GatewayKeysRevokeCmd) Run(env *Env) error {
-	s, err := openTeamStore()
+	err := withTeamStore(func(ctx context.Context, s *pgtape.Store) error { return s.RevokeKey(ctx, c.Tenant, c.ID) })
 	if err != nil {
-		return err
-	}
-	defer s.Close()
-	ctx, cancel := teamContext()
-	defer cancel()
-	if err := s.RevokeKey(ctx, c.Tenant, c.ID); err != nil {
 		return err
 	}
 	return env.Emit(revoked{c.Tenant, c.ID, true}, func(w io.Writer) error {

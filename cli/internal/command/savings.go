@@ -25,14 +25,11 @@ type SavingsCmd struct {
 // or with --fleet the team's receipt. It never creates a store.
 func (c SavingsCmd) Run(env *Env) error {
 	if c.Fleet {
-		store, err := pgtape.Open(context.Background(), pgtape.Options{})
-		if err != nil {
+		var s gateway.Savings
+		err := withTeamStore(func(ctx context.Context, store *pgtape.Store) (err error) {
+			s, err = gateway.FleetSavings(ctx, store)
 			return err
-		}
-		defer store.Close()
-		ctx, cancel := teamContext()
-		defer cancel()
-		s, err := gateway.FleetSavings(ctx, store)
+		})
 		if err != nil {
 			return err
 		}

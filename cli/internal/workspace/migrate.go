@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strconv"
 	"syscall"
 	"time"
 
@@ -30,18 +29,11 @@ import (
 // A legacy store whose chain does not verify is not moved: it keeps working in place (every
 // writer reports the broken chain, as before) and the message says why.
 func (w *Workspace) migrate() error {
-	reg := registry{w.Base}
-	unlock, err := reg.lock()
-	if err != nil {
-		return err
-	}
-	defer unlock()
-	if rec, ok, err := reg.find(w.Identity); err != nil || ok {
-		if err != nil {
-			return err
-		}
-		return w.use(rec)
-	}
+	return w.unlessRegistered(w.migrateLocked)
+}
+
+// migrateLocked is migrate under the registry's lock.
+func (w *Workspace) migrateLocked(reg registry) error {
 	legacy := w.legacyDir()
 	if _, err := os.Lstat(legacy); err != nil {
 		return w.createLocked()
@@ -55,7 +47,7 @@ func (w *Workspace) migrate() error {
 		return fmt.Errorf("make git ignore %s: %w", legacy, err)
 	}
 	if _, err := os.Stat(filepath.Join(legacy, "format")); errors.Is(err, fs.ErrNotExist) {
-		if err := durable.WriteFile(filepath.Join(legacy, "format"), []byte(strconv.Itoa(FormatVersion)+"\n"), 0o600); err != nil {
+		if err := writeFormat(legacy); err != nil {
 			return err
 		}
 	}

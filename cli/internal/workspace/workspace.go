@@ -184,6 +184,27 @@ func (w *Workspace) earlier() []Record {
 // create makes a new store for the workspace, under the registry's lock. The identity entry is
 // written last: a store killed half-made is never found, and is listed by gc --orphans.
 func (w *Workspace) create() error {
+	return w.unlessRegistered(func(registry) error {
+		return w.createNew()
+	})
+}
+
+// createNew is create under the registry's lock.
+func (w *Workspace) createNew() error {
+	prev := w.earlier()
+	if err := w.createLocked(); err != nil {
+		return err
+	}
+	if len(prev) > 0 {
+		p := prev[len(prev)-1]
+		fmt.Fprintf(Log, "agent-rewind: %s is a new folder (not the one that had store %s at this path), so it starts a new history in store %s; to continue the old one instead, run \"agent-rewind store --adopt %s\" before anything else\n", w.Root, p.ID, w.ID, p.ID)
+	}
+	return nil
+}
+
+// unlessRegistered runs fn under the registry's lock, unless the folder already has a store
+// there (another process made or moved it meanwhile): then it uses that store.
+func (w *Workspace) unlessRegistered(fn func(reg registry) error) error {
 	reg := registry{w.Base}
 	unlock, err := reg.lock()
 	if err != nil {
@@ -196,15 +217,12 @@ func (w *Workspace) create() error {
 		}
 		return w.use(rec)
 	}
-	prev := w.earlier()
-	if err := w.createLocked(); err != nil {
-		return err
-	}
-	if len(prev) > 0 {
-		p := prev[len(prev)-1]
-		fmt.Fprintf(Log, "agent-rewind: %s is a new folder (not the one that had store %s at this path), so it starts a new history in store %s; to continue the old one instead, run \"agent-rewind store --adopt %s\" before anything else\n", w.Root, p.ID, w.ID, p.ID)
-	}
-	return nil
+	return fn(reg)
+}
+
+// writeFormat writes the format file of the store in dir: this program's FormatVersion.
+func writeFormat(dir string) error {
+	return durable.WriteFile(filepath.Join(dir, "format"), []byte(strconv.Itoa(FormatVersion)+"\n"), 0o600)
 }
 
 // initStore writes a new store's .gitignore, format file and record into dir.
@@ -212,7 +230,7 @@ func initStore(dir string, rec Record) error {
 	if err := ignoreAll(dir); err != nil {
 		return err
 	}
-	if err := durable.WriteFile(filepath.Join(dir, "format"), []byte(strconv.Itoa(FormatVersion)+"\n"), 0o600); err != nil {
+	if err := writeFormat(dir); err != nil {
 		return err
 	}
 	return writeRecord(dir, rec)
@@ -266,7 +284,7 @@ func (w *Workspace) checkFormat() error {
 		return fmt.Errorf("%s is format %d, newer than this agent-rewind understands (%d): upgrade agent-rewind", w.Meta, v, FormatVersion)
 	}
 	if v < FormatVersion {
-		if err := durable.WriteFile(w.Path("format"), []byte(strconv.Itoa(FormatVersion)+"\n"), 0o600); err != nil {
+		if err := writeFormat(w.Meta); err != nil {
 			return fmt.Errorf("mark the store %s as format %d: %w", w.Meta, FormatVersion, err)
 		}
 		fmt.Fprintf(Log, "agent-rewind: the store %s is now format %d (everything in it is read as before; agent-rewind versions older than this one will ask to be upgraded)\n", w.Meta, FormatVersion)
