@@ -13,6 +13,7 @@ import (
 
 	"github.com/agent-rewind/rewind/cli/internal/workspace"
 	"github.com/agent-rewind/rewind/hashchain"
+	"github.com/agent-rewind/rewind/internal/durable"
 	"github.com/agent-rewind/rewind/internal/regular"
 	"golang.org/x/mod/sumdb/tlog"
 )
@@ -453,6 +454,10 @@ func (c *ChainExportCmd) Run(env *Env) error {
 	}
 	if err == nil {
 		err = os.Rename(f.Name(), c.Out)
+	}
+	if err == nil {
+		// The rename is the commit point; without this a crash could forget it.
+		err = durable.SyncDir(filepath.Dir(c.Out))
 	}
 	if err != nil {
 		return fmt.Errorf("export to %s: %w", c.Out, err)
