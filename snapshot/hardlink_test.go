@@ -47,10 +47,10 @@ func TestRestoreNeverModifiesHardLinkedFile(t *testing.T) {
 			var st, sa syscall.Stat_t
 			syscall.Stat(secret, &st)
 			syscall.Lstat(a, &sa)
-			if got, _ := os.ReadFile(secret); string(got) != tc.liveContent || st.Mode&0o7777 != tc.liveMode {
+			if got, _ := os.ReadFile(secret); string(got) != tc.liveContent || uint32(st.Mode)&0o7777 != tc.liveMode {
 				t.Fatalf("the file outside the workspace was changed through its hard link: mode %04o, content %q", st.Mode&0o7777, got)
 			}
-			if got, _ := os.ReadFile(a); string(got) != tc.content || sa.Mode&0o7777 != tc.mode || sa.Ino == st.Ino {
+			if got, _ := os.ReadFile(a); string(got) != tc.content || uint32(sa.Mode)&0o7777 != tc.mode || sa.Ino == st.Ino {
 				t.Fatalf("a not restored on a new inode: mode %04o, content %q, same inode %v", sa.Mode&0o7777, got, sa.Ino == st.Ino)
 			}
 		})
