@@ -82,7 +82,7 @@ func TestReproducible(t *testing.T) {
 	if err != nil || json.Unmarshal(out, &v) != nil || v.Version != "v0.3.0" || v.Commit != "0123456789abcdef0123456789abcdef01234567" {
 		t.Fatalf("version: %s (%v)", out, err)
 	}
-	// The README's checks (Linux, macOS), where the tool is present, accept the file as written.
+	// docs/install.md's checks (Linux, macOS), where the tool is present, accept the file as written.
 	for _, argv := range [][]string{{"sha256sum", "--check", "--ignore-missing", "SHA256SUMS"}, {"shasum", "-a", "256", "--check", "--ignore-missing", "SHA256SUMS"}} {
 		if _, err := exec.LookPath(argv[0]); err != nil {
 			continue
