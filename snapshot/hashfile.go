@@ -109,19 +109,25 @@ func hashFile(full string, want statInfo, stg *stager, bytes *atomic.Int64) (Has
 	hasher := sha256.New()
 	var w io.Writer = hasher
 	var tmp *os.File
-	if stg != nil {
-		if tmp, err = stg.tempFile(); err != nil {
-			return h, err
-		}
-		defer func() {
-			if tmp != nil {
-				tmp.Close()
-				os.Remove(tmp.Name())
+	var chunks []chunkRef // a large file is stored in chunks (chunked.go)
+	var n int64
+	if stg != nil && st1.Size > chunkedFile {
+		chunks, n, err = stg.putChunks(countingReader{f, bytes}, hasher)
+	} else {
+		if stg != nil {
+			if tmp, err = stg.tempFile(); err != nil {
+				return h, err
 			}
-		}()
-		w = io.MultiWriter(hasher, tmp)
+			defer func() {
+				if tmp != nil {
+					tmp.Close()
+					os.Remove(tmp.Name())
+				}
+			}()
+			w = io.MultiWriter(hasher, tmp)
+		}
+		n, err = io.CopyBuffer(w, countingReader{f, bytes}, buf)
 	}
-	n, err := io.CopyBuffer(w, countingReader{f, bytes}, buf)
 	if err != nil {
 		return h, fmt.Errorf("read %s: %w", full, err)
 	}
@@ -131,6 +137,9 @@ func hashFile(full string, want statInfo, stg *stager, bytes *atomic.Int64) (Has
 	}
 	if err := confirmQuiet(f, st1, readStart, h); err != nil {
 		return h, err
+	}
+	if chunks != nil {
+		return h, stg.putList(h, chunks)
 	}
 	if tmp != nil {
 		if err := tmp.Close(); err != nil {
