@@ -47,12 +47,14 @@ func (s *stager) putChunks(r io.Reader, whole io.Writer) ([]chunkRef, int64, err
 	}
 }
 
-// putList stages the chunk list of content h, unless h is stored or staged already.
+// putList stages the chunk list of content h, unless h is stored or staged already (in chunks,
+// or whole by a version that did not chunk). Only contents over chunkedFile have lists, so only
+// here is a list looked for: other objects pay no extra lstat.
 func (s *stager) putList(h Hash, chunks []chunkRef) error {
 	s.mu.Lock()
 	known, err := s.knownLocked(h)
 	s.mu.Unlock()
-	if err != nil || known {
+	if err != nil || known || s.o.hasList(h) {
 		return err
 	}
 	data := encodeChunkList(chunks)

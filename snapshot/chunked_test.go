@@ -404,3 +404,63 @@ func cpuTime() time.Duration {
 	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
+
+// TestWholeLargeContentsStayReadable: a store written before chunking holds large files as
+// whole objects. Such a content is read, checked and kept by gc as it is; a checkpoint that
+// reads the same content again writes no chunk list beside the whole object, and the chunks
+// it staged while reading (before it knew the whole hash) are removed by the next gc.
+func TestWholeLargeContentsStayReadable(t *testing.T) {
+	root := t.TempDir()
+	s := mustOpen(t, root, Options{})
+	big := randomBytes(9<<20, 61)
+	writeAt(t, root, "big.bin", 0, big)
+	c1, err := s.Checkpoint(ctx, "C1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wanted := readState(t, root)
+	// Make it what an older version wrote: the whole content loose, no list, no chunks.
+	h := Hash(sha256Sum(big))
+	list, _, err := s.objects.readChunkList(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ch := range list {
+		os.Remove(s.objects.path(ch.Hash))
+	}
+	os.Remove(s.objects.listPath(h))
+	os.MkdirAll(filepath.Dir(s.objects.path(h)), 0o700)
+	if err := os.WriteFile(s.objects.path(h), big, 0o400); err != nil {
+		t.Fatal(err)
+	}
+	if found, _ := checkKinds(t, s, CheckOptions{ReadData: true}); len(found) != 0 {
+		t.Fatalf("check found %v", found)
+	}
+	os.Remove(filepath.Join(s.state, "index")) // read the file again
+	removeIndexLog(filepath.Join(s.state, "index"))
+	c2, err := s.Checkpoint(ctx, "same content")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c2.Manifest != c1.Manifest || len(chunkLists(t, s)) != 0 {
+		t.Fatalf("a checkpoint of a content stored whole: manifest %s (want %s), %d lists", c2.Manifest, c1.Manifest, len(chunkLists(t, s)))
+	}
+	writeAt(t, root, "big.bin", 0, randomBytes(1000, 62))
+	if _, err := s.GC(ctx, GCOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, ch := range list {
+		if ok, _ := s.objects.has(ch.Hash); ok {
+			t.Fatalf("gc kept chunk %s, which no list names", ch.Hash)
+		}
+	}
+	if ok, _ := s.objects.has(h); !ok {
+		t.Fatal("gc removed the whole content")
+	}
+	if _, err := s.Rewind(ctx, c1.ID, RestoreOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if d := diffStates(wanted, readState(t, root)); d != "" {
+		t.Fatalf("rewind to a content stored whole:\n%s", d)
+	}
+}

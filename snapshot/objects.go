@@ -93,7 +93,7 @@ func (o *objectStore) has(h Hash) (bool, error) {
 		return ok, err
 	}
 	_, err := os.Lstat(o.path(h))
-	return err == nil || o.hasList(h), nil
+	return err == nil, nil
 }
 
 // open opens object h for reading, verifying its content as it is read (see verifyingReader);
