@@ -409,8 +409,8 @@ func (c *checker) statCache(ctx context.Context, packed map[Hash]packLoc) error 
 		if err != nil || !idx.clean(e, live) {
 			continue // the cache does not vouch for this file now: a checkpoint reads it
 		}
-		if _, ok := packed[e.Blob]; !ok && !c.s.objects.hasList(e.Blob) {
-			if _, err := os.Lstat(c.s.objects.path(e.Blob)); err != nil {
+		if _, ok := packed[e.Blob]; !ok {
+			if _, err := os.Lstat(c.s.objects.path(e.Blob)); err != nil && !c.s.objects.hasList(e.Blob) {
 				drop(Problem{Kind: "stat-cache-unstored", Path: e.Path,
 					What: fmt.Sprintf("vouches for content %s, which is not stored: the next checkpoint would name a content it cannot restore", e.Blob)})
 				continue

@@ -109,23 +109,24 @@ func hashFile(full string, want statInfo, stg *stager, bytes *atomic.Int64) (Has
 	hasher := sha256.New()
 	var w io.Writer = hasher
 	var tmp *os.File
-	var chunks []chunkRef // a large file is stored in chunks (chunked.go)
+	chunked := stg != nil && st1.Size > chunkedFile // stored in chunks (chunked.go)
+	if stg != nil && !chunked {
+		if tmp, err = stg.tempFile(); err != nil {
+			return h, err
+		}
+		defer func() {
+			if tmp != nil {
+				tmp.Close()
+				os.Remove(tmp.Name())
+			}
+		}()
+		w = io.MultiWriter(hasher, tmp)
+	}
 	var n int64
-	if stg != nil && st1.Size > chunkedFile {
+	var chunks []chunkRef
+	if chunked {
 		chunks, n, err = stg.putChunks(countingReader{f, bytes}, hasher)
 	} else {
-		if stg != nil {
-			if tmp, err = stg.tempFile(); err != nil {
-				return h, err
-			}
-			defer func() {
-				if tmp != nil {
-					tmp.Close()
-					os.Remove(tmp.Name())
-				}
-			}()
-			w = io.MultiWriter(hasher, tmp)
-		}
 		n, err = io.CopyBuffer(w, countingReader{f, bytes}, buf)
 	}
 	if err != nil {
@@ -138,7 +139,7 @@ func hashFile(full string, want statInfo, stg *stager, bytes *atomic.Int64) (Has
 	if err := confirmQuiet(f, st1, readStart, h); err != nil {
 		return h, err
 	}
-	if chunks != nil {
+	if chunked {
 		return h, stg.putList(h, chunks)
 	}
 	if tmp != nil {
