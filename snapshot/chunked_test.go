@@ -124,6 +124,13 @@ func TestChunkedRoundTrip(t *testing.T) {
 			t.Fatalf("after rewind to %q:\n%s", steps[i].name, d)
 		}
 	}
+	// Restoring the one path from another checkpoint reassembles it too.
+	if _, err := s.RestorePaths(ctx, ids[3], []string{"big.bin"}, RestoreOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := readState(t, root)["big.bin"], states[3]["big.bin"]; got != want {
+		t.Fatalf("restore of big.bin from %q: %s, want %s", steps[3].name, got, want)
+	}
 	if found, _ := checkKinds(t, s, CheckOptions{ReadData: true}); len(found) != 0 {
 		t.Fatalf("check found %v", found)
 	}
