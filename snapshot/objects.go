@@ -110,9 +110,6 @@ func (o *objectStore) open(h Hash) (io.ReadCloser, error) {
 	if !errors.Is(err, fs.ErrNotExist) {
 		return nil, &CorruptError{Path: name, Reason: fmt.Sprintf("cannot be opened: %v", bare(err))}
 	}
-	if r, ok, err := o.openChunked(h); ok {
-		return r, err
-	}
 	// Packs are cached per process: another process may have written a pack since (every
 	// checkpoint packs its manifest trees) or a GC replaced one. A reader that holds no lock
 	// (List, Entries, Diff in a long-lived MCP server or UI) then misses: read the indexes again,
@@ -131,6 +128,10 @@ func (o *objectStore) open(h Hash) (io.ReadCloser, error) {
 			return nil, &CorruptError{Path: o.packDir, Reason: fmt.Sprintf("pack indexes cannot be read: %v", perr)}
 		}
 		if !ok && !retried {
+			// Neither loose nor packed: in chunks (chunked.go), else maybe in a newer pack.
+			if r, ok, err := o.openChunked(h); ok {
+				return r, err
+			}
 			o.forget()
 			continue
 		}
