@@ -37,9 +37,12 @@ func contentBytes(t testing.TB, s *Store) int64 {
 	return n
 }
 
-// writeAt writes data at off in the workspace file rel, creating it if needed.
+// writeAt writes data at off in the workspace file rel, creating it (and its folder) if needed.
 func writeAt(t testing.TB, root, rel string, off int64, data []byte) {
 	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(filepath.Join(root, rel)), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	f, err := os.OpenFile(filepath.Join(root, rel), os.O_WRONLY|os.O_CREATE, 0o644)
 	if err != nil {
 		t.Fatal(err)
