@@ -8,6 +8,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"testing"
+	"testing/iotest"
 )
 
 // randomBytes returns n pseudo-random bytes of the given seed.
@@ -22,8 +23,12 @@ func randomBytes(n int, seed uint64) []byte {
 
 // chunkAll cuts b as a stored file is cut and returns the chunks' lengths.
 func chunkAll(t testing.TB, b []byte) []int {
+	return chunkFrom(t, bytes.NewReader(b))
+}
+
+func chunkFrom(t testing.TB, r io.Reader) []int {
 	t.Helper()
-	c := newChunker(bytes.NewReader(b), io.Discard, make([]byte, 2*maxChunk))
+	c := newChunker(r, io.Discard, make([]byte, 2*maxChunk))
 	var sizes []int
 	for {
 		ch, err := c.next()
@@ -75,6 +80,14 @@ func TestChunkBounds(t *testing.T) {
 		}
 		if total != n {
 			t.Errorf("n=%d: chunks add up to %d", n, total)
+		}
+	}
+	// Boundaries depend on the content only, not on how reads split it.
+	b := randomBytes(9<<20, 4)
+	whole := fmt.Sprint(chunkAll(t, b))
+	for _, r := range []io.Reader{iotest.HalfReader(bytes.NewReader(b)), iotest.DataErrReader(bytes.NewReader(b)), io.MultiReader(bytes.NewReader(b[:777]), bytes.NewReader(b[777:]))} {
+		if got := fmt.Sprint(chunkFrom(t, r)); got != whole {
+			t.Fatalf("read in other pieces: %s, want %s", got, whole)
 		}
 	}
 	// All zeros: the same chunk again and again, so a sparse or zeroed file stores one.
