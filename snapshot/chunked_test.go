@@ -298,9 +298,19 @@ func TestChunkedGC(t *testing.T) {
 		t.Fatalf("%d chunk lists, want 2", n)
 	}
 	before := contentBytes(t, s)
+	dry, err := s.GC(ctx, GCOptions{KeepLast: 2, DryRun: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if contentBytes(t, s) != before || len(chunkLists(t, s)) != 2 {
+		t.Fatal("a dry run removed contents")
+	}
 	res, err := s.GC(ctx, GCOptions{KeepLast: 2})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if dry.ObjectsRemoved != res.ObjectsRemoved || dry.BytesFreed != res.BytesFreed {
+		t.Fatalf("dry run said %d contents and %d bytes, gc removed %d and %d", dry.ObjectsRemoved, dry.BytesFreed, res.ObjectsRemoved, res.BytesFreed)
 	}
 	if !slices.Contains(res.Removed, c1) || slices.Contains(res.Removed, c2.ID) {
 		t.Fatalf("gc removed %v", res.Removed)
