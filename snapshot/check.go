@@ -289,8 +289,17 @@ func (c *checker) objects(ctx context.Context, needs map[Hash]*need, packed map[
 				}
 				return sectionCloser{io.NewSectionReader(f, loc.Off, loc.Size), f}, nil
 			}
+		} else if list := c.s.objects.listPath(h); c.s.objects.hasList(h) {
+			where = c.rel(list)
+			if kind, at, what := c.chunked(h, n.size, packed); kind != "" {
+				if at != "" {
+					where = at
+				}
+				problem(kind, fmt.Sprintf("content %s of %q: %s", h, n.path, what), restore)
+			}
+			continue
 		} else {
-			problem("object-missing", fmt.Sprintf("content %s of %q is stored neither loose nor in a pack", h, n.path), restore)
+			problem("object-missing", fmt.Sprintf("content %s of %q is stored neither loose, nor in a pack, nor in chunks", h, n.path), restore)
 			continue
 		}
 		if size != n.size {
@@ -401,7 +410,7 @@ func (c *checker) statCache(ctx context.Context, packed map[Hash]packLoc) error 
 			continue // the cache does not vouch for this file now: a checkpoint reads it
 		}
 		if _, ok := packed[e.Blob]; !ok {
-			if _, err := os.Lstat(c.s.objects.path(e.Blob)); err != nil {
+			if _, err := os.Lstat(c.s.objects.path(e.Blob)); err != nil && !c.s.objects.hasList(e.Blob) {
 				drop(Problem{Kind: "stat-cache-unstored", Path: e.Path,
 					What: fmt.Sprintf("vouches for content %s, which is not stored: the next checkpoint would name a content it cannot restore", e.Blob)})
 				continue
@@ -588,6 +597,12 @@ func (c *checker) storeFrom(h Hash, full string) (bool, error) {
 	}
 	if err := os.Rename(tmp.Name(), name); err != nil {
 		return false, fmt.Errorf("store %s again: %w", h, err)
+	}
+	// The whole content is read before its chunks: a damaged chunk list goes aside.
+	if list := c.s.objects.listPath(h); c.s.objects.hasList(h) {
+		if err := c.moveAside(c.rel(list)); err != nil {
+			return false, err
+		}
 	}
 	return true, fsyncAll([]string{filepath.Dir(name), c.s.objects.dir}, func(n string) (*os.File, error) { return os.Open(n) })
 }

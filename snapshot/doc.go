@@ -5,7 +5,9 @@
 //
 // A Store lives in the workspace's state directory (default <root>/.rewind). Contents are stored
 // once, named by their SHA-256 (objects/, or packs/ for the small files of a large batch such as a
-// first checkpoint, which would otherwise spend most of its time creating files); each checkpoint has a manifest (entries: path,
+// first checkpoint, which would otherwise spend most of its time creating files; a file over
+// 4 MiB in content-defined chunks, listed in chunklists/ under the whole content's hash, so that
+// a change inside a large file stores about the change); each checkpoint has a manifest (entries: path,
 // type, mode, size, content hash, link target), stored as a tree of directory listings each named
 // by its SHA-256, so that a checkpoint writes the listings of what changed only, and a metadata
 // file named by the first 12 hex digits of its own SHA-256, which is the checkpoint id. A stat

@@ -25,7 +25,7 @@ func smallFS(t *testing.T) string {
 }
 
 // TestFullDiskLeavesNothingBehind: a checkpoint that runs out of space while storing new contents
-// (in a pack, or as loose objects) fails with ENOSPC and removes what it had written: no partial
+// (in a pack, as loose objects, or in chunks) fails with ENOSPC and removes what it had written: no partial
 // pack, no temporary object stays in the store. Once space is freed, checkpoints work.
 func TestFullDiskLeavesNothingBehind(t *testing.T) {
 	for _, tc := range []struct {
@@ -36,12 +36,16 @@ func TestFullDiskLeavesNothingBehind(t *testing.T) {
 		{"pack", fewFiles + 36, 20 << 10},     // 100 small files, 2 MB: one pack
 		{"loose", 6, 300 << 10},               // a few files, staged one by one
 		{"large", 2, smallFile + (100 << 10)}, // streamed to a staging file
+		{"chunked", 1, chunkedFile + 1},       // stored in chunks (random: zeros would dedup)
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			state := filepath.Join(smallFS(t), "state")
 			root := t.TempDir()
 			for i := range tc.files {
 				b := make([]byte, tc.size)
+				if tc.size > chunkedFile {
+					b = randomBytes(tc.size, uint64(i))
+				}
 				copy(b, fmt.Sprintf("file %d", i))
 				if err := os.WriteFile(filepath.Join(root, fmt.Sprintf("f%03d", i)), b, 0o644); err != nil {
 					t.Fatal(err)
@@ -53,7 +57,7 @@ func TestFullDiskLeavesNothingBehind(t *testing.T) {
 				t.Fatalf("checkpoint on a full disk: %v", err)
 			}
 			var left []string
-			for _, d := range []string{"packs", "objects/tmp"} {
+			for _, d := range []string{"packs", "objects/tmp", "chunklists"} {
 				names, _ := readDirNames(filepath.Join(state, d))
 				for _, n := range names {
 					left = append(left, d+"/"+n)

@@ -136,6 +136,9 @@ func (s *Store) GC(ctx context.Context, opts GCOptions) (*GCResult, error) {
 	for i := range idx.entries {
 		objects[idx.entries[i].Blob] = true
 	}
+	if err := s.keepChunks(objects); err != nil {
+		return nil, err
+	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -209,6 +212,9 @@ func (s *Store) GC(ctx context.Context, opts GCOptions) (*GCResult, error) {
 			return nil, err
 		}
 		res.ManifestsRemoved++
+	}
+	if err := s.removeChunkLists(objects, res, opts.DryRun); err != nil {
+		return nil, err
 	}
 	fans, err := readDirNames(s.objects.dir)
 	if err != nil {

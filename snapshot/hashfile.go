@@ -109,7 +109,8 @@ func hashFile(full string, want statInfo, stg *stager, bytes *atomic.Int64) (Has
 	hasher := sha256.New()
 	var w io.Writer = hasher
 	var tmp *os.File
-	if stg != nil {
+	chunked := stg != nil && st1.Size > chunkedFile // stored in chunks (chunked.go)
+	if stg != nil && !chunked {
 		if tmp, err = stg.tempFile(); err != nil {
 			return h, err
 		}
@@ -121,7 +122,13 @@ func hashFile(full string, want statInfo, stg *stager, bytes *atomic.Int64) (Has
 		}()
 		w = io.MultiWriter(hasher, tmp)
 	}
-	n, err := io.CopyBuffer(w, countingReader{f, bytes}, buf)
+	var n int64
+	var chunks []chunkRef
+	if chunked {
+		chunks, n, err = stg.putChunks(countingReader{f, bytes}, hasher)
+	} else {
+		n, err = io.CopyBuffer(w, countingReader{f, bytes}, buf)
+	}
 	if err != nil {
 		return h, fmt.Errorf("read %s: %w", full, err)
 	}
@@ -131,6 +138,9 @@ func hashFile(full string, want statInfo, stg *stager, bytes *atomic.Int64) (Has
 	}
 	if err := confirmQuiet(f, st1, readStart, h); err != nil {
 		return h, err
+	}
+	if chunked {
+		return h, stg.putList(h, chunks)
 	}
 	if tmp != nil {
 		if err := tmp.Close(); err != nil {

@@ -96,7 +96,8 @@ func (o *objectStore) has(h Hash) (bool, error) {
 	return err == nil, nil
 }
 
-// open opens object h for reading, verifying its content as it is read (see verifyingReader).
+// open opens object h for reading, verifying its content as it is read (see verifyingReader);
+// a content stored in chunks is read from them (chunked.go).
 // Every failure to open or read it is a *CorruptError: whatever the cause (a missing object, a
 // directory or an unreadable file in its place, an I/O error, a pack cut short), the content
 // cannot be had, and a restore treats all of them alike (it goes back to its safety checkpoint).
@@ -127,6 +128,10 @@ func (o *objectStore) open(h Hash) (io.ReadCloser, error) {
 			return nil, &CorruptError{Path: o.packDir, Reason: fmt.Sprintf("pack indexes cannot be read: %v", perr)}
 		}
 		if !ok && !retried {
+			// Neither loose nor packed: in chunks (chunked.go), else maybe in a newer pack.
+			if r, ok, err := o.openChunked(h); ok {
+				return r, err
+			}
 			o.forget()
 			continue
 		}
@@ -192,6 +197,10 @@ func (v *verifyingReader) Read(p []byte) (int, error) {
 			return n, &CorruptError{Path: v.name, Reason: fmt.Sprintf("content hashes to %s", got)}
 		}
 	case err != nil:
+		var ce *CorruptError
+		if errors.As(err, &ce) {
+			return n, err // a chunk of a chunked content names itself (chunked.go)
+		}
 		return n, &CorruptError{Path: v.name, Reason: fmt.Sprintf("cannot be read: %v", bare(err))}
 	}
 	return n, err
@@ -238,6 +247,7 @@ type stager struct {
 	pending  map[Hash]string // loose object -> its temporary file
 	pack     *packWriter     // created on the first small object when usePack
 	inPack   map[Hash]bool
+	lists    map[Hash]string // chunk list of a content -> its temporary file (chunked.go)
 	newBytes int64
 }
 
@@ -251,6 +261,9 @@ func (s *stager) count() int { return len(s.pending) + len(s.inPack) }
 // knownLocked reports whether h is stored or already staged; s.mu is held.
 func (s *stager) knownLocked(h Hash) (bool, error) {
 	if _, ok := s.pending[h]; ok || s.inPack[h] {
+		return true, nil
+	}
+	if _, ok := s.lists[h]; ok {
 		return true, nil
 	}
 	return s.o.has(h)
@@ -341,6 +354,7 @@ func (s *stager) discard() {
 		delete(s.pending, h)
 	}
 	clear(s.inPack)
+	s.discardLists()
 }
 
 // fewFiles is the batch size up to which files are flushed one by one (fsync each, then each
@@ -364,7 +378,7 @@ func (s *stager) commit() (err error) {
 		s.pack = nil
 	}
 	if len(s.pending) == 0 {
-		return nil
+		return s.commitLists()
 	}
 	var tmps []string
 	for _, tmp := range s.pending {
@@ -394,7 +408,7 @@ func (s *stager) commit() (err error) {
 	if err := flush(s.o.dir, nil, append(dirs, s.o.dir)); err != nil {
 		return fmt.Errorf("flush new objects: %w", err)
 	}
-	return nil
+	return s.commitLists()
 }
 
 // flush makes files' contents and dirs' entries durable: fsync each when there are few, one

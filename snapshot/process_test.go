@@ -94,6 +94,12 @@ func helperMain(mode, arg string) int {
 				return 1
 			}
 		}
+	case "checkpoint":
+		os.Stdout.Write([]byte("ready\n"))
+		if _, err := s.Checkpoint(ctx, "helper"); err != nil {
+			fmt.Fprintln(os.Stderr, "helper checkpoint:", err)
+			return 1
+		}
 	case "checkpoint-loop":
 		for i := 0; i < a.Times; i++ {
 			if _, err := s.Checkpoint(ctx, fmt.Sprint("loop ", i)); err != nil {

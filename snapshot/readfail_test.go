@@ -23,6 +23,12 @@ type readFailSetup struct {
 }
 
 func newReadFailSetup(t *testing.T, packed bool) *readFailSetup {
+	return newReadFailSetupLarge(t, packed, false)
+}
+
+// newReadFailSetupLarge is newReadFailSetup with, when large, two files stored in chunks, one
+// changed in its middle since C1 and one removed since.
+func newReadFailSetupLarge(t *testing.T, packed, large bool) *readFailSetup {
 	t.Helper()
 	root := filepath.Join(t.TempDir(), "ws")
 	n := 6
@@ -31,6 +37,10 @@ func newReadFailSetup(t *testing.T, packed bool) *readFailSetup {
 	}
 	for i := range n {
 		put(t, root, fmt.Sprintf("d%d/f%03d.txt", i%3, i), fmt.Sprintf("file %d, first version\n", i), 0o644)
+	}
+	if large {
+		writeAt(t, root, "large/a.bin", 0, randomBytes(chunkedFile+(2<<20), 71))
+		writeAt(t, root, "large/b.bin", 0, randomBytes(chunkedFile+1, 72))
 	}
 	s := mustOpen(t, root, Options{})
 	c1, err := s.Checkpoint(ctx, "C1")
@@ -47,6 +57,10 @@ func newReadFailSetup(t *testing.T, packed bool) *readFailSetup {
 	}
 	os.Remove(filepath.Join(root, "d2/f005.txt"))
 	put(t, root, "new/added.txt", "added since\n", 0o644)
+	if large {
+		writeAt(t, root, "large/a.bin", 3<<20, randomBytes(1000, 73))
+		os.Remove(filepath.Join(root, "large/b.bin"))
+	}
 	return &readFailSetup{s: s, root: root, target: c1.ID, before: readState(t, root), wanted: wanted}
 }
 
@@ -68,14 +82,16 @@ func failNth(o *objectStore, n int, err error) *int {
 }
 
 // TestRestoreUndoneOnEveryReadFailure fails each read of a rewind in turn (every open and read of
-// an object, loose or packed, and of a pack index) with an I/O error, a permission error, "is a
+// an object, loose, packed or a chunk, of a chunk list, and of a pack index) with an I/O error, a permission error, "is a
 // directory" and a short read. Whatever fails, the rewind ends with the workspace equal to the
 // target or, when it could not read it, back at the state before it (never a mix), no journal
 // left, and the next command works.
 func TestRestoreUndoneOnEveryReadFailure(t *testing.T) {
 	errs := []error{syscall.EIO, syscall.EACCES, syscall.EISDIR, io.EOF}
-	for _, packed := range []bool{false, true} {
-		t.Run(fmt.Sprintf("packed=%v", packed), func(t *testing.T) {
+	for _, c := range []struct{ packed, large bool }{{false, false}, {true, false}, {false, true}} {
+		packed := c.packed
+		newReadFailSetup := func(t *testing.T, packed bool) *readFailSetup { return newReadFailSetupLarge(t, packed, c.large) }
+		t.Run(fmt.Sprintf("packed=%v,chunked=%v", packed, c.large), func(t *testing.T) {
 			f := newReadFailSetup(t, packed)
 			reads := failNth(f.s.objects, 0, nil)
 			if _, err := f.s.Rewind(ctx, f.target, RestoreOptions{}); err != nil {
@@ -86,7 +102,11 @@ func TestRestoreUndoneOnEveryReadFailure(t *testing.T) {
 				t.Fatalf("a rewind made only %d reads", total)
 			}
 			undone := 0
-			for n := 1; n <= total; n++ {
+			step := 1
+			if c.large {
+				step = 7 // hundreds of reads, each trial storing megabytes: every 7th, all 4 errors
+			}
+			for n := 1; n <= total; n += step {
 				f := newReadFailSetup(t, packed)
 				inject := errs[n%len(errs)]
 				failNth(f.s.objects, n, inject)
@@ -111,7 +131,7 @@ func TestRestoreUndoneOnEveryReadFailure(t *testing.T) {
 					t.Fatalf("read %d failing with %v: the next command fails: %v", n, inject, err)
 				}
 			}
-			t.Logf("%d reads failed one at a time: %d rewinds undone or refused, %d completed", total, undone, total-undone)
+			t.Logf("%d of %d reads failed one at a time: %d rewinds undone or refused, the others completed", (total+step-1)/step, total, undone)
 		})
 	}
 }

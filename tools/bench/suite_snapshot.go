@@ -295,10 +295,11 @@ func runSnapshot(ctx context.Context, b *Bench) error {
 	return nil
 }
 
-// contentBytes is the size of the stored contents under a state directory: objects/ and packs/.
+// contentBytes is the size of the stored contents under a state directory: objects/, packs/ and
+// chunklists/.
 func contentBytes(meta string) (int64, error) {
 	var n int64
-	for _, d := range []string{"objects", "packs"} {
+	for _, d := range []string{"objects", "packs", "chunklists"} {
 		b, err := baseline.DirBytes(filepath.Join(meta, d))
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return 0, err

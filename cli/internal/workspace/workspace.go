@@ -22,11 +22,12 @@ import (
 // Init move such a store into the state base (migrate.go).
 const LegacyDir = ".rewind"
 
-// FormatVersion is the store layout this program reads and writes. Version 2 (manifests split by
-// directory, the stat cache's log: snapshot/FORMAT.md) reads every version 1 store as it is; a
-// version 1 store is marked 2 when this program opens it, so that an older agent-rewind, which
-// cannot read what this one writes, says to upgrade instead of failing on a manifest.
-const FormatVersion = 2
+// FormatVersion is the store layout this program reads and writes. Version 2 split manifests by
+// directory and added the stat cache's log; version 3 stores large files in chunks
+// (snapshot/FORMAT.md). Each reads every older store as it is; an older store is marked 3 when
+// this program opens it, so that an older agent-rewind, which cannot read what this one writes,
+// says to upgrade instead of failing on a manifest or calling a chunked content missing.
+const FormatVersion = 3
 
 // ErrNotInitialized reports a workspace that has no store yet.
 var ErrNotInitialized = errors.New("no agent-rewind state here")

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -31,7 +32,7 @@ func TestInitWritesFormatOnce(t *testing.T) {
 		t.Fatal("Init made a .rewind/ in the workspace")
 	}
 	b, err := os.ReadFile(filepath.Join(w.Meta, "format"))
-	if err != nil || string(b) != "2\n" {
+	if err != nil || string(b) != "3\n" {
 		t.Fatalf("format file: %q, %v", b, err)
 	}
 	if w2, err := Init(root); err != nil || w2.Meta != w.Meta {
@@ -52,7 +53,7 @@ func TestNewerFormatRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	os.WriteFile(w.Path("format"), []byte("3\n"), 0o600)
+	os.WriteFile(w.Path("format"), []byte(strconv.Itoa(FormatVersion+1)+"\n"), 0o600)
 	if _, err := Open(root); err == nil || !strings.Contains(err.Error(), "upgrade agent-rewind") {
 		t.Fatalf("newer format: %v", err)
 	}
@@ -70,28 +71,30 @@ func TestStateDirInsideWorkspaceRefused(t *testing.T) {
 	}
 }
 
-// TestFormat1Upgraded: a store of format 1 (flat manifests, written by an earlier version) is
-// opened as it is and marked format 2, with a notice, so that an older agent-rewind meeting what
-// this one writes asks to be upgraded.
-func TestFormat1Upgraded(t *testing.T) {
-	t.Setenv(StateDirEnv, t.TempDir())
-	var log strings.Builder
-	old := Log
-	Log = &log
-	t.Cleanup(func() { Log = old })
-	root := t.TempDir()
-	w, err := Init(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	os.WriteFile(w.Path("format"), []byte("1\n"), 0o600)
-	if _, err := Open(root); err != nil {
-		t.Fatal(err)
-	}
-	if b, _ := os.ReadFile(w.Path("format")); string(b) != "2\n" {
-		t.Fatalf("format after opening a format 1 store: %q", b)
-	}
-	if !strings.Contains(log.String(), "now format 2") {
-		t.Fatalf("no notice of the upgrade: %q", log.String())
+// TestOlderFormatsUpgraded: a store of format 1 (flat manifests) or 2 (whole contents only),
+// written by an earlier version, is opened as it is and marked format 3, with a notice, so that
+// an older agent-rewind meeting what this one writes (chunked contents) asks to be upgraded.
+func TestOlderFormatsUpgraded(t *testing.T) {
+	for _, v := range []string{"1", "2"} {
+		t.Setenv(StateDirEnv, t.TempDir())
+		var log strings.Builder
+		old := Log
+		Log = &log
+		t.Cleanup(func() { Log = old })
+		root := t.TempDir()
+		w, err := Init(root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(w.Path("format"), []byte(v+"\n"), 0o600)
+		if _, err := Open(root); err != nil {
+			t.Fatal(err)
+		}
+		if b, _ := os.ReadFile(w.Path("format")); string(b) != "3\n" {
+			t.Fatalf("format after opening a format %s store: %q", v, b)
+		}
+		if !strings.Contains(log.String(), "now format 3") {
+			t.Fatalf("no notice of the upgrade: %q", log.String())
+		}
 	}
 }
