@@ -60,9 +60,10 @@ type editedCheckpoint struct {
 }
 
 // tryEdit edits the current manifest by hint's paths when the hint is relative to the current
-// position and names a few paths; nil when it does not (the caller captures).
+// position and names a few paths (none: the current manifest, as it is); nil when it does not
+// (the caller captures).
 func (s *Store) tryEdit(ctx context.Context, ign matcher, hint *Changed) (*editedCheckpoint, error) {
-	if hint == nil || len(hint.Paths) == 0 || len(hint.Paths) > maxEditEntries {
+	if hint == nil || len(hint.Paths) > maxEditEntries {
 		return nil, nil
 	}
 	pos, err := s.readPosition()
