@@ -56,24 +56,9 @@ func (s *Store) scanChanged(ctx context.Context, ign matcher, h *Changed, idx *s
 	if err != nil {
 		return nil, "", err
 	}
-	paths := slices.Clone(h.Paths)
-	for i, p := range paths {
-		if p == "" || p == "." || path.IsAbs(p) || path.Clean(p) != p || strings.HasPrefix(p, "../") || p == ".." {
-			return nil, fmt.Sprintf("changed path %q is the root or not a clean relative path", p), nil
-		}
-		if p == IgnoreFile {
-			return nil, IgnoreFile + " changed", nil
-		}
-		paths[i] = p
-	}
-	slices.Sort(paths)
-	// Keep only the outermost paths: a changed directory is read again whole.
-	top := paths[:0]
-	for _, p := range paths {
-		if n := len(top); n > 0 && (p == top[n-1] || strings.HasPrefix(p, top[n-1]+"/")) {
-			continue
-		}
-		top = append(top, p)
+	top, why := outermost(h)
+	if why != "" {
+		return nil, why, nil
 	}
 	under := func(p string) bool { // p is a changed path or lies under one
 		i, _ := slices.BinarySearch(top, p)
@@ -160,6 +145,29 @@ func (s *Store) scanChanged(ctx context.Context, ign matcher, h *Changed, idx *s
 	seen.Store(int64(len(out)))
 	slices.Sort(w.excluded)
 	return &scan{entries: out, excluded: w.excluded, excludedCount: w.nExcl}, "", nil
+}
+
+// outermost returns the hint's paths, sorted, without those under another (a changed directory
+// is read again whole), or why the hint cannot be used.
+func outermost(h *Changed) (top []string, why string) {
+	paths := slices.Clone(h.Paths)
+	for _, p := range paths {
+		if p == "" || p == "." || path.IsAbs(p) || path.Clean(p) != p || strings.HasPrefix(p, "../") || p == ".." {
+			return nil, fmt.Sprintf("changed path %q is the root or not a clean relative path", p)
+		}
+		if p == IgnoreFile {
+			return nil, IgnoreFile + " changed"
+		}
+	}
+	slices.Sort(paths)
+	top = paths[:0]
+	for _, p := range paths {
+		if n := len(top); n > 0 && (p == top[n-1] || strings.HasPrefix(p, top[n-1]+"/")) {
+			continue
+		}
+		top = append(top, p)
+	}
+	return top, ""
 }
 
 // excludedAncestor reports whether a directory above p is excluded (a walk never enters it).

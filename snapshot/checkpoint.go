@@ -104,12 +104,27 @@ func (s *Store) checkpointLocked(ctx context.Context, label string, kind Kind, r
 	if err != nil {
 		return nil, nil, err
 	}
-	c, err := s.captureLiveRules(ctx, true, ign, hint)
+	// A hint of a few paths edits the current manifest's trees (treeedit.go); otherwise the
+	// workspace is captured, walked or narrowed by the hint.
+	ed, err := s.tryEdit(ctx, ign, hint)
 	if err != nil {
 		return nil, nil, err
 	}
+	var c *capture
+	var tr *trees
+	var counts Counts
+	saveCache := func() error { return s.writeIndex(c) }
+	if ed != nil {
+		c, tr, counts, saveCache = ed.c, ed.trees, ed.counts, ed.cache
+	} else {
+		if c, err = s.captureLiveRules(ctx, true, ign, hint); err != nil {
+			return nil, nil, err
+		}
+		live := c.scan.entries
+		tr = encodeTrees(len(live), func(i int) *Entry { return &live[i].Entry })
+		counts = countEntries(live)
+	}
 	live := c.scan.entries
-	tr := encodeTrees(len(live), func(i int) *Entry { return &live[i].Entry })
 	mh := tr.hash
 	mname := filepath.Join(s.state, "manifests", mh.String())
 	_, err = os.Lstat(mname)
@@ -131,7 +146,7 @@ func (s *Store) checkpointLocked(ctx context.Context, label string, kind Kind, r
 	// manifest and metadata are written. (Should the checkpoint fail after this, the cache still
 	// holds only true facts: which stat had which stored content.)
 	indexDone := make(chan error, 1)
-	go func() { indexDone <- s.writeIndex(c) }()
+	go func() { indexDone <- saveCache() }()
 	indexWritten := false
 	defer func() {
 		if !indexWritten {
@@ -163,7 +178,7 @@ func (s *Store) checkpointLocked(ctx context.Context, label string, kind Kind, r
 			return nil, nil, fmt.Errorf("write manifest: %w", err)
 		}
 	}
-	cp := Checkpoint{Time: time.Now().UTC(), Kind: kind, Label: label, Parent: pos.Current, Manifest: mh, Counts: countEntries(live), Call: call}
+	cp := Checkpoint{Time: time.Now().UTC(), Kind: kind, Label: label, Parent: pos.Current, Manifest: mh, Counts: counts, Call: call}
 	if !cp.Time.After(pos.Time) {
 		cp.Time = pos.Time.Add(time.Nanosecond)
 	}

@@ -108,7 +108,7 @@ func cleanCall(c ToolCall) (ToolCall, error) {
 	c.Tool = shorten(c.Tool, maxCallField)
 	c.Session = shorten(c.Session, maxCallField)
 	c.Agent = shorten(c.Agent, maxCallField)
-	c.Summary = shorten(strings.Join(strings.Fields(c.Summary), " "), maxCallSummary)
+	c.Summary = shorten(redactSecrets(c.Summary), maxCallSummary) // redacted whole, then cut
 	return c, nil
 }
 

@@ -20,11 +20,15 @@ import (
 //	non-effect PostToolUse (the same call, after it ran): exit 0, nothing printed (reported)
 //	admission of a new explicit key: exit 0                                      (reported)
 //	the hook path, guard --checkpoint before a Bash call in an unchanged workspace
-//	  (the decision plus the automatic checkpoint, which reuses the position)
-//	  against a minimal Go program's whole process                               goal <= 1.5x
+//	  (the decision plus the automatic checkpoint, which reuses the position), a new
+//	  tool call id each time, as agents send them:
+//	  with the change watcher running, the run's generated workspace (--quick: 5,000 files)
+//	    against a minimal Go program's whole process                             goal <= 1.5x
+//	  without a watcher (REWIND_WATCH=off: a stat walk), 200 files                (reported)
 //
-// The hook path is measured on a small workspace (200 files, no watcher): it is the fixed cost
-// of one hook process, not the stat walk, which the snapshot suite measures on a large tree.
+// The hook path measures the fixed cost of one hook process as agents meet it: the watcher runs
+// (the first checkpoint starts it), so the checkpoint asks it and looks at nothing else; the
+// no-watcher arm is the stat walk of a small tree (the snapshot suite walks a large one).
 //
 // The non-effect calls are Bash calls because the hooks are (integrations/claude-code matches
 // Bash and MCP tools only); they go through the shell splitter and every built-in rule. They
@@ -68,6 +72,19 @@ func runGuard(ctx context.Context, b *Bench) error {
 			return err
 		}
 	}
+	// The realistic workspace, with its watcher: its first checkpoint starts the watcher and
+	// walks, the second takes the watcher's first token.
+	watchedWS, watchedRes, err := b.FreshWorkspace(ctx, b.Shape())
+	if err != nil {
+		return err
+	}
+	defer measure.Run(agent.Command(context.Background(), watchedWS, "watch", "stop"))
+	for range 2 {
+		if r, err := measure.Run(agent.Command(ctx, watchedWS, "checkpoint")); err != nil {
+			return fmt.Errorf("checkpoint of the watched workspace: %v: %s", err, r.Stderr)
+		}
+	}
+	noWatch := agent.With("REWIND_WATCH=off")
 	goDir, err := b.TempDir("minimal-go")
 	if err != nil {
 		return err
@@ -92,9 +109,8 @@ func runGuard(ctx context.Context, b *Bench) error {
 	if err != nil {
 		return err
 	}
-	autoPre := bytes.ReplaceAll(pre, []byte(hotWS), []byte(autoWS))
-	guard := func(ctx context.Context, dir string, stdin []byte, silent bool, args ...string) (measure.Sample, error) {
-		cmd := agent.Command(ctx, dir, append([]string{"guard"}, args...)...)
+	guardAs := func(ctx context.Context, a *Agent, dir string, stdin []byte, silent bool, args ...string) (measure.Sample, error) {
+		cmd := a.Command(ctx, dir, append([]string{"guard"}, args...)...)
 		cmd.Stdin = strings.NewReader(string(stdin))
 		r, err := measure.Run(cmd)
 		if err != nil {
@@ -105,10 +121,28 @@ func runGuard(ctx context.Context, b *Bench) error {
 		}
 		return r.Sample, nil
 	}
-	// The first automatic checkpoint of autoWS, outside the measurement: later calls find it
-	// unchanged.
-	if _, err := guard(ctx, autoWS, autoPre, true, "--checkpoint"); err != nil {
-		return fmt.Errorf("first automatic checkpoint: %w", err)
+	guard := func(ctx context.Context, dir string, stdin []byte, silent bool, args ...string) (measure.Sample, error) {
+		return guardAs(ctx, agent, dir, stdin, silent, args...)
+	}
+	// Each call a new tool call id, as an agent's calls have: each is noted against the position.
+	calls := 0
+	hookCall := func(a *Agent, dir string) func(context.Context) (measure.Sample, error) {
+		return func(ctx context.Context) (measure.Sample, error) {
+			calls++
+			in := bytes.ReplaceAll(pre, []byte(hotWS), []byte(dir))
+			in = bytes.ReplaceAll(in, []byte("toolu_bench_test"), []byte(fmt.Sprintf("toolu_bench_%06d", calls)))
+			return guardAs(ctx, a, dir, in, true, "--checkpoint")
+		}
+	}
+	// The first automatic checkpoint of each workspace, outside the measurement: later calls
+	// find it unchanged.
+	for _, w := range []struct {
+		a   *Agent
+		dir string
+	}{{noWatch, autoWS}, {agent, watchedWS}} {
+		if _, err := hookCall(w.a, w.dir)(ctx); err != nil {
+			return fmt.Errorf("first automatic checkpoint of %s: %w", w.dir, err)
+		}
 	}
 	key := 0
 	arms := []measure.Arm{
@@ -125,12 +159,11 @@ func runGuard(ctx context.Context, b *Bench) error {
 			return guard(ctx, ws, []byte(in), false)
 		}},
 		{Name: "minimal Go program", Run: minimal.Run},
-		{Name: "agent-rewind guard --checkpoint, PreToolUse (Bash), unchanged workspace of 200 files", Run: func(ctx context.Context) (measure.Sample, error) {
-			return guard(ctx, autoWS, autoPre, true, "--checkpoint")
-		}},
+		{Name: fmt.Sprintf("agent-rewind guard --checkpoint, PreToolUse (Bash), unchanged workspace of %d files, watcher running", watchedRes.Shape.Files), Run: hookCall(agent, watchedWS)},
+		{Name: "agent-rewind guard --checkpoint, PreToolUse (Bash), unchanged workspace of 200 files, no watcher", Run: hookCall(noWatch, autoWS)},
 	}
 	n := b.Reps(300, 60)
-	b.Logf("%d rounds of true / non-effect PreToolUse / non-effect PostToolUse / admission / minimal Go / hook path with automatic checkpoint", n)
+	b.Logf("%d rounds of true / non-effect PreToolUse / non-effect PostToolUse / admission / minimal Go / hook path with the watcher / hook path without", n)
 	ss, err := measure.Alternate(ctx, n, arms...)
 	if err != nil {
 		return err
@@ -138,7 +171,12 @@ func runGuard(ctx context.Context, b *Bench) error {
 	if s, err := agent.Store(ctx, hotWS); err == nil {
 		return fmt.Errorf("the non-effect calls created the store %s for %s: the hot path must create nothing", s, hotWS)
 	}
-	floor, hot, after, admit, goFloor, hookPath := ss[0], ss[1], ss[2], ss[3], ss[4], ss[5]
+	if !agent.Has(ctx, "watch", "status") {
+		b.Logf("this agent-rewind has no change watcher: the hook path ran without one")
+	} else if r, err := measure.Run(agent.Command(ctx, watchedWS, "--json", "watch", "status")); err != nil || !bytes.Contains(r.Stdout, []byte(`"running": true`)) {
+		return fmt.Errorf("the watched workspace's watcher is not running after the hook calls (%v): %.200q", err, r.Stdout)
+	}
+	floor, hot, after, admit, goFloor, hookPath, hookNoWatch := ss[0], ss[1], ss[2], ss[3], ss[4], ss[5], ss[6]
 	p := func(s measure.Series, q float64) float64 { return ms(measure.Percentile(s.Walls(), q)) }
 	b.Value("guard_non_effect_p50", p(hot, 50), "ms", "wall per process, process start included", arm(hot), AtMost(5), "")
 	b.Value("guard_non_effect_p99", p(hot, 99), "ms", "wall per process, process start included", arm(hot), AtMost(5), "")
@@ -150,7 +188,9 @@ func runGuard(ctx context.Context, b *Bench) error {
 	b.Ratio("guard_admission_vs_true", admit, floor, NoGoal, "")
 	b.Value("true_p50", p(floor, 50), "ms", "process-start floor", arm(floor), NoGoal, "")
 	b.Value("minimal_go_p50", p(goFloor, 50), "ms", "a Go program that does nothing, whole process", arm(goFloor), NoGoal, "")
-	b.Value("hook_path_p50", p(hookPath, 50), "ms", "wall per process: guard decision plus automatic checkpoint, unchanged workspace of 200 files, no watcher", arm(hookPath), NoGoal, "")
-	b.Ratio("hook_path_vs_minimal_go", hookPath, goFloor, AtMost(1.5), "guard --checkpoint on an unchanged small workspace over a minimal Go process, same run")
+	b.Value("hook_path_p50", p(hookPath, 50), "ms", fmt.Sprintf("wall per process: guard decision plus automatic checkpoint, unchanged workspace of %d files, watcher running", watchedRes.Shape.Files), arm(hookPath), NoGoal, "")
+	b.Ratio("hook_path_vs_minimal_go", hookPath, goFloor, AtMost(1.5), fmt.Sprintf("guard --checkpoint on an unchanged workspace of %d files with the watcher running, over a minimal Go process, same run", watchedRes.Shape.Files))
+	b.Value("hook_path_no_watcher_p50", p(hookNoWatch, 50), "ms", "wall per process: guard decision plus automatic checkpoint by a stat walk, unchanged workspace of 200 files", arm(hookNoWatch), NoGoal, "")
+	b.Ratio("hook_path_no_watcher_vs_minimal_go", hookNoWatch, goFloor, NoGoal, "guard --checkpoint with REWIND_WATCH=off on an unchanged workspace of 200 files, over a minimal Go process, same run")
 	return nil
 }

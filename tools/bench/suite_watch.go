@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -16,13 +17,15 @@ import (
 // The watch suite (issue 17, "At the cost of what changed"): checkpoints with the change watcher
 // running, against find's lstat of every entry, on the generated workspace:
 //
-//	checkpoint, no change, watcher running       vs find   goal <= 0.1
-//	checkpoint after 10 changes, watcher running  vs find   goal <= 0.15
-//	checkpoints that used the watcher's hint      of all    goal: all
-//	the watcher's resident memory (VmHWM)                   goal <= 50 MiB
+//	automatic checkpoint (the hook: guard --checkpoint), no change          vs find   goal <= 0.1
+//	automatic checkpoint (the hook: guard --checkpoint), 10 changed files   vs find   goal <= 0.15
+//	"agent-rewind checkpoint", no change / 10 changed files                 vs find   (reported)
+//	checkpoints that used the watcher's hint      of all                              goal: all
+//	the watcher's resident memory (VmHWM)                                             goal <= 50 MiB
 //
-// These are "agent-rewind checkpoint" runs (the automatic checkpoints of the hooks take the same
-// path); the snapshot suite measures the same checkpoints without the watcher.
+// The hook is what runs before every tool call an agent makes; "checkpoint" is the command a
+// person or the MCP tool runs, which always writes a checkpoint; the snapshot suite measures
+// the same checkpoints without the watcher.
 func init() {
 	register(Suite{
 		Name:        "watch",
@@ -76,28 +79,49 @@ func runWatch(ctx context.Context, b *Bench) error {
 	find := measure.Arm{Name: "find (lstat of every entry)", Run: func(ctx context.Context) (measure.Sample, error) {
 		return baseline.Find(ctx, ws)
 	}}
-	reps := b.Reps(9, 5)
-	b.Logf("no-change checkpoint with the watcher vs find, %d each", reps)
-	nochange, err := measure.Alternate(ctx, reps, measure.Arm{Name: "agent-rewind checkpoint (no change, watcher running)", Run: checkpoint}, find)
-	if err != nil {
-		return err
+	calls := 0
+	hook := func(ctx context.Context) (measure.Sample, error) {
+		calls++
+		in, err := json.Marshal(map[string]any{
+			"session_id": "bench-session", "cwd": ws, "hook_event_name": "PreToolUse", "tool_name": "Bash",
+			"tool_input": map[string]any{"command": "go test ./..."}, "tool_use_id": fmt.Sprintf("toolu_watch_%06d", calls),
+		})
+		if err != nil {
+			return measure.Sample{}, err
+		}
+		cmd := agent.Command(ctx, ws, "guard", "--checkpoint")
+		cmd.Stdin = bytes.NewReader(in)
+		r, err := measure.Run(cmd)
+		if err == nil && len(r.Stdout)+len(r.Stderr) > 0 {
+			err = fmt.Errorf("guard --checkpoint printed %.200q / %.200q: the automatic checkpoint failed", r.Stdout, r.Stderr)
+		}
+		return r.Sample, err
 	}
-	b.Ratio("checkpoint_no_change_watcher", nochange[0], nochange[1], AtMost(0.1), "")
 	seed := uint64(3000)
-	b.Logf("10-change checkpoint with the watcher vs find, %d each", reps)
-	change10, err := measure.Alternate(ctx, reps, measure.Arm{
-		Name: "agent-rewind checkpoint (10 changed files, watcher running)",
-		Setup: func(context.Context) error {
-			seed++
-			_, err := workspace.MakeChanges(ws, 10, seed)
-			return err
-		},
-		Run: checkpoint,
-	}, find)
+	changes := func(context.Context) error {
+		seed++
+		_, err := workspace.MakeChanges(ws, 10, seed)
+		return err
+	}
+	reps := b.Reps(9, 5)
+	b.Logf("no-change automatic checkpoint and checkpoint with the watcher vs find, %d each", reps)
+	nochange, err := measure.Alternate(ctx, reps,
+		measure.Arm{Name: "agent-rewind guard --checkpoint (no change, watcher running)", Run: hook},
+		measure.Arm{Name: "agent-rewind checkpoint (no change, watcher running)", Run: checkpoint}, find)
 	if err != nil {
 		return err
 	}
-	b.Ratio("checkpoint_10_changes_watcher", change10[0], change10[1], AtMost(0.15), "")
+	b.Ratio("auto_checkpoint_no_change_watcher", nochange[0], nochange[2], AtMost(0.1), "the hook before a tool call")
+	b.Ratio("checkpoint_no_change_watcher", nochange[1], nochange[2], NoGoal, "the checkpoint command: writes a checkpoint")
+	b.Logf("10-change automatic checkpoint and checkpoint with the watcher vs find, %d each", reps)
+	change10, err := measure.Alternate(ctx, reps,
+		measure.Arm{Name: "agent-rewind guard --checkpoint (10 changed files, watcher running)", Setup: changes, Run: hook},
+		measure.Arm{Name: "agent-rewind checkpoint (10 changed files, watcher running)", Setup: changes, Run: checkpoint}, find)
+	if err != nil {
+		return err
+	}
+	b.Ratio("auto_checkpoint_10_changes_watcher", change10[0], change10[2], AtMost(0.15), "the hook before a tool call")
+	b.Ratio("checkpoint_10_changes_watcher", change10[1], change10[2], NoGoal, "the checkpoint command")
 	b.Count("watcher_used", hinted, total, "checkpoints", "checkpoints measured above", Exactly(float64(total)),
 		"checkpoints that looked only at what the watcher reported; the others walked: "+strings.Join(reasons, "; "))
 

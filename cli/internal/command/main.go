@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/agent-rewind/rewind/cli/internal/workspace"
@@ -15,9 +17,7 @@ import (
 
 // CLI is the root of the command tree.
 type CLI struct {
-	Workspace string `help:"Workspace root: the folder whose files are checkpointed." default:"." type:"path" placeholder:"DIR"`
-	StateDir  string `name:"state-dir" help:"Folder of every workspace's store (default: $REWIND_STATE_DIR, else $XDG_STATE_HOME/agent-rewind, else ~/.local/state/agent-rewind; on macOS ~/Library/Application Support/agent-rewind). It must be outside the workspace." type:"path" placeholder:"DIR"`
-	JSON      bool   `help:"Write machine-readable JSON to stdout instead of text."`
+	Globals `embed:""`
 
 	Version VersionCmd `cmd:"" help:"Print the version of agent-rewind and of the Go toolchain that built it."`
 	Chain   ChainCmd   `cmd:"" help:"Verify, prove, sign and export the tamper-evident hash chain. Details: docs/chain.md."`
@@ -48,6 +48,13 @@ type CLI struct {
 	Savings SavingsCmd   `cmd:"" name:"savings" help:"Print the gateway's replay-savings receipt (savings.json in the store): replay savings only. Details: docs/gateway.md."`
 }
 
+// Globals are the flags every command takes.
+type Globals struct {
+	Workspace string `help:"Workspace root: the folder whose files are checkpointed." default:"." type:"path" placeholder:"DIR"`
+	StateDir  string `name:"state-dir" help:"Folder of every workspace's store (default: $REWIND_STATE_DIR, else $XDG_STATE_HOME/agent-rewind, else ~/.local/state/agent-rewind; on macOS ~/Library/Application Support/agent-rewind). It must be outside the workspace." type:"path" placeholder:"DIR"`
+	JSON      bool   `help:"Write machine-readable JSON to stdout instead of text."`
+}
+
 // workspaceFlag returns the last --workspace value among args as given (before "--"), and
 // whether there was one.
 func workspaceFlag(args []string) (value string, set bool) {
@@ -65,6 +72,66 @@ func workspaceFlag(args []string) (value string, set bool) {
 	return value, set
 }
 
+// lazyModel enables chosenCommand; tests turn it off to compare with the whole model.
+var lazyModel = true
+
+// newParser builds kong's parser of args into cli: of the global flags and the chosen command
+// alone when chosenCommand finds it, else of the whole command tree.
+func newParser(cli *CLI, args []string, opts ...kong.Option) (*kong.Kong, error) {
+	if cmd, ok := chosenCommand(cli, args); ok && lazyModel {
+		return kong.New(&cli.Globals, append(opts, cmd)...)
+	}
+	return kong.New(cli, opts...)
+}
+
+// chosenCommand returns the command args name as kong's only command, for a model of the global
+// flags and that command alone: reflecting over every command's flags and help costs most
+// commands more than their work. ok is false when kong needs the whole model: no command word,
+// one that names no command (kong suggests one), --help, or anything unusual before the word.
+func chosenCommand(cli *CLI, args []string) (kong.Option, bool) {
+	// Only the plain forms of the global flags may come before the command word.
+	word, found := "", false
+	for i := 0; i < len(args) && !found; i++ {
+		switch a := args[i]; {
+		case a == "--json":
+		case (a == "--workspace" || a == "--state-dir") && i+1 < len(args) && plainValue(args[i+1]):
+			i++
+		case strings.HasPrefix(a, "--workspace=") || strings.HasPrefix(a, "--state-dir="):
+		case plainValue(a):
+			word, found = a, true
+		default:
+			return nil, false
+		}
+	}
+	if !found || slices.Contains(args, "--help") || slices.Contains(args, "-h") {
+		return nil, false
+	}
+	f, v, ok := commandField(cli, word)
+	if !ok {
+		return nil, false
+	}
+	return kong.DynamicCommand(word, f.Tag.Get("help"), "", v.Addr().Interface(), string(f.Tag)), true
+}
+
+// commandField returns the field of cli that holds the command named name.
+func commandField(cli *CLI, name string) (reflect.StructField, reflect.Value, bool) {
+	v := reflect.ValueOf(cli).Elem()
+	for i := range v.NumField() {
+		f := v.Type().Field(i)
+		if _, isCmd := f.Tag.Lookup("cmd"); !isCmd {
+			continue
+		}
+		n, ok := f.Tag.Lookup("name")
+		if !ok {
+			n = strings.ToLower(f.Name)
+		}
+		if n == name {
+			return f, v.Field(i), true
+		}
+	}
+	return reflect.StructField{}, reflect.Value{}, false
+}
+
 // exitPanic carries kong's requested exit code out of Parse (for --help and usage errors) so
 // that Main can return it instead of ending the process: tests call Main in-process.
 type exitPanic int
@@ -77,13 +144,14 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 		return code
 	}
 	var cli CLI
-	parser, err := kong.New(&cli,
+	opts := []kong.Option{
 		kong.Name("agent-rewind"),
 		kong.Description("Checkpoint and rewind a coding agent's whole workspace, refuse repeated external effects, and keep a tamper-evident chain of both."),
 		kong.Writers(stdout, stderr),
 		kong.Exit(func(c int) { panic(exitPanic(c)) }),
 		kong.ShortUsageOnError(),
-	)
+	}
+	parser, err := newParser(&cli, args, opts...)
 	if err != nil { // a malformed command struct: a bug in this program, not in the input
 		fmt.Fprintf(stderr, "agent-rewind: internal error building the command line: %v\n", err)
 		return 1

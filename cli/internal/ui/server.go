@@ -19,7 +19,11 @@ import (
 //go:embed assets
 var assets embed.FS
 
-var page = template.Must(template.ParseFS(assets, "assets/index.html"))
+// page is parsed on first use, not at start: every agent-rewind process links this package, and
+// most never serve the page.
+var page = sync.OnceValue(func() *template.Template {
+	return template.Must(template.ParseFS(assets, "assets/index.html"))
+})
 
 // Server is the web UI of one workspace.
 type Server struct {
@@ -80,7 +84,7 @@ func (s *Server) Handler() http.Handler {
 
 func (s *Server) index(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	page.Execute(w, map[string]string{"CSRF": s.csrf, "Root": s.ws.Root, "Store": s.ws.Meta})
+	page().Execute(w, map[string]string{"CSRF": s.csrf, "Root": s.ws.Root, "Store": s.ws.Meta})
 }
 
 // apiError is the JSON body of a failed API call.

@@ -2,6 +2,7 @@ package watch
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -100,11 +101,16 @@ func ReadPosition(store string) Position {
 	return p
 }
 
-// WritePosition records that checkpoint id was taken after token was given.
+// WritePosition records that checkpoint id was taken after token was given. When the store
+// already says exactly that (an automatic checkpoint that reused the position, with a watcher
+// that saw nothing since), it writes nothing: the hook then pays no fsync.
 func WritePosition(store, id, token string) error {
 	b, err := json.Marshal(Position{Checkpoint: id, Token: token})
 	if err != nil {
 		return err
+	}
+	if old, err := os.ReadFile(filepath.Join(dir(store), "position")); err == nil && bytes.Equal(old, b) {
+		return nil
 	}
 	if err := os.MkdirAll(dir(store), 0o700); err != nil {
 		return err

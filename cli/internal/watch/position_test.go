@@ -1,0 +1,39 @@
+package watch
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestWritePositionUnchanged: writing the position the store already holds leaves its file
+// alone (the hook's unchanged workspace pays no fsync); a new position replaces it.
+func TestWritePositionUnchanged(t *testing.T) {
+	store := t.TempDir()
+	name := filepath.Join(dir(store), "position")
+	if err := WritePosition(store, "aaa", "w:1"); err != nil {
+		t.Fatal(err)
+	}
+	before, err := os.Stat(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := WritePosition(store, "aaa", "w:1"); err != nil {
+		t.Fatal(err)
+	}
+	after, err := os.Stat(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !os.SameFile(before, after) {
+		t.Fatal("the same position was written again (a new file replaced the old)")
+	}
+	for _, p := range []Position{{"aaa", "w:2"}, {"bbb", "w:2"}} {
+		if err := WritePosition(store, p.Checkpoint, p.Token); err != nil {
+			t.Fatal(err)
+		}
+		if got := ReadPosition(store); got != p {
+			t.Fatalf("position = %+v, want %+v", got, p)
+		}
+	}
+}
