@@ -6,8 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -95,6 +98,60 @@ func (g *gatewayProc) stop() int64 {
 		<-g.done
 	}
 	return measure.MaxRSS(g.cmd)
+}
+
+// cpuTime returns the CPU time the gateway's threads have used so far, from Linux's
+// /proc/PID/task/*/schedstat (nanoseconds, unlike the clock ticks of /proc/PID/stat).
+func (g *gatewayProc) cpuTime() (time.Duration, error) {
+	dir := fmt.Sprintf("/proc/%d/task", g.cmd.Process.Pid)
+	tasks, err := os.ReadDir(dir)
+	if err != nil {
+		return 0, err
+	}
+	var sum time.Duration
+	for _, t := range tasks {
+		b, err := os.ReadFile(filepath.Join(dir, t.Name(), "schedstat"))
+		if err != nil {
+			continue // a thread that ended
+		}
+		f := strings.Fields(string(b))
+		if len(f) == 0 {
+			return 0, fmt.Errorf("%s/%s/schedstat: %q: no CPU time", dir, t.Name(), b)
+		}
+		ns, err := strconv.ParseInt(f[0], 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("%s/%s/schedstat: %w", dir, t.Name(), err)
+		}
+		sum += time.Duration(ns)
+	}
+	return sum, nil
+}
+
+// cpuMeter is the gateway's CPU time at a start, to report the CPU time per request of a
+// loop; zero where the platform does not tell.
+type cpuMeter struct {
+	g     *gatewayProc
+	start time.Duration
+	ok    bool
+}
+
+func (g *gatewayProc) cpuMeter() cpuMeter {
+	t, err := g.cpuTime()
+	return cpuMeter{g: g, start: t, ok: err == nil}
+}
+
+// report records the CPU time the gateway used since the meter started, per one of n units.
+func (m cpuMeter) report(b *Bench, name string, n int, unit string) {
+	if !m.ok || n == 0 {
+		return
+	}
+	t, err := m.g.cpuTime()
+	if err != nil {
+		return
+	}
+	b.Value(name, float64(t-m.start)/float64(n)/float64(time.Millisecond), "ms",
+		"CPU time of the gateway process (all threads, /proc/PID/task/*/schedstat) per "+unit, nil, NoGoal,
+		"load from other processes moves it less than the latencies")
 }
 
 // freePort returns a loopback TCP port that was free a moment ago.

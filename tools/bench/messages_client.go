@@ -14,6 +14,7 @@ const benchAPIKey = "sk-ant-bench-not-a-real-key"
 
 // exchange is one finished Messages call.
 type exchange struct {
+	Sent  time.Time     // when the request was handed to the client
 	TTFB  time.Duration // request sent → first byte of the response body
 	Total time.Duration // request sent → last byte of the response body
 	Body  []byte
@@ -49,7 +50,7 @@ func postMessagesHeader(ctx context.Context, c *http.Client, base string, body [
 		return exchange{}, err
 	}
 	defer resp.Body.Close()
-	var x exchange
+	x := exchange{Sent: start}
 	first := make([]byte, 1)
 	n, err := io.ReadFull(resp.Body, first)
 	x.TTFB = time.Since(start)

@@ -43,8 +43,12 @@ func runGatewayOverhead(ctx context.Context, b *Bench) error {
 	if err := agent.Require(ctx, b, []string{"gateway"}); err != nil {
 		return err
 	}
-	b.UsesModules("tools") // the mock upstream is tools/mockanthropic
-	mock := mockanthropic.New(mockanthropic.Options{EventDelay: gatewayEventDelay})
+	b.UsesModules("tools")                // the mock upstream is tools/mockanthropic
+	var arrived atomic.Pointer[time.Time] // when the mock last had a whole request
+	mock := mockanthropic.New(mockanthropic.Options{EventDelay: gatewayEventDelay, OnRequest: func(*http.Request, []byte) {
+		now := time.Now()
+		arrived.Store(&now)
+	}})
 	if err := mock.Start(); err != nil {
 		return err
 	}
@@ -79,6 +83,7 @@ func runGatewayOverhead(ctx context.Context, b *Bench) error {
 	}
 	n := b.Reps(3000, 400)
 	b.Logf("pass-through latency: %d requests each", n)
+	cpu := gw.cpuMeter()
 	lat, err := measure.Alternate(ctx, n,
 		measure.Arm{Name: "through agent-rewind gateway (pass-through)", Run: call(gw.URL, false)},
 		measure.Arm{Name: "mock upstream called directly", Run: call(mock.URL, false)})
@@ -87,6 +92,7 @@ func runGatewayOverhead(ctx context.Context, b *Bench) error {
 	}
 	b.Added("added_latency_p50", lat[0], lat[1], 50, AtMost(0.3), "")
 	b.Added("added_latency_p99", lat[0], lat[1], 99, AtMost(1.5), "")
+	cpu.report(b, "gateway_cpu_per_request", n, "pass-through request")
 
 	// Memory-replay hits: one request recorded, then many identical ones from 8 workers.
 	replayBody := []byte(`{"model":"claude-sonnet-5-5","max_tokens":64,"messages":[{"role":"user","content":"Replay me."}]}`)
@@ -117,12 +123,32 @@ func runGatewayOverhead(ctx context.Context, b *Bench) error {
 	// SSE time to first byte, pass-through.
 	k := b.Reps(200, 40)
 	b.Logf("SSE time to first byte: %d streams each", k)
+	// Each stream's first byte, split where the mock has the whole request: the added time
+	// before that is the gateway's request path, after it its response path.
+	type legs struct{ before, after measure.Series }
+	var gwLegs, directLegs legs
+	stream := func(base string, l *legs) func(context.Context) (measure.Sample, error) {
+		run := call(base, true)
+		return func(ctx context.Context) (measure.Sample, error) {
+			arrived.Store(nil)
+			sent := time.Now()
+			s, err := run(ctx)
+			if at := arrived.Load(); err == nil && at != nil {
+				before := at.Sub(sent)
+				l.before.Samples = append(l.before.Samples, measure.Sample{Wall: before})
+				l.after.Samples = append(l.after.Samples, measure.Sample{Wall: s.Elapsed - before})
+			}
+			return s, err
+		}
+	}
+	cpu = gw.cpuMeter()
 	sse, err := measure.Alternate(ctx, k,
-		measure.Arm{Name: "SSE through the gateway", Run: call(gw.URL, true)},
-		measure.Arm{Name: "SSE from the mock directly", Run: call(mock.URL, true)})
+		measure.Arm{Name: "SSE through the gateway", Run: stream(gw.URL, &gwLegs)},
+		measure.Arm{Name: "SSE from the mock directly", Run: stream(mock.URL, &directLegs)})
 	if err != nil {
 		return err
 	}
+	cpu.report(b, "gateway_cpu_per_sse_stream", k, "SSE stream (all its events)")
 	ttfb := func(s measure.Series) measure.Series {
 		t := measure.Series{Name: s.Name + ", time to first byte"}
 		for _, x := range s.Samples {
@@ -132,6 +158,12 @@ func runGatewayOverhead(ctx context.Context, b *Bench) error {
 	}
 	b.Added("sse_added_ttfb_p50", ttfb(sse[0]), ttfb(sse[1]), 50, AtMost(0.3),
 		fmt.Sprintf("the mock spaces events by %v: a proxy that buffered the stream would add at least that much", gatewayEventDelay))
+	gwLegs.before.Name, directLegs.before.Name = "SSE through the gateway, sent → the mock has the request", "SSE from the mock directly, sent → the mock has the request"
+	gwLegs.after.Name, directLegs.after.Name = "SSE through the gateway, the mock has the request → first byte", "SSE from the mock directly, the mock has the request → first byte"
+	if len(gwLegs.before.Samples) > 0 && len(directLegs.before.Samples) > 0 {
+		b.Added("sse_added_ttfb_before_upstream_p50", gwLegs.before, directLegs.before, 50, NoGoal, "the part of the added first-byte time spent before the upstream has the request")
+		b.Added("sse_added_ttfb_after_upstream_p50", gwLegs.after, directLegs.after, 50, NoGoal, "the part spent after it: the upstream's answer through the gateway")
+	}
 
 	// RSS with 200 concurrent streams, in a fresh gateway whose peak RSS is read when it exits.
 	slow := mockanthropic.New(mockanthropic.Options{EventDelay: 100 * time.Millisecond})
