@@ -142,24 +142,34 @@ func TestTeamTenantIsolation(t *testing.T) {
 	}
 }
 
-// A key revoked through the store is refused at once by every replica.
+// A key revoked through the store is refused at once by every replica, though each replica
+// remembers the key's tenant: for a replay from memory, a replay from the database (recorded
+// through the other replica) and a new call alike, and no call goes upstream.
 func TestTeamRevokedKeyRefusedByEveryReplica(t *testing.T) {
 	url, s := teamDB(t)
 	id, key := newKey(t, s, "acme")
 	mock := startMock(t, mockanthropic.Options{})
 	replicas := []string{teamReplica(t, mock.URL, url, nil), teamReplica(t, mock.URL, url, nil)}
-	for _, r := range replicas {
-		if c := post(t, r, "/v1/messages", messagesBody("hi", false), "x-api-key", key1, "x-rewind-key", key); c.status != 200 {
-			t.Fatalf("before revoking: %d %s", c.status, c.body)
+	for i, r := range replicas {
+		for _, text := range []string{"hi", fmt.Sprint("recorded through ", i)} {
+			if c := post(t, r, "/v1/messages", messagesBody(text, false), "x-api-key", key1, "x-rewind-key", key); c.status != 200 {
+				t.Fatalf("before revoking: %d %s", c.status, c.body)
+			}
 		}
 	}
 	if err := s.RevokeKey(context.Background(), "acme", id); err != nil {
 		t.Fatal(err)
 	}
-	for _, r := range replicas {
-		if c := post(t, r, "/v1/messages", messagesBody("hi", false), "x-api-key", key1, "x-rewind-key", key); c.status != 401 {
-			t.Fatalf("after revoking: %d %s; want 401 at once (even for a cached replay)", c.status, c.body)
+	hits := mock.Hits()
+	for i, r := range replicas {
+		for _, text := range []string{"hi", fmt.Sprint("recorded through ", 1-i), "new"} {
+			if c := post(t, r, "/v1/messages", messagesBody(text, false), "x-api-key", key1, "x-rewind-key", key); c.status != 401 {
+				t.Fatalf("after revoking, replica %d, %q: %d %s; want 401 at once (even for a replay from memory or the database)", i, text, c.status, c.body)
+			}
 		}
+	}
+	if n := mock.Hits() - hits; n != 0 {
+		t.Fatalf("a revoked key made %d upstream calls", n)
 	}
 }
 

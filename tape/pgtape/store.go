@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"regexp"
+	"sync"
 	"time"
 
 	"github.com/agent-rewind/rewind/tape"
@@ -31,6 +32,7 @@ type Store struct {
 	depKey  []byte
 	keyErr  error // why there is no deployment key (migrations and API keys need none)
 	options tape.Options
+	tenants sync.Map // [32]byte SHA-256 of an API key Authenticate accepted → its tenant
 }
 
 // Options configure a Store.
