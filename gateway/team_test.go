@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -170,6 +171,30 @@ func TestTeamRevokedKeyRefusedByEveryReplica(t *testing.T) {
 	}
 	if n := mock.Hits() - hits; n != 0 {
 		t.Fatalf("a revoked key made %d upstream calls", n)
+	}
+}
+
+// A call that is not a replay makes one round trip to PostgreSQL before its upstream call (the
+// key's check and the replay lookup, in one statement) and one after it (the store), once the
+// replica knows the key.
+func TestTeamMissRoundTrips(t *testing.T) {
+	url, s := teamDB(t)
+	_, key := newKey(t, s, "acme")
+	db := newPGRoundTrips(t, url)
+	var atUpstream atomic.Int64
+	mock := startMock(t, mockanthropic.Options{OnRequest: func(*http.Request, []byte) { atUpstream.Store(db.n()) }})
+	gw := teamReplica(t, mock.URL, db.url, nil)
+	// The fewest of several calls: a connection new to the pool prepares its statements first.
+	before, total := int64(1<<62), int64(1<<62)
+	for i := range 8 {
+		n := db.n()
+		if c := post(t, gw, "/v1/messages", messagesBody(fmt.Sprint("miss ", i), false), "x-api-key", key1, "x-rewind-key", key); c.status != 200 || c.header.Get(HeaderReplay) != "miss" {
+			t.Fatalf("call %d: %d %s %s", i, c.status, c.header.Get(HeaderReplay), c.body)
+		}
+		before, total = min(before, atUpstream.Load()-n), min(total, db.n()-n)
+	}
+	if before != 1 || total != 2 {
+		t.Fatalf("a miss made %d round trips to the database before its upstream call and %d in all; want 1 and 2", before, total)
 	}
 }
 
