@@ -103,7 +103,9 @@ func (s *Store) Authenticate(ctx context.Context, key string) (tenant string, er
 	if revoked != nil {
 		return "", refused(id, tenant, revoked)
 	}
-	s.tenants.Store(sum, tenant)
+	if _, ok := s.tenants.Load(sum); !ok {
+		s.tenants.Store(sum, tenant)
+	}
 	return tenant, nil
 }
 
