@@ -11,8 +11,9 @@ import (
 )
 
 // pgRoundTrips is a loopback proxy in front of PostgreSQL that counts the round trips its
-// clients make: the Sync messages of the extended query protocol, one per statement or
-// pipelined batch (pgx's pings, simple queries, are not counted).
+// clients make: the messages after which the server answers, Sync (the extended protocol's, one
+// per statement or pipelined batch) and Query (the simple protocol's: pgx's BEGIN, COMMIT and
+// pings).
 type pgRoundTrips struct {
 	url   string // the database's connection string, through the proxy
 	syncs atomic.Int64
@@ -52,7 +53,7 @@ func newPGRoundTrips(t *testing.T, dbURL string) *pgRoundTrips {
 	return p
 }
 
-// forward copies a client's messages to the server, counting Syncs: a startup message first
+// forward copies a client's messages to the server, counting round trips: a startup message first
 // (no type byte), then typed messages.
 func (p *pgRoundTrips) forward(server io.Writer, client io.Reader) {
 	r := bufio.NewReader(client)
@@ -72,7 +73,7 @@ func (p *pgRoundTrips) forward(server io.Writer, client io.Reader) {
 		return
 	}
 	for copyMsg(hdr[:]) {
-		if hdr[0] == 'S' {
+		if hdr[0] == 'S' || hdr[0] == 'Q' {
 			p.syncs.Add(1)
 		}
 	}

@@ -174,27 +174,39 @@ func TestTeamRevokedKeyRefusedByEveryReplica(t *testing.T) {
 	}
 }
 
-// A call that is not a replay makes one round trip to PostgreSQL before its upstream call (the
-// key's check and the replay lookup, in one statement) and one after it (the store), once the
-// replica knows the key.
+// The round trips to PostgreSQL of a call that is not a replay, once the replica knows the key.
+// Exact replay: one before the upstream call (the key's check and the replay lookup, in one
+// statement) and one after it (the store). Recording a tape: the key's check before, and after
+// it the record's transaction in two (BEGIN with the position, the record with COMMIT).
 func TestTeamMissRoundTrips(t *testing.T) {
-	url, s := teamDB(t)
-	_, key := newKey(t, s, "acme")
-	db := newPGRoundTrips(t, url)
-	var atUpstream atomic.Int64
-	mock := startMock(t, mockanthropic.Options{OnRequest: func(*http.Request, []byte) { atUpstream.Store(db.n()) }})
-	gw := teamReplica(t, mock.URL, db.url, nil)
-	// The fewest of several calls: a connection new to the pool prepares its statements first.
-	before, total := int64(1<<62), int64(1<<62)
-	for i := range 8 {
-		n := db.n()
-		if c := post(t, gw, "/v1/messages", messagesBody(fmt.Sprint("miss ", i), false), "x-api-key", key1, "x-rewind-key", key); c.status != 200 || c.header.Get(HeaderReplay) != "miss" {
-			t.Fatalf("call %d: %d %s %s", i, c.status, c.header.Get(HeaderReplay), c.body)
-		}
-		before, total = min(before, atUpstream.Load()-n), min(total, db.n()-n)
-	}
-	if before != 1 || total != 2 {
-		t.Fatalf("a miss made %d round trips to the database before its upstream call and %d in all; want 1 and 2", before, total)
+	for _, c := range []struct {
+		mode          string
+		change        func(*Config)
+		before, total int64
+	}{
+		{"replay", nil, 1, 2},
+		{"record", func(c *Config) { c.Epoch.set("run-1", SourceFlag, "--epoch") }, 1, 3},
+	} {
+		t.Run(c.mode, func(t *testing.T) {
+			url, s := teamDB(t)
+			_, key := newKey(t, s, "acme")
+			db := newPGRoundTrips(t, url)
+			var atUpstream atomic.Int64
+			mock := startMock(t, mockanthropic.Options{OnRequest: func(*http.Request, []byte) { atUpstream.Store(db.n()) }})
+			gw := teamReplica(t, mock.URL, db.url, c.change)
+			// The fewest of several calls: a connection new to the pool prepares its statements first.
+			before, total := int64(1<<62), int64(1<<62)
+			for i := range 8 {
+				n := db.n()
+				if r := post(t, gw, "/v1/messages", messagesBody(fmt.Sprint("miss ", i), false), "x-api-key", key1, "x-rewind-key", key); r.status != 200 {
+					t.Fatalf("call %d: %d %s %s", i, r.status, r.header.Get(HeaderReplay), r.body)
+				}
+				before, total = min(before, atUpstream.Load()-n), min(total, db.n()-n)
+			}
+			if before != c.before || total != c.total {
+				t.Fatalf("a call made %d round trips to the database before its upstream call and %d in all; want %d and %d", before, total, c.before, c.total)
+			}
+		})
 	}
 }
 

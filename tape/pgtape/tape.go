@@ -85,27 +85,50 @@ func (r *Recorder) Close() error { return nil }
 // and nothing else are one transaction: a failed or killed commit leaves neither, so positions
 // have no gap. Errors as tape's Recorder.Record, with tape.ErrStorage when the database is
 // unreachable (the caller answers 503 and does not serve an unrecorded call).
+//
+// It makes two round trips, the fewest the sealing allows (the record is sealed under its
+// position): BEGIN with the counter's increment, then the record with COMMIT, each a pipelined
+// batch.
 func (r *Recorder) Record(ctx context.Context, call tape.Call) (int64, error) {
 	t := r.t
 	p, err := t.codec.Prepare(call)
 	if err != nil {
 		return 0, err
 	}
-	var pos int64
-	err = pgx.BeginFunc(ctx, t.s.pool, func(tx pgx.Tx) error {
-		err := tx.QueryRow(ctx, `INSERT INTO rewind_epochs (tenant, epoch, next) VALUES ($1, $2, 1)
-			ON CONFLICT (tenant, epoch) DO UPDATE SET next = rewind_epochs.next + 1 RETURNING next - 1`,
-			t.Tenant(), r.epoch).Scan(&pos)
-		if err != nil {
-			return err
-		}
-		req, resp := p.Seal(r.epoch, pos)
-		_, err = tx.Exec(ctx, `INSERT INTO rewind_records (tenant, epoch, position, request_tag, response, request) VALUES ($1, $2, $3, $4, $5, $6)`,
-			t.Tenant(), r.epoch, pos, p.Tag(), resp, req)
-		return err
-	})
+	pos, err := r.record(ctx, p)
 	if err != nil {
 		return 0, t.s.dbError(fmt.Sprintf("record epoch %q of tenant %q", r.epoch, t.Tenant()), err)
+	}
+	return pos, nil
+}
+
+func (r *Recorder) record(ctx context.Context, p *tape.Prepared) (pos int64, err error) {
+	t := r.t
+	conn, err := t.s.pool.Acquire(ctx)
+	if err != nil {
+		return 0, err
+	}
+	// A connection left in a transaction by a failure is closed, not reused, by the pool: the
+	// server rolls the transaction back.
+	defer conn.Release()
+	var b pgx.Batch
+	b.Queue(`BEGIN`)
+	b.Queue(`INSERT INTO rewind_epochs (tenant, epoch, next) VALUES ($1, $2, 1)
+		ON CONFLICT (tenant, epoch) DO UPDATE SET next = rewind_epochs.next + 1 RETURNING next - 1`,
+		t.Tenant(), r.epoch).QueryRow(func(row pgx.Row) error { return row.Scan(&pos) })
+	if err := conn.SendBatch(ctx, &b).Close(); err != nil {
+		return 0, err
+	}
+	req, resp := p.Seal(r.epoch, pos)
+	b = pgx.Batch{}
+	b.Queue(`INSERT INTO rewind_records (tenant, epoch, position, request_tag, response, request) VALUES ($1, $2, $3, $4, $5, $6)`,
+		t.Tenant(), r.epoch, pos, p.Tag(), resp, req)
+	b.Queue(`COMMIT`)
+	if err := conn.SendBatch(ctx, &b).Close(); err != nil {
+		return 0, err
+	}
+	if conn.Conn().PgConn().TxStatus() != 'I' {
+		return 0, errors.New("the transaction did not commit")
 	}
 	return pos, nil
 }
