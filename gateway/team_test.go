@@ -402,6 +402,57 @@ func TestTeamDatabaseRestartMidRun(t *testing.T) {
 	}
 }
 
+// The database closes a replica's connections between two calls (a restart, an idle timeout):
+// the next call is served on a new connection, not answered 503 on a dead one.
+func TestTeamDatabaseClosedIdleConnections(t *testing.T) {
+	url, s := teamDB(t)
+	_, key := newKey(t, s, "acme")
+	u, err := neturl.Parse(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gate := newTCPGate(t, u.Host)
+	u.Host = gate.addr
+	mock := startMock(t, mockanthropic.Options{})
+	for _, mode := range []func(*Config){nil, func(c *Config) { c.Epoch.set("closed", SourceFlag, "--epoch") }} {
+		gw := teamReplica(t, mock.URL, u.String(), mode)
+		for i := range 3 {
+			if c := post(t, gw, "/v1/messages", messagesBody(fmt.Sprint("call ", i), false), "x-api-key", key1, "x-rewind-key", key); c.status != 200 {
+				t.Fatalf("call %d: %d %s", i, c.status, c.body)
+			}
+			gate.close()
+			gate.open()
+		}
+	}
+}
+
+// A replica that was idle for over a second makes no more round trips than a busy one: pgx's
+// default would ping each connection before using it.
+func TestTeamIdleReplicaRoundTrips(t *testing.T) {
+	url, s := teamDB(t)
+	_, key := newKey(t, s, "acme")
+	db := newPGRoundTrips(t, url)
+	var atUpstream atomic.Int64
+	mock := startMock(t, mockanthropic.Options{OnRequest: func(*http.Request, []byte) { atUpstream.Store(db.n()) }})
+	gw := teamReplica(t, mock.URL, db.url, nil)
+	before, total := int64(1<<62), int64(1<<62)
+	for i := range 4 {
+		if i > 0 {
+			time.Sleep(1100 * time.Millisecond) // idle past pgx's one second
+		}
+		n := db.n()
+		if c := post(t, gw, "/v1/messages", messagesBody(fmt.Sprint("idle ", i), false), "x-api-key", key1, "x-rewind-key", key); c.status != 200 {
+			t.Fatalf("call %d: %d %s", i, c.status, c.body)
+		}
+		if i > 0 {
+			before, total = min(before, atUpstream.Load()-n), min(total, db.n()-n)
+		}
+	}
+	if before != 1 || total != 2 {
+		t.Fatalf("after a second idle, a miss made %d round trips before its upstream call and %d in all; want 1 and 2", before, total)
+	}
+}
+
 // A team gateway logs one JSON line per request, with the id it returns in X-Rewind-Log-Id, the
 // tenant and the outcome, and never the keys.
 func TestTeamAccessLog(t *testing.T) {
