@@ -16,7 +16,7 @@ import (
 // pings).
 type pgRoundTrips struct {
 	url   string // the database's connection string, through the proxy
-	syncs atomic.Int64
+	trips atomic.Int64
 }
 
 func newPGRoundTrips(t *testing.T, dbURL string) *pgRoundTrips {
@@ -53,14 +53,18 @@ func newPGRoundTrips(t *testing.T, dbURL string) *pgRoundTrips {
 	return p
 }
 
-// forward copies a client's messages to the server, counting round trips: a startup message first
-// (no type byte), then typed messages.
+// forward copies a client's messages to the server, counting round trips before it passes
+// them on (so the count is up to date when the answer comes): a startup message first (no type
+// byte), then typed messages.
 func (p *pgRoundTrips) forward(server io.Writer, client io.Reader) {
 	r := bufio.NewReader(client)
 	var hdr [5]byte
 	copyMsg := func(h []byte) bool {
 		if _, err := io.ReadFull(r, h); err != nil {
 			return false
+		}
+		if len(h) == 5 && (h[0] == 'S' || h[0] == 'Q') {
+			p.trips.Add(1)
 		}
 		n := int64(binary.BigEndian.Uint32(h[len(h)-4:])) - 4
 		if _, err := server.Write(h); err != nil {
@@ -73,10 +77,7 @@ func (p *pgRoundTrips) forward(server io.Writer, client io.Reader) {
 		return
 	}
 	for copyMsg(hdr[:]) {
-		if hdr[0] == 'S' || hdr[0] == 'Q' {
-			p.syncs.Add(1)
-		}
 	}
 }
 
-func (p *pgRoundTrips) n() int64 { return p.syncs.Load() }
+func (p *pgRoundTrips) n() int64 { return p.trips.Load() }

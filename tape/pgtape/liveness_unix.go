@@ -24,10 +24,11 @@ func quiet(c net.Conn) bool {
 	}
 	var b [1]byte
 	q := false
-	err = rc.Read(func(fd uintptr) bool {
+	// Control, not Read: pgx's background reader may be blocked in a Read of this idle
+	// connection, holding the read lock until the server speaks.
+	err = rc.Control(func(fd uintptr) {
 		_, _, err := syscall.Recvfrom(int(fd), b[:], syscall.MSG_PEEK|syscall.MSG_DONTWAIT)
 		q = err == syscall.EAGAIN || err == syscall.EWOULDBLOCK
-		return true // never wait for the socket to be readable
 	})
 	return err == nil && q
 }
