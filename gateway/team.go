@@ -26,14 +26,6 @@ type team struct {
 
 	mu    sync.Mutex
 	tapes map[string]*pgtape.Tape // opened tenants; a tenant is checked once per process
-
-	keys keyChecks
-}
-
-// authenticate checks key in the database, sharing the round trip with concurrent requests
-// that carry the same key (keyChecks).
-func (t *team) authenticate(ctx context.Context, key string) (string, error) {
-	return t.keys.check(ctx, key, t.store.Authenticate)
 }
 
 // teamTape reports whether a team gateway records or replays the ordered tape (an epoch, a
@@ -126,7 +118,7 @@ func (g *Gateway) authenticate(r *http.Request, later bool) (tenant, unchecked s
 			return tenant, vs[0], nil, 0
 		}
 	}
-	tenant, err := g.team.authenticate(r.Context(), vs[0])
+	tenant, err := g.team.store.Authenticate(r.Context(), vs[0])
 	if err != nil {
 		aerr, retry = g.keyError(err)
 	}
@@ -149,7 +141,7 @@ func (g *Gateway) checkKey(w http.ResponseWriter, r *http.Request, id identity) 
 	if id.unchecked == "" {
 		return true
 	}
-	if _, err := g.team.authenticate(r.Context(), id.unchecked); err != nil {
+	if _, err := g.team.store.Authenticate(r.Context(), id.unchecked); err != nil {
 		aerr, retry := g.keyError(err)
 		aerr.write(w, retry)
 		return false
