@@ -210,6 +210,35 @@ func TestTeamMissRoundTrips(t *testing.T) {
 	}
 }
 
+// Replaying a tape makes four round trips a call: the key's check, then the cursor's
+// transaction in three (BEGIN with the cursor's lock, the record, the advance with COMMIT).
+func TestTeamTapeReplayRoundTrips(t *testing.T) {
+	url, s := teamDB(t)
+	_, key := newKey(t, s, "acme")
+	mock := startMock(t, mockanthropic.Options{})
+	epoch := func(c *Config) { c.Epoch.set("run-1", SourceFlag, "--epoch") }
+	rec := teamReplica(t, mock.URL, url, epoch)
+	const n = 6
+	for i := range n {
+		if c := post(t, rec, "/v1/messages", messagesBody(fmt.Sprint("tape ", i), false), "x-api-key", key1, "x-rewind-key", key); c.status != 200 {
+			t.Fatalf("record %d: %d %s", i, c.status, c.body)
+		}
+	}
+	db := newPGRoundTrips(t, url)
+	rep := teamReplica(t, mock.URL, db.url, func(c *Config) { epoch(c); c.ReplayCursor.set("ci", SourceFlag, "--replay-cursor") })
+	total := int64(1 << 62)
+	for i := range n {
+		k := db.n()
+		if c := post(t, rep, "/v1/messages", messagesBody(fmt.Sprint("tape ", i), false), "x-api-key", key1, "x-rewind-key", key); c.status != 200 {
+			t.Fatalf("replay %d: %d %s", i, c.status, c.body)
+		}
+		total = min(total, db.n()-k)
+	}
+	if total != 4 {
+		t.Fatalf("a tape replay made %d round trips to the database; want 4", total)
+	}
+}
+
 func TestTeamRefusesAnUnmigratedDatabase(t *testing.T) {
 	url := pgtest.Database(t)
 	cfg, _ := testConfig(t, "http://127.0.0.1:1")
