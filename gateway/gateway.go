@@ -222,7 +222,7 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	g.metrics.requests.Add(1)
-	tenant := g.tenant
+	tenant, unchecked := g.tenant, ""
 	if g.team != nil {
 		id, start, sw := newLogID(), time.Now(), &statusWriter{ResponseWriter: w}
 		w = sw
@@ -230,7 +230,8 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		defer func() { g.accessLog(id, tenant, r, sw, start) }()
 		var aerr *apiError
 		var retry int
-		if tenant, aerr, retry = g.authenticate(r); aerr != nil {
+		// A Messages call answered by replay or pass-through checks its key with the lookup.
+		if tenant, unchecked, aerr, retry = g.authenticate(r, isMessages(r) && !g.cfg.teamTape()); aerr != nil {
 			aerr.write(w, retry)
 			return
 		}
@@ -240,6 +241,7 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		aerr.write(w, 0)
 		return
 	}
+	id.unchecked = unchecked
 	replaying := g.cursor != nil || (g.team != nil && g.cfg.teamTape() && g.cfg.ReplayCursor.Value != "")
 	if !isMessages(r) {
 		if replaying && !metadataCall(r) {
@@ -447,17 +449,18 @@ func (t *teeBody) complete() ([]byte, bool) {
 func (g *Gateway) serveMemory(w http.ResponseWriter, r *http.Request, body []byte, id identity) {
 	key := g.tenantReplayKey(r, body, id.tenant, id.scope)
 	if e, ok := g.mem.get(key); ok {
+		if !g.checkKey(w, r, id) {
+			return
+		}
 		g.replayed(e)
 		e.serve(w, "hit")
 		return
 	}
 	if g.team != nil {
 		// The shared store answers before any paid call; if it cannot, nothing is paid.
-		e, err := g.lookupShared(r.Context(), id.tenant, key)
+		e, err := g.lookupShared(r.Context(), id, key)
 		if err != nil {
-			g.countStoreError(err)
-			g.logf("database: replay lookup: %v", err)
-			tapeError(w, err)
+			g.sharedError(w, err)
 			return
 		}
 		if e != nil {

@@ -103,24 +103,50 @@ func (t *team) tape(ctx context.Context, tenant string) (*pgtape.Tape, error) {
 	return tp, nil
 }
 
-// authenticate returns the tenant of the request's API key.
-func (g *Gateway) authenticate(r *http.Request) (string, *apiError, int) {
+// authenticate returns the tenant of the request's API key. With later, a key this replica
+// has accepted before is not checked here (its tenant never changes): checkKey or
+// lookupShared checks that it is still live, in the round trip the request makes anyway, and
+// unchecked is the key they must check.
+func (g *Gateway) authenticate(r *http.Request, later bool) (tenant, unchecked string, aerr *apiError, retry int) {
 	vs := r.Header.Values(HeaderKey)
 	if len(vs) != 1 {
-		return "", &apiError{http.StatusUnauthorized, "authentication_error", "gateway_key_missing",
+		return "", "", &apiError{http.StatusUnauthorized, "authentication_error", "gateway_key_missing",
 			"agent-rewind gateway: this team gateway needs its API key in one x-rewind-key header (create one with `agent-rewind gateway keys create --tenant T`); the provider's key still goes in x-api-key"}, 0
 	}
-	tenant, err := g.team.store.Authenticate(r.Context(), vs[0])
-	switch {
-	case err == nil:
-		return tenant, nil, 0
-	case errors.Is(err, pgtape.ErrUnauthenticated):
-		return "", &apiError{http.StatusUnauthorized, "authentication_error", "gateway_key_refused", "agent-rewind gateway: " + err.Error()}, 0
-	default:
-		g.metrics.dbErrors.Add(1)
-		g.logf("database: check an API key: %v", err)
-		return "", &apiError{http.StatusServiceUnavailable, "api_error", "database_unavailable", "agent-rewind gateway: the database did not answer, so the key could not be checked: retry"}, 1
+	if later {
+		if tenant, ok := g.team.store.KnownTenant(vs[0]); ok {
+			return tenant, vs[0], nil, 0
+		}
 	}
+	tenant, err := g.team.store.Authenticate(r.Context(), vs[0])
+	if err != nil {
+		aerr, retry = g.keyError(err)
+	}
+	return tenant, "", aerr, retry
+}
+
+// keyError answers a key that was refused (401) or could not be checked (503).
+func (g *Gateway) keyError(err error) (*apiError, int) {
+	if errors.Is(err, pgtape.ErrUnauthenticated) {
+		return &apiError{http.StatusUnauthorized, "authentication_error", "gateway_key_refused", "agent-rewind gateway: " + err.Error()}, 0
+	}
+	g.metrics.dbErrors.Add(1)
+	g.logf("database: check an API key: %v", err)
+	return &apiError{http.StatusServiceUnavailable, "api_error", "database_unavailable", "agent-rewind gateway: the database did not answer, so the key could not be checked: retry"}, 1
+}
+
+// checkKey checks that a key whose check authenticate left for later is still live, before a
+// replay from memory is served; false: it answered the refusal.
+func (g *Gateway) checkKey(w http.ResponseWriter, r *http.Request, id identity) bool {
+	if id.unchecked == "" {
+		return true
+	}
+	if _, err := g.team.store.Authenticate(r.Context(), id.unchecked); err != nil {
+		aerr, retry := g.keyError(err)
+		aerr.write(w, retry)
+		return false
+	}
+	return true
 }
 
 // storedEntry is a replay entry as the replay store keeps it (sealed by pgtape).
@@ -130,14 +156,22 @@ type storedEntry struct {
 	Body   []byte      `json:"body"`
 }
 
-// lookupShared finds a replay in the shared store and caches it in memory. err is a database
-// or integrity failure: the caller answers 503 and makes no upstream call.
-func (g *Gateway) lookupShared(ctx context.Context, tenant string, key [32]byte) (*entry, error) {
+// lookupShared finds a replay in the shared store and caches it in memory, checking the key
+// authenticate left unchecked in the same statement. err is a refused key, or a database or
+// integrity failure (sharedError answers it): no upstream call is made.
+func (g *Gateway) lookupShared(ctx context.Context, id identity, key [32]byte) (*entry, error) {
+	tenant := id.tenant
 	tp, err := g.team.tape(ctx, tenant)
 	if err != nil {
 		return nil, err
 	}
-	v, found, err := tp.Lookup(ctx, key[:])
+	var v []byte
+	var found bool
+	if id.unchecked != "" {
+		v, found, err = tp.LookupChecked(ctx, id.unchecked, key[:])
+	} else {
+		v, found, err = tp.Lookup(ctx, key[:])
+	}
 	if err != nil || !found {
 		return nil, err
 	}
@@ -151,6 +185,18 @@ func (g *Gateway) lookupShared(ctx context.Context, tenant string, key [32]byte)
 	}
 	g.mem.put(e)
 	return e, nil
+}
+
+// sharedError answers a failed lookupShared: 401 for a refused key, else as tapeError.
+func (g *Gateway) sharedError(w http.ResponseWriter, err error) {
+	if errors.Is(err, pgtape.ErrUnauthenticated) {
+		aerr, retry := g.keyError(err)
+		aerr.write(w, retry)
+		return
+	}
+	g.countStoreError(err)
+	g.logf("database: replay lookup: %v", err)
+	tapeError(w, err)
 }
 
 // storeShared writes a new replay to the shared store. The response has already gone out; a

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -142,24 +143,99 @@ func TestTeamTenantIsolation(t *testing.T) {
 	}
 }
 
-// A key revoked through the store is refused at once by every replica.
+// A key revoked through the store is refused at once by every replica, though each replica
+// remembers the key's tenant: for a replay from memory, a replay from the database (recorded
+// through the other replica) and a new call alike, and no call goes upstream.
 func TestTeamRevokedKeyRefusedByEveryReplica(t *testing.T) {
 	url, s := teamDB(t)
 	id, key := newKey(t, s, "acme")
 	mock := startMock(t, mockanthropic.Options{})
 	replicas := []string{teamReplica(t, mock.URL, url, nil), teamReplica(t, mock.URL, url, nil)}
-	for _, r := range replicas {
-		if c := post(t, r, "/v1/messages", messagesBody("hi", false), "x-api-key", key1, "x-rewind-key", key); c.status != 200 {
-			t.Fatalf("before revoking: %d %s", c.status, c.body)
+	for i, r := range replicas {
+		for _, text := range []string{"hi", fmt.Sprint("recorded through ", i)} {
+			if c := post(t, r, "/v1/messages", messagesBody(text, false), "x-api-key", key1, "x-rewind-key", key); c.status != 200 {
+				t.Fatalf("before revoking: %d %s", c.status, c.body)
+			}
 		}
 	}
 	if err := s.RevokeKey(context.Background(), "acme", id); err != nil {
 		t.Fatal(err)
 	}
-	for _, r := range replicas {
-		if c := post(t, r, "/v1/messages", messagesBody("hi", false), "x-api-key", key1, "x-rewind-key", key); c.status != 401 {
-			t.Fatalf("after revoking: %d %s; want 401 at once (even for a cached replay)", c.status, c.body)
+	hits := mock.Hits()
+	for i, r := range replicas {
+		for _, text := range []string{"hi", fmt.Sprint("recorded through ", 1-i), "new"} {
+			if c := post(t, r, "/v1/messages", messagesBody(text, false), "x-api-key", key1, "x-rewind-key", key); c.status != 401 {
+				t.Fatalf("after revoking, replica %d, %q: %d %s; want 401 at once (even for a replay from memory or the database)", i, text, c.status, c.body)
+			}
 		}
+	}
+	if n := mock.Hits() - hits; n != 0 {
+		t.Fatalf("a revoked key made %d upstream calls", n)
+	}
+}
+
+// The round trips to PostgreSQL of a call that is not a replay, once the replica knows the key.
+// Exact replay: one before the upstream call (the key's check and the replay lookup, in one
+// statement) and one after it (the store). Recording a tape: the key's check before, and after
+// it the record's transaction in two (BEGIN with the position, the record with COMMIT).
+func TestTeamMissRoundTrips(t *testing.T) {
+	for _, c := range []struct {
+		mode          string
+		change        func(*Config)
+		before, total int64
+	}{
+		{"replay", nil, 1, 2},
+		{"record", func(c *Config) { c.Epoch.set("run-1", SourceFlag, "--epoch") }, 1, 3},
+	} {
+		t.Run(c.mode, func(t *testing.T) {
+			url, s := teamDB(t)
+			_, key := newKey(t, s, "acme")
+			db := newPGRoundTrips(t, url)
+			var atUpstream atomic.Int64
+			mock := startMock(t, mockanthropic.Options{OnRequest: func(*http.Request, []byte) { atUpstream.Store(db.n()) }})
+			gw := teamReplica(t, mock.URL, db.url, c.change)
+			// The fewest of several calls: a connection new to the pool prepares its statements first.
+			before, total := int64(1<<62), int64(1<<62)
+			for i := range 8 {
+				n := db.n()
+				if r := post(t, gw, "/v1/messages", messagesBody(fmt.Sprint("miss ", i), false), "x-api-key", key1, "x-rewind-key", key); r.status != 200 {
+					t.Fatalf("call %d: %d %s %s", i, r.status, r.header.Get(HeaderReplay), r.body)
+				}
+				before, total = min(before, atUpstream.Load()-n), min(total, db.n()-n)
+			}
+			if before != c.before || total != c.total {
+				t.Fatalf("a call made %d round trips to the database before its upstream call and %d in all; want %d and %d", before, total, c.before, c.total)
+			}
+		})
+	}
+}
+
+// Replaying a tape makes four round trips a call: the key's check, then the cursor's
+// transaction in three (BEGIN with the cursor's lock, the record, the advance with COMMIT).
+func TestTeamTapeReplayRoundTrips(t *testing.T) {
+	url, s := teamDB(t)
+	_, key := newKey(t, s, "acme")
+	mock := startMock(t, mockanthropic.Options{})
+	epoch := func(c *Config) { c.Epoch.set("run-1", SourceFlag, "--epoch") }
+	rec := teamReplica(t, mock.URL, url, epoch)
+	const n = 6
+	for i := range n {
+		if c := post(t, rec, "/v1/messages", messagesBody(fmt.Sprint("tape ", i), false), "x-api-key", key1, "x-rewind-key", key); c.status != 200 {
+			t.Fatalf("record %d: %d %s", i, c.status, c.body)
+		}
+	}
+	db := newPGRoundTrips(t, url)
+	rep := teamReplica(t, mock.URL, db.url, func(c *Config) { epoch(c); c.ReplayCursor.set("ci", SourceFlag, "--replay-cursor") })
+	total := int64(1 << 62)
+	for i := range n {
+		k := db.n()
+		if c := post(t, rep, "/v1/messages", messagesBody(fmt.Sprint("tape ", i), false), "x-api-key", key1, "x-rewind-key", key); c.status != 200 {
+			t.Fatalf("replay %d: %d %s", i, c.status, c.body)
+		}
+		total = min(total, db.n()-k)
+	}
+	if total != 4 {
+		t.Fatalf("a tape replay made %d round trips to the database; want 4", total)
 	}
 }
 
@@ -352,6 +428,57 @@ func TestTeamDatabaseRestartMidRun(t *testing.T) {
 		if c := post(t, gw, "/v1/messages", messagesBody("after", false), "x-api-key", key1, "x-rewind-key", key); c.status != 200 {
 			t.Fatalf("after the database is back: %d %s; want 200 without restarting the replica", c.status, c.body)
 		}
+	}
+}
+
+// The database closes a replica's connections between two calls (a restart, an idle timeout):
+// the next call is served on a new connection, not answered 503 on a dead one.
+func TestTeamDatabaseClosedIdleConnections(t *testing.T) {
+	url, s := teamDB(t)
+	_, key := newKey(t, s, "acme")
+	u, err := neturl.Parse(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gate := newTCPGate(t, u.Host)
+	u.Host = gate.addr
+	mock := startMock(t, mockanthropic.Options{})
+	for _, mode := range []func(*Config){nil, func(c *Config) { c.Epoch.set("closed", SourceFlag, "--epoch") }} {
+		gw := teamReplica(t, mock.URL, u.String(), mode)
+		for i := range 3 {
+			if c := post(t, gw, "/v1/messages", messagesBody(fmt.Sprint("call ", i), false), "x-api-key", key1, "x-rewind-key", key); c.status != 200 {
+				t.Fatalf("call %d: %d %s", i, c.status, c.body)
+			}
+			gate.close()
+			gate.open()
+		}
+	}
+}
+
+// A replica that was idle for over a second makes no more round trips than a busy one: pgx's
+// default would ping each connection before using it.
+func TestTeamIdleReplicaRoundTrips(t *testing.T) {
+	url, s := teamDB(t)
+	_, key := newKey(t, s, "acme")
+	db := newPGRoundTrips(t, url)
+	var atUpstream atomic.Int64
+	mock := startMock(t, mockanthropic.Options{OnRequest: func(*http.Request, []byte) { atUpstream.Store(db.n()) }})
+	gw := teamReplica(t, mock.URL, db.url, nil)
+	before, total := int64(1<<62), int64(1<<62)
+	for i := range 4 {
+		if i > 0 {
+			time.Sleep(1100 * time.Millisecond) // idle past pgx's one second
+		}
+		n := db.n()
+		if c := post(t, gw, "/v1/messages", messagesBody(fmt.Sprint("idle ", i), false), "x-api-key", key1, "x-rewind-key", key); c.status != 200 {
+			t.Fatalf("call %d: %d %s", i, c.status, c.body)
+		}
+		if i > 0 {
+			before, total = min(before, atUpstream.Load()-n), min(total, db.n()-n)
+		}
+	}
+	if before != 1 || total != 2 {
+		t.Fatalf("after a second idle, a miss made %d round trips before its upstream call and %d in all; want 1 and 2", before, total)
 	}
 }
 

@@ -53,6 +53,7 @@ type identity struct {
 	tenant    string // from configuration, or a team gateway's API key
 	scope     string
 	requestID string
+	unchecked string // team mode: the API key, when authenticate left its check to the lookup
 }
 
 // identify reads and checks the control headers. An invalid scope or a tenant other than the

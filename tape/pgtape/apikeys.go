@@ -70,8 +70,9 @@ func (s *Store) ListKeys(ctx context.Context, tenant string) ([]APIKey, error) {
 	return keys, nil
 }
 
-// RevokeKey revokes tenant's key id. Every replica refuses it from the next request on: keys
-// are checked against the database on every request, never cached.
+// RevokeKey revokes tenant's key id. Every replica refuses it from the next request on: whether
+// a key is live is checked in the database on every request, never cached (only its tenant is,
+// which never changes).
 func (s *Store) RevokeKey(ctx context.Context, tenant, id string) error {
 	tag, err := s.pool.Exec(ctx, `UPDATE rewind_api_keys SET revoked_at = COALESCE(revoked_at, now()) WHERE tenant = $1 AND id = $2`, tenant, id)
 	if err != nil {
@@ -84,23 +85,59 @@ func (s *Store) RevokeKey(ctx context.Context, tenant, id string) error {
 }
 
 // Authenticate returns the tenant of a live key. A malformed, unknown or revoked key is
-// ErrUnauthenticated (the message never repeats the key's secret).
+// ErrUnauthenticated (the message never repeats the key's secret). It also remembers the key's
+// tenant for KnownTenant.
 func (s *Store) Authenticate(ctx context.Context, key string) (tenant string, err error) {
-	rest, ok := strings.CutPrefix(key, APIKeyPrefix)
-	if !ok || len(rest) != 16+1+64 || rest[16] != '_' {
-		return "", fmt.Errorf("%w: the key is not an agent-rewind gateway key (%s followed by 81 characters): create one with `agent-rewind gateway keys create --tenant T`", ErrUnauthenticated, APIKeyPrefix)
+	sum, id, err := keyHash(key)
+	if err != nil {
+		return "", err
 	}
-	sum := sha256.Sum256([]byte(key))
 	var revoked *time.Time
 	err = s.pool.QueryRow(ctx, `SELECT tenant, revoked_at FROM rewind_api_keys WHERE hash = $1`, sum[:]).Scan(&tenant, &revoked)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return "", fmt.Errorf("%w: key %s is unknown", ErrUnauthenticated, rest[:16])
+		return "", refused(id, "", nil)
 	}
 	if err != nil {
 		return "", s.dbError("check an API key", err)
 	}
 	if revoked != nil {
-		return "", fmt.Errorf("%w: key %s of tenant %q was revoked at %s", ErrUnauthenticated, rest[:16], tenant, revoked.UTC().Format(time.RFC3339))
+		return "", refused(id, tenant, revoked)
+	}
+	if _, ok := s.tenants.Load(sum); !ok {
+		s.tenants.Store(sum, tenant)
 	}
 	return tenant, nil
+}
+
+// KnownTenant returns the tenant of a key that Authenticate accepted before in this process,
+// without asking the database. A key's tenant never changes, so it is safe to remember; whether
+// the key is still live is not: check that with Authenticate, or with Tape.LookupChecked, which
+// checks it in the statement that reads the replay.
+func (s *Store) KnownTenant(key string) (string, bool) {
+	sum, _, err := keyHash(key)
+	if err != nil {
+		return "", false
+	}
+	v, ok := s.tenants.Load(sum)
+	if !ok {
+		return "", false
+	}
+	return v.(string), true
+}
+
+// keyHash checks a key's form and returns its SHA-256 (what is stored) and its id.
+func keyHash(key string) (sum [32]byte, id string, err error) {
+	rest, ok := strings.CutPrefix(key, APIKeyPrefix)
+	if !ok || len(rest) != 16+1+64 || rest[16] != '_' {
+		return sum, "", fmt.Errorf("%w: the key is not an agent-rewind gateway key (%s followed by 81 characters): create one with `agent-rewind gateway keys create --tenant T`", ErrUnauthenticated, APIKeyPrefix)
+	}
+	return sha256.Sum256([]byte(key)), rest[:16], nil
+}
+
+// refused is the error for an unknown key (revoked nil) or a revoked one.
+func refused(id, tenant string, revoked *time.Time) error {
+	if revoked == nil {
+		return fmt.Errorf("%w: key %s is unknown", ErrUnauthenticated, id)
+	}
+	return fmt.Errorf("%w: key %s of tenant %q was revoked at %s", ErrUnauthenticated, id, tenant, revoked.UTC().Format(time.RFC3339))
 }

@@ -65,14 +65,16 @@
 // An API key is "rwk_" | id (16 hexadecimal) | "_" | secret (64 hexadecimal, 32 random bytes).
 // rewind_api_keys.hash is SHA-256 of the whole key; the key is shown once, by
 // [Store.CreateKey]. [Store.Authenticate] checks a key against the database every time, so a
-// key revoked through one replica is refused by all from their next request.
+// key revoked through one replica is refused by all from their next request; so does
+// [Tape.LookupChecked], the check and a replay lookup in one statement. Only a key's tenant,
+// which never changes, is remembered ([Store.KnownTenant]).
 //
 // # Errors and durability
 //
 // Errors match the tape's sentinels: a database that does not answer is tape.ErrStorage (a
 // gateway answers 503 with Retry-After), a lost race tape.ErrConflict, a damaged row
 // tape.ErrTampered or tape.ErrCorrupt. Messages name the database without its password
-// ([Redact]). A record is one transaction, committed before Record returns (PostgreSQL's
-// synchronous_commit, on by default, makes the commit durable): a process killed mid-call
-// leaves no partial record and no gap.
+// ([Redact]). A record is one transaction in two round trips, committed before Record returns
+// (PostgreSQL's synchronous_commit, on by default, makes the commit durable): a process killed
+// mid-call leaves no partial record and no gap.
 package pgtape

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/agent-rewind/rewind/tape"
 	"github.com/jackc/pgx/v5"
@@ -22,6 +23,39 @@ func (t *Tape) Lookup(ctx context.Context, key []byte) (value []byte, found bool
 	if err != nil {
 		return nil, false, t.s.dbError("read the replay store", err)
 	}
+	return t.open(key, sealed)
+}
+
+// LookupChecked is Store.Authenticate and Lookup in one statement, so one round trip: apiKey
+// must be a live key of this tape's tenant (else ErrUnauthenticated), then the value recorded
+// under key is returned as Lookup does.
+func (t *Tape) LookupChecked(ctx context.Context, apiKey string, key []byte) (value []byte, found bool, err error) {
+	sum, id, err := keyHash(apiKey)
+	if err != nil {
+		return nil, false, err
+	}
+	var tenant string
+	var revoked *time.Time
+	var sealed []byte
+	err = t.s.pool.QueryRow(ctx, `SELECT k.tenant, k.revoked_at, r.value FROM rewind_api_keys k
+		LEFT JOIN rewind_replay r ON r.tenant = k.tenant AND r.key = $2 WHERE k.hash = $1`, sum[:], key).Scan(&tenant, &revoked, &sealed)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return nil, false, refused(id, "", nil)
+	case err != nil:
+		return nil, false, t.s.dbError("check an API key and read the replay store", err)
+	case revoked != nil:
+		return nil, false, refused(id, tenant, revoked)
+	case tenant != t.Tenant():
+		return nil, false, fmt.Errorf("%w: key %s belongs to tenant %q, not %q", ErrUnauthenticated, id, tenant, t.Tenant())
+	case sealed == nil:
+		return nil, false, nil
+	}
+	return t.open(key, sealed)
+}
+
+// open opens a sealed replay-store value.
+func (t *Tape) open(key, sealed []byte) ([]byte, bool, error) {
 	plain, ok := t.codec.OpenReplay(key, sealed)
 	if !ok {
 		return nil, false, fmt.Errorf("%w: the replay-store value %x of tenant %q in %s does not authenticate: it was altered or moved, or %s changed; delete the row or restore the database", tape.ErrTampered, key[:min(len(key), 8)], t.Tenant(), t.s.name, DeploymentKeyEnv)

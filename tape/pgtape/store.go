@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"regexp"
+	"sync"
 	"time"
 
 	"github.com/agent-rewind/rewind/tape"
@@ -31,6 +32,7 @@ type Store struct {
 	depKey  []byte
 	keyErr  error // why there is no deployment key (migrations and API keys need none)
 	options tape.Options
+	tenants sync.Map // [32]byte SHA-256 of an API key Authenticate accepted → its tenant
 }
 
 // Options configure a Store.
@@ -72,6 +74,7 @@ func Open(ctx context.Context, o Options) (*Store, error) {
 	if o.MaxConns > 0 {
 		cfg.MaxConns = o.MaxConns
 	}
+	cfg.ShouldPing = shouldPing
 	if cfg.ConnConfig.ConnectTimeout == 0 {
 		cfg.ConnConfig.ConnectTimeout = 5 * time.Second
 	}

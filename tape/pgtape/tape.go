@@ -85,27 +85,50 @@ func (r *Recorder) Close() error { return nil }
 // and nothing else are one transaction: a failed or killed commit leaves neither, so positions
 // have no gap. Errors as tape's Recorder.Record, with tape.ErrStorage when the database is
 // unreachable (the caller answers 503 and does not serve an unrecorded call).
+//
+// It makes two round trips, the fewest the sealing allows (the record is sealed under its
+// position): BEGIN with the counter's increment, then the record with COMMIT, each a pipelined
+// batch.
 func (r *Recorder) Record(ctx context.Context, call tape.Call) (int64, error) {
 	t := r.t
 	p, err := t.codec.Prepare(call)
 	if err != nil {
 		return 0, err
 	}
-	var pos int64
-	err = pgx.BeginFunc(ctx, t.s.pool, func(tx pgx.Tx) error {
-		err := tx.QueryRow(ctx, `INSERT INTO rewind_epochs (tenant, epoch, next) VALUES ($1, $2, 1)
-			ON CONFLICT (tenant, epoch) DO UPDATE SET next = rewind_epochs.next + 1 RETURNING next - 1`,
-			t.Tenant(), r.epoch).Scan(&pos)
-		if err != nil {
-			return err
-		}
-		req, resp := p.Seal(r.epoch, pos)
-		_, err = tx.Exec(ctx, `INSERT INTO rewind_records (tenant, epoch, position, request_tag, response, request) VALUES ($1, $2, $3, $4, $5, $6)`,
-			t.Tenant(), r.epoch, pos, p.Tag(), resp, req)
-		return err
-	})
+	pos, err := r.record(ctx, p)
 	if err != nil {
 		return 0, t.s.dbError(fmt.Sprintf("record epoch %q of tenant %q", r.epoch, t.Tenant()), err)
+	}
+	return pos, nil
+}
+
+func (r *Recorder) record(ctx context.Context, p *tape.Prepared) (pos int64, err error) {
+	t := r.t
+	conn, err := t.s.pool.Acquire(ctx)
+	if err != nil {
+		return 0, err
+	}
+	// A connection left in a transaction by a failure is closed, not reused, by the pool: the
+	// server rolls the transaction back.
+	defer conn.Release()
+	var b pgx.Batch
+	b.Queue(`BEGIN`)
+	b.Queue(`INSERT INTO rewind_epochs (tenant, epoch, next) VALUES ($1, $2, 1)
+		ON CONFLICT (tenant, epoch) DO UPDATE SET next = rewind_epochs.next + 1 RETURNING next - 1`,
+		t.Tenant(), r.epoch).QueryRow(func(row pgx.Row) error { return row.Scan(&pos) })
+	if err := conn.SendBatch(ctx, &b).Close(); err != nil {
+		return 0, err
+	}
+	req, resp := p.Seal(r.epoch, pos)
+	b = pgx.Batch{}
+	b.Queue(`INSERT INTO rewind_records (tenant, epoch, position, request_tag, response, request) VALUES ($1, $2, $3, $4, $5, $6)`,
+		t.Tenant(), r.epoch, pos, p.Tag(), resp, req)
+	b.Queue(`COMMIT`)
+	if err := conn.SendBatch(ctx, &b).Close(); err != nil {
+		return 0, err
+	}
+	if conn.Conn().PgConn().TxStatus() != 'I' {
+		return 0, errors.New("the transaction did not commit")
 	}
 	return pos, nil
 }
@@ -162,7 +185,7 @@ func (c *Cursor) Close() error { return nil }
 
 // Position returns the next position the cursor will serve.
 func (c *Cursor) Position(ctx context.Context) (int64, error) {
-	pos, err := c.position(ctx, c.t.s.pool, false)
+	pos, err := c.position(ctx, c.t.s.pool)
 	if err != nil {
 		return 0, c.t.s.dbError("read cursor", err)
 	}
@@ -172,7 +195,8 @@ func (c *Cursor) Position(ctx context.Context) (int64, error) {
 // Next serves the response recorded at the cursor's position for req and advances the cursor,
 // with the semantics and errors of tape's Cursor.Next (a *tape.MissError, a *tape.EndError,
 // request-id retries). Taking the cursor's row lock, serving, advancing and remembering the
-// request id are one transaction.
+// request id are one transaction, in three round trips: BEGIN with the lock (and the request
+// id's earlier position), the record, then the advance with COMMIT.
 func (c *Cursor) Next(ctx context.Context, requestID string, req tape.Request) (tape.Replayed, error) {
 	t := c.t
 	if requestID != "" {
@@ -184,87 +208,117 @@ func (c *Cursor) Next(ctx context.Context, requestID string, req tape.Request) (
 	if err != nil {
 		return tape.Replayed{}, err
 	}
-	var out tape.Replayed
-	err = pgx.BeginFunc(ctx, t.s.pool, func(tx pgx.Tx) error {
-		// The cursor row exists from here on (a rolled-back Next removes it again), so that
-		// FOR UPDATE has a row to lock: the turn of this cursor across every replica.
-		if _, err := tx.Exec(ctx, `INSERT INTO rewind_cursors (tenant, epoch, name, position, mac) VALUES ($1, $2, $3, 0, $4) ON CONFLICT DO NOTHING`,
-			t.Tenant(), c.epoch, c.name, t.codec.CursorMAC(c.epoch, c.name, 0)); err != nil {
-			return err
-		}
-		pos, err := c.position(ctx, tx, true)
-		if err != nil {
-			return err
-		}
-		if requestID != "" {
-			served, found, err := c.servedAt(ctx, tx, requestID)
-			if err != nil {
-				return err
-			}
-			if found {
-				resp, err := c.serve(ctx, tx, served, h, tag, requestID)
-				out = tape.Replayed{Position: served, Response: resp, Retried: true}
-				return err
-			}
-		}
-		resp, err := c.serve(ctx, tx, pos, h, tag, "")
-		if err != nil {
-			return err
-		}
-		if _, err := tx.Exec(ctx, `UPDATE rewind_cursors SET position = $4, mac = $5 WHERE tenant = $1 AND epoch = $2 AND name = $3`,
-			t.Tenant(), c.epoch, c.name, pos+1, t.codec.CursorMAC(c.epoch, c.name, pos+1)); err != nil {
-			return err
-		}
-		if requestID != "" {
-			if _, err := tx.Exec(ctx, `INSERT INTO rewind_cursor_requests (tenant, epoch, cursor, request_id, position, mac) VALUES ($1, $2, $3, $4, $5, $6)`,
-				t.Tenant(), c.epoch, c.name, requestID, pos, t.codec.RequestIDMAC(c.epoch, c.name, requestID, pos)); err != nil {
-				return err
-			}
-		}
-		out = tape.Replayed{Position: pos, Response: resp}
-		return nil
-	})
+	out, err := c.next(ctx, requestID, h, tag)
 	if err != nil {
 		return tape.Replayed{}, t.s.dbError(fmt.Sprintf("replay cursor %q of epoch %q", c.name, c.epoch), err)
 	}
 	return out, nil
 }
 
-// position reads and authenticates the cursor's position (locking its row with lock).
-func (c *Cursor) position(ctx context.Context, q querier, lock bool) (int64, error) {
-	sql := `SELECT position, mac FROM rewind_cursors WHERE tenant = $1 AND epoch = $2 AND name = $3`
-	if lock {
-		sql += ` FOR UPDATE`
+func (c *Cursor) next(ctx context.Context, requestID string, h tape.Hash, tag []byte) (out tape.Replayed, err error) {
+	t := c.t
+	conn, err := t.s.pool.Acquire(ctx)
+	if err != nil {
+		return out, err
 	}
+	// A connection left in a transaction by a failure to roll back is closed, not reused, by
+	// the pool: the server rolls the transaction back.
+	defer conn.Release()
+	defer func() {
+		if err != nil && conn.Conn().PgConn().TxStatus() != 'I' {
+			conn.Exec(context.WithoutCancel(ctx), `ROLLBACK`)
+		}
+	}()
+	var pos, served int64
+	var posMAC, servedMAC []byte
+	found := false
+	var b pgx.Batch
+	b.Queue(`BEGIN`)
+	// The cursor row exists from here on (a rolled-back Next removes it again), so that FOR
+	// UPDATE has a row to lock: the turn of this cursor across every replica.
+	b.Queue(`INSERT INTO rewind_cursors (tenant, epoch, name, position, mac) VALUES ($1, $2, $3, 0, $4) ON CONFLICT DO NOTHING`,
+		t.Tenant(), c.epoch, c.name, t.codec.CursorMAC(c.epoch, c.name, 0))
+	b.Queue(`SELECT position, mac FROM rewind_cursors WHERE tenant = $1 AND epoch = $2 AND name = $3 FOR UPDATE`,
+		t.Tenant(), c.epoch, c.name).QueryRow(func(row pgx.Row) error { return row.Scan(&pos, &posMAC) })
+	if requestID != "" {
+		b.Queue(`SELECT position, mac FROM rewind_cursor_requests WHERE tenant = $1 AND epoch = $2 AND cursor = $3 AND request_id = $4`,
+			t.Tenant(), c.epoch, c.name, requestID).QueryRow(func(row pgx.Row) error {
+			err := row.Scan(&served, &servedMAC)
+			if errors.Is(err, pgx.ErrNoRows) {
+				return nil
+			}
+			found = err == nil
+			return err
+		})
+	}
+	if err := conn.SendBatch(ctx, &b).Close(); err != nil {
+		return out, err
+	}
+	if err := c.checkPosition(pos, posMAC); err != nil {
+		return out, err
+	}
+	if found {
+		if err := c.checkServed(requestID, served, servedMAC); err != nil {
+			return out, err
+		}
+		resp, err := c.serve(ctx, conn, served, h, tag, requestID)
+		if err != nil {
+			return out, err
+		}
+		if _, err := conn.Exec(ctx, `COMMIT`); err != nil {
+			return out, err
+		}
+		return tape.Replayed{Position: served, Response: resp, Retried: true}, nil
+	}
+	resp, err := c.serve(ctx, conn, pos, h, tag, "")
+	if err != nil {
+		return out, err
+	}
+	b = pgx.Batch{}
+	b.Queue(`UPDATE rewind_cursors SET position = $4, mac = $5 WHERE tenant = $1 AND epoch = $2 AND name = $3`,
+		t.Tenant(), c.epoch, c.name, pos+1, t.codec.CursorMAC(c.epoch, c.name, pos+1))
+	if requestID != "" {
+		b.Queue(`INSERT INTO rewind_cursor_requests (tenant, epoch, cursor, request_id, position, mac) VALUES ($1, $2, $3, $4, $5, $6)`,
+			t.Tenant(), c.epoch, c.name, requestID, pos, t.codec.RequestIDMAC(c.epoch, c.name, requestID, pos))
+	}
+	b.Queue(`COMMIT`)
+	if err := conn.SendBatch(ctx, &b).Close(); err != nil {
+		return out, err
+	}
+	if conn.Conn().PgConn().TxStatus() != 'I' {
+		return out, errors.New("the transaction did not commit")
+	}
+	return tape.Replayed{Position: pos, Response: resp}, nil
+}
+
+// position reads and authenticates the cursor's position.
+func (c *Cursor) position(ctx context.Context, q querier) (int64, error) {
 	var pos int64
 	var mac []byte
-	err := q.QueryRow(ctx, sql, c.t.Tenant(), c.epoch, c.name).Scan(&pos, &mac)
+	err := q.QueryRow(ctx, `SELECT position, mac FROM rewind_cursors WHERE tenant = $1 AND epoch = $2 AND name = $3`, c.t.Tenant(), c.epoch, c.name).Scan(&pos, &mac)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return 0, nil
 	}
 	if err != nil {
 		return 0, err
 	}
-	if !hmac.Equal(mac, c.t.codec.CursorMAC(c.epoch, c.name, pos)) {
-		return 0, fmt.Errorf("%w: the stored position (%d) of cursor %q over epoch %q of tenant %q does not authenticate: it was altered; replay with a new cursor", tape.ErrTampered, pos, c.name, c.epoch, c.t.Tenant())
-	}
-	return pos, nil
+	return pos, c.checkPosition(pos, mac)
 }
 
-func (c *Cursor) servedAt(ctx context.Context, q querier, id string) (pos int64, found bool, err error) {
-	var mac []byte
-	err = q.QueryRow(ctx, `SELECT position, mac FROM rewind_cursor_requests WHERE tenant = $1 AND epoch = $2 AND cursor = $3 AND request_id = $4`,
-		c.t.Tenant(), c.epoch, c.name, id).Scan(&pos, &mac)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return 0, false, nil
+// checkPosition authenticates a stored cursor position.
+func (c *Cursor) checkPosition(pos int64, mac []byte) error {
+	if !hmac.Equal(mac, c.t.codec.CursorMAC(c.epoch, c.name, pos)) {
+		return fmt.Errorf("%w: the stored position (%d) of cursor %q over epoch %q of tenant %q does not authenticate: it was altered; replay with a new cursor", tape.ErrTampered, pos, c.name, c.epoch, c.t.Tenant())
 	}
-	if err != nil {
-		return 0, false, err
-	}
+	return nil
+}
+
+// checkServed authenticates the stored position at which request id was served.
+func (c *Cursor) checkServed(id string, pos int64, mac []byte) error {
 	if !hmac.Equal(mac, c.t.codec.RequestIDMAC(c.epoch, c.name, id, pos)) {
-		return 0, false, fmt.Errorf("%w: the stored position (%d) of request id %q on cursor %q over epoch %q does not authenticate: it was altered; replay with a new cursor", tape.ErrTampered, pos, id, c.name, c.epoch)
+		return fmt.Errorf("%w: the stored position (%d) of request id %q on cursor %q over epoch %q does not authenticate: it was altered; replay with a new cursor", tape.ErrTampered, pos, id, c.name, c.epoch)
 	}
-	return pos, true, nil
+	return nil
 }
 
 // serve opens the response recorded at pos after checking that it answers the request with

@@ -285,3 +285,32 @@ func TestMissingPositionIsCorrupt(t *testing.T) {
 		t.Fatalf("a deleted position before the last: %v; want ErrCorrupt", err)
 	}
 }
+
+// A record whose insert fails takes nothing: its transaction (the position's increment
+// included) rolls back, the next record gets the same position, and the pool goes on serving.
+func TestFailedRecordLeavesNoGap(t *testing.T) {
+	ctx := context.Background()
+	_, s := migrated(t)
+	tp := openTape(t, s, "acme")
+	rec, _ := tp.Recorder("e")
+	if _, err := rec.Record(ctx, call(`{"n":0}`, `{}`)); err != nil {
+		t.Fatal(err)
+	}
+	// A row already at position 1 makes the next record's insert fail.
+	if _, err := s.pool.Exec(ctx, `INSERT INTO rewind_records (tenant, epoch, position, request_tag, response, request)
+		SELECT tenant, epoch, 1, request_tag, response, request FROM rewind_records WHERE position = 0`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rec.Record(ctx, call(`{"n":1}`, `{}`)); !errors.Is(err, tape.ErrConflict) {
+		t.Fatalf("a record whose position is taken: %v; want ErrConflict", err)
+	}
+	if _, err := s.pool.Exec(ctx, `DELETE FROM rewind_records WHERE position = 1`); err != nil {
+		t.Fatal(err)
+	}
+	for want := int64(1); want <= 2; want++ {
+		pos, err := rec.Record(ctx, call(fmt.Sprintf(`{"n":%d}`, want), `{}`))
+		if err != nil || pos != want {
+			t.Fatalf("after the failure: position %d, %v; want %d (no gap)", pos, err, want)
+		}
+	}
+}
