@@ -23,6 +23,12 @@ type capture struct {
 	index      *statIndex // the stat cache the capture started from
 	indexDirty bool
 	walk       Walk // how the paths were found (changed.go)
+
+	rules    Hash            // the key of the exclusion rules (treecache.go)
+	rulesOK  bool            // rules has a key: directory trees may be reused and recorded
+	rootSt   statInfo        // the root's lstat; zero when the paths came from a hint
+	dirTrees map[string]Hash // directories whose lstat the cache holds: their cached tree hash
+	trees    map[string]Hash // every directory's tree hash, once encoded (checkpointLocked)
 }
 
 // manifest returns the entries as a manifest lists them.
@@ -76,15 +82,26 @@ func (s *Store) captureLiveRules(ctx context.Context, store bool, ign matcher, h
 	if warn != "" {
 		c.warnings = append(c.warnings, warn)
 	}
-	// Both lists are sorted by path: one merge pass pairs each file with its cache entry.
+	c.rules, c.rulesOK = ruleKey(ign)
+	if how.Mode == "full" && c.rulesOK {
+		// The root's own stat, for its tree (treecache.go); a hint's scan has no directory stats.
+		if st, err := lstatPath(s.root); err == nil {
+			c.rootSt = st
+		}
+	}
+	trust := c.rulesOK && idx.rules == c.rules
+	if trust && c.rootSt.Mode != 0 && len(idx.entries) > 0 && idx.entries[0].Path == "" && idx.clean(&idx.entries[0], c.rootSt) {
+		c.dirTrees = map[string]Hash{"": idx.entries[0].Blob}
+	}
+	// Both lists are sorted by path: one merge pass pairs each file and directory with its cache
+	// entry.
 	var todo, vouched []int
-	files, j := 0, 0
+	files, dirs, j := 0, 0, 0
 	for i := range sc.entries {
 		e := &sc.entries[i]
-		if e.Type != TypeFile {
+		if e.Type != TypeFile && e.Type != TypeDir {
 			continue
 		}
-		files++
 		for j < len(idx.entries) && idx.entries[j].Path < e.Path {
 			j++
 		}
@@ -92,8 +109,19 @@ func (s *Store) captureLiveRules(ctx context.Context, store bool, ign matcher, h
 		if j < len(idx.entries) && idx.entries[j].Path == e.Path {
 			ie = &idx.entries[j]
 		}
+		if e.Type == TypeDir {
+			if e.St.Mode != 0 {
+				dirs++
+			}
+			if c.dirTrees != nil && idx.clean(ie, e.St) {
+				c.dirTrees[e.Path] = ie.Blob
+			}
+			continue
+		}
+		files++
 		if idx.clean(ie, e.St) {
 			e.Blob = ie.Blob
+			e.cached = true
 			if e.St.Size <= sampleMaxSize {
 				vouched = append(vouched, i)
 			}
@@ -124,15 +152,20 @@ func (s *Store) captureLiveRules(ctx context.Context, store bool, ign matcher, h
 				}
 			}
 			c.warnings = append(c.warnings, distrustWarning(wrong, len(sample), then))
+			c.dirTrees = nil
 			todo = todo[:0]
 			for i := range sc.entries {
 				if sc.entries[i].Type == TypeFile {
+					sc.entries[i].cached = false
 					todo = append(todo, i)
 				}
 			}
 		}
 	}
-	c.indexDirty = len(todo) > 0 || files != len(idx.entries)
+	if c.rootSt.Mode != 0 {
+		dirs++
+	}
+	c.indexDirty = len(todo) > 0 || files+dirs != len(idx.entries)
 	if store {
 		c.stager = newStager(s.objects, len(todo) > fewFiles)
 	}

@@ -109,11 +109,23 @@ func (s *Store) checkpointLocked(ctx context.Context, label string, kind Kind, r
 		return nil, nil, err
 	}
 	live := c.scan.entries
-	tr := encodeTrees(len(live), func(i int) *Entry { return &live[i].Entry })
-	mh := tr.hash
-	mname := filepath.Join(s.state, "manifests", mh.String())
+	at := func(i int) *Entry { return &live[i].Entry }
+	tr := encodeTrees(len(live), at, c.reusableTrees())
+	mname := filepath.Join(s.state, "manifests", tr.hash.String())
 	_, err = os.Lstat(mname)
 	treesStored := err == nil // a manifest file that exists names only stored trees
+	if (tr.root == nil && !treesStored) || !s.allStored(tr.reused) {
+		// A tree the cache names is no longer stored (removed by hand, or a repair): encode all.
+		tr = encodeTrees(len(live), at, nil)
+		mname = filepath.Join(s.state, "manifests", tr.hash.String())
+		_, err = os.Lstat(mname)
+		treesStored = err == nil
+	}
+	mh := tr.hash
+	c.trees = tr.dirs
+	if tr.root != nil {
+		c.indexDirty = true // a directory's tree was encoded: record it, so the next one is not
+	}
 	// What the result reports as stored: the contents; the trees are counted by neither.
 	newObjects, newBytes := c.stager.count(), c.stager.newBytes
 	if !treesStored {
@@ -205,6 +217,16 @@ func (s *Store) checkpointLocked(ctx context.Context, label string, kind Kind, r
 		res.ChainSeq = seq
 	}
 	return res, c, indexErr
+}
+
+// allStored reports whether every tree of hs is stored (a lookup error counts as not).
+func (s *Store) allStored(hs []Hash) bool {
+	for _, h := range hs {
+		if ok, err := s.objects.has(h); !ok || err != nil {
+			return false
+		}
+	}
+	return true
 }
 
 // intend notes a chain entry before the commit it describes, when the Recorder can (Intender),

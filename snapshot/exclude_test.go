@@ -142,7 +142,7 @@ func TestRacyClean(t *testing.T) {
 		t.Helper()
 		name := filepath.Join(s.StateDir(), "index")
 		os.Remove(indexLogName(name)) // the whole cache is forged: the index, no log
-		os.WriteFile(name, encodeIndex([]indexEntry{{Path: "f.txt", St: st, Blob: entries[0].Blob}}), 0o600)
+		os.WriteFile(name, encodeIndex([]indexEntry{{Path: "f.txt", St: st, Blob: entries[0].Blob}}, Hash{}), 0o600)
 		if err := os.Chtimes(name, indexMtime, indexMtime); err != nil {
 			t.Fatal(err)
 		}

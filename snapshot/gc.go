@@ -133,8 +133,21 @@ func (s *Store) GC(ctx context.Context, opts GCOptions) (*GCResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A directory's entry vouches for its tree and everything under it: one whose tree only
+	// removed checkpoints hold goes from the cache, before what it names is removed.
+	staleDirs := false
 	for i := range idx.entries {
-		objects[idx.entries[i].Blob] = true
+		if e := &idx.entries[i]; !isDirEntry(e) {
+			objects[e.Blob] = true
+		} else if !treeKept(e, manifests, objects) {
+			staleDirs = true
+		}
+	}
+	if staleDirs && !opts.DryRun {
+		keep := idx.settled(func(e *indexEntry) bool { return !isDirEntry(e) || treeKept(e, manifests, objects) })
+		if err := s.saveIndex(keep, idx.rules); err != nil {
+			return nil, fmt.Errorf("gc: %w", err)
+		}
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -322,6 +335,16 @@ func (s *Store) repack(oldPack string, live []packEntry) error {
 		return err
 	}
 	return nil
+}
+
+// treeKept reports whether the tree a directory entry of the stat cache names is kept: the
+// root's as a manifest, another's as an object (with every tree and content under it, since the
+// kept checkpoints' trees are kept whole).
+func treeKept(e *indexEntry, manifests, objects map[Hash]bool) bool {
+	if e.Path == "" {
+		return manifests[e.Blob]
+	}
+	return objects[e.Blob]
 }
 
 // tempAge is how old a temporary file in the state directory must be before GC takes it for one a

@@ -673,5 +673,5 @@ func (s *Store) refreshIndex(live []liveEntry, want []Entry, touched map[string]
 			out = append(out, indexEntry{Path: t.Path, St: live[j].St, Blob: t.Blob})
 		}
 	}
-	return s.saveIndex(out)
+	return s.saveIndex(out, Hash{}) // files only: the next checkpoint encodes every tree
 }

@@ -31,23 +31,40 @@ var maxTreeEntries = 1 << 22
 type trees struct {
 	root  []byte
 	hash  Hash            // sha256 of root
-	nodes map[Hash][]byte // every subdirectory's tree
+	nodes map[Hash][]byte // every encoded subdirectory's tree
+	dirs  map[string]Hash // every directory's tree hash, by path ("" for the root)
+	// reused are the trees taken from the cache whose parent was encoded (a reused tree's
+	// subtrees are stored whenever it is): the caller checks that they are stored. root is nil
+	// when the root's tree was reused.
+	reused []Hash
 }
 
-// encodeTrees encodes entries (sorted by path, valid as a manifest) as trees.
-func encodeTrees(n int, at func(int) *Entry) *trees {
+// encodeTrees encodes entries (sorted by path, valid as a manifest) as trees. reuse gives the
+// hash of the tree of directories known unchanged (treecache.go; nil: none): they are not
+// encoded, nor is anything under them.
+func encodeTrees(n int, at func(int) *Entry, reuse map[string]Hash) *trees {
+	// Every reused tree holds, nested or not: they are all the directories' trees.
+	t := &trees{nodes: map[Hash][]byte{}, dirs: make(map[string]Hash, len(reuse)+16)}
+	for p, h := range reuse {
+		t.dirs[p] = h
+	}
+	if h, ok := reuse[""]; ok {
+		t.hash = h
+		return t
+	}
 	// The direct children of a directory are in name order in the sorted list (they share the
-	// directory's prefix), so grouping by parent keeps each group sorted.
+	// directory's prefix), so grouping by parent keeps each group sorted. Entries under a reused
+	// directory are not needed.
 	children := map[string][]int{}
 	for i := range n {
-		p := at(i).Path
-		parent := ""
-		if j := strings.LastIndexByte(p, '/'); j >= 0 {
-			parent = p[:j]
+		parent := parentDir(at(i).Path)
+		if reuse != nil {
+			if _, ok := reuse[parent]; ok {
+				continue
+			}
 		}
 		children[parent] = append(children[parent], i)
 	}
-	t := &trees{nodes: make(map[Hash][]byte, len(children))}
 	var encode func(dir string) []byte
 	encode = func(dir string) []byte {
 		kids := children[dir]
@@ -63,9 +80,15 @@ func encodeTrees(n int, at func(int) *Entry) *trees {
 			case TypeFile:
 				blob = &e.Blob
 			case TypeDir:
-				sub := encode(e.Path)
-				h := Hash(sha256.Sum256(sub))
-				t.nodes[h] = sub
+				h, ok := reuse[e.Path]
+				if ok {
+					t.reused = append(t.reused, h)
+				} else {
+					sub := encode(e.Path)
+					h = Hash(sha256.Sum256(sub))
+					t.nodes[h] = sub
+					t.dirs[e.Path] = h
+				}
 				blob = &h
 			}
 			b = appendEntry(b, e, name, blob)
@@ -74,6 +97,7 @@ func encodeTrees(n int, at func(int) *Entry) *trees {
 	}
 	t.root = encode("")
 	t.hash = Hash(sha256.Sum256(t.root))
+	t.dirs[""] = t.hash
 	return t
 }
 

@@ -17,7 +17,8 @@ import (
 // the lstat it was seen with.
 type liveEntry struct {
 	Entry
-	St statInfo
+	St     statInfo
+	cached bool // a file whose Blob the stat cache vouched for (not read, but maybe sampled)
 }
 
 // scan is the result of walking the live workspace.
