@@ -167,7 +167,7 @@ func (s *Store) captureLiveRules(ctx context.Context, store bool, ign matcher, h
 	}
 	c.indexDirty = len(todo) > 0 || files+dirs != len(idx.entries)
 	if store {
-		c.stager = newStager(s.objects, len(todo) > fewFiles)
+		c.stager = newStager(s.objects)
 	}
 	c.hashed = len(todo)
 	if len(todo) == 0 {

@@ -130,7 +130,7 @@ func (s *Store) checkpointLocked(ctx context.Context, label string, kind Kind, r
 	newObjects, newBytes := c.stager.count(), c.stager.newBytes
 	if !treesStored {
 		for h, b := range tr.nodes {
-			if err := c.stager.putPacked(h, b); err != nil {
+			if err := c.stager.putBytes(h, b); err != nil {
 				c.stager.discard()
 				return nil, nil, fmt.Errorf("write manifest trees: %w", err)
 			}

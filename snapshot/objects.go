@@ -229,20 +229,19 @@ func (o *objectStore) cleanTmp() error {
 }
 
 // stager collects the new objects of one checkpoint, then makes them durable and visible together
-// (commit). Small objects of a large batch go into one new pack; the others are staged as files
-// in objects/tmp and renamed into place (FORMAT.md, "Objects" and "Packs").
+// (commit). Small objects go into one new pack, with the checkpoint's trees; larger ones are
+// staged as files in objects/tmp and renamed into place (FORMAT.md, "Objects" and "Packs").
 type stager struct {
 	o        *objectStore
-	usePack  bool
 	mu       sync.Mutex
 	pending  map[Hash]string // loose object -> its temporary file
-	pack     *packWriter     // created on the first small object when usePack
+	pack     *packWriter     // created on the first small object
 	inPack   map[Hash]bool
 	newBytes int64
 }
 
-func newStager(o *objectStore, usePack bool) *stager {
-	return &stager{o: o, usePack: usePack, pending: make(map[Hash]string), inPack: make(map[Hash]bool)}
+func newStager(o *objectStore) *stager {
+	return &stager{o: o, pending: make(map[Hash]string), inPack: make(map[Hash]bool)}
 }
 
 // count returns how many new objects are staged.
@@ -256,54 +255,28 @@ func (s *stager) knownLocked(h Hash) (bool, error) {
 	return s.o.has(h)
 }
 
-// putBytes stages data as object h unless it is already stored or staged.
+// putBytes stages data as object h in the batch's pack unless it is already stored or staged:
+// small contents (at most smallFile bytes; larger ones are staged loose, see tempFile) and the
+// checkpoint's trees, whatever their size. A checkpoint of a few changed files then flushes one
+// pack and its index, not a file and a fan-out directory per content.
 func (s *stager) putBytes(h Hash, data []byte) error {
-	return s.put(h, data, s.usePack)
-}
-
-// putPacked stages data as object h in the batch's pack, whatever the batch's size: a
-// checkpoint's manifest trees, which are many and small, so that a checkpoint writes one pack
-// (two flushed files) rather than one flushed file per changed directory.
-func (s *stager) putPacked(h Hash, data []byte) error {
-	return s.put(h, data, true)
-}
-
-func (s *stager) put(h Hash, data []byte, packed bool) error {
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	known, err := s.knownLocked(h)
 	if err != nil || known {
-		s.mu.Unlock()
 		return err
 	}
-	if packed {
-		defer s.mu.Unlock()
-		if s.pack == nil {
-			if s.pack, err = s.o.newPack(); err != nil {
-				return err
-			}
-		}
-		if err := s.pack.add(h, data); err != nil {
+	if s.pack == nil {
+		if s.pack, err = s.o.newPack(); err != nil {
 			return err
 		}
-		s.inPack[h] = true
-		s.newBytes += int64(len(data))
-		return nil
 	}
-	s.mu.Unlock()
-	f, err := os.CreateTemp(s.o.tmpDir(), "obj-*")
-	if err != nil {
+	if err := s.pack.add(h, data); err != nil {
 		return err
 	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		os.Remove(f.Name())
-		return err
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(f.Name())
-		return err
-	}
-	return s.adopt(h, f.Name(), int64(len(data)))
+	s.inPack[h] = true
+	s.newBytes += int64(len(data))
+	return nil
 }
 
 // tempFile returns a new staging file for content whose hash is not known yet (large files are
