@@ -153,7 +153,9 @@ func (s *Store) readManifestTrees(h Hash) ([]Entry, []Hash, error) {
 		}
 		return entries, nil, nil
 	}
-	entries, subtrees, err := expandTree(b, s.objects.readTreeObject)
+	tr := newTreeReader(s.objects)
+	defer tr.close()
+	entries, subtrees, err := expandTree(b, tr.read)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", name, err)
 	}

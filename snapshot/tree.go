@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -240,4 +243,54 @@ func (o *objectStore) readTreeObject(h Hash) ([]byte, error) {
 	}
 	defer r.Close()
 	return io.ReadAll(r)
+}
+
+// treeReader reads the trees of one manifest. Trees are packed, so it reads them from the pack
+// files it keeps open until close: a manifest of thousands of folders opens each pack once, not
+// once per tree. A tree with a loose copy (read before a packed one, see objectStore.open), or
+// one it cannot find or open, goes through readTreeObject, which says what is wrong.
+type treeReader struct {
+	o     *objectStore
+	files map[string]*os.File
+}
+
+func newTreeReader(o *objectStore) *treeReader {
+	return &treeReader{o: o, files: map[string]*os.File{}}
+}
+
+func (r *treeReader) read(h Hash) ([]byte, error) {
+	if _, err := os.Lstat(r.o.path(h)); !errors.Is(err, fs.ErrNotExist) {
+		return r.o.readTreeObject(h)
+	}
+	loc, ok, err := r.o.packed(h)
+	if err != nil || !ok {
+		return r.o.readTreeObject(h)
+	}
+	f := r.files[loc.pack]
+	if f == nil {
+		if f, err = openRead(r.o, loc.pack); err != nil {
+			return r.o.readTreeObject(h)
+		}
+		r.files[loc.pack] = f
+	}
+	name := fmt.Sprintf("%s (object %s at offset %d)", loc.pack, h, loc.Off)
+	b := make([]byte, loc.Size)
+	err = r.o.check(loc.pack)
+	if err == nil {
+		_, err = f.ReadAt(b, loc.Off)
+	}
+	if err != nil {
+		return nil, &CorruptError{Path: name, Reason: fmt.Sprintf("cannot be read: %v", bare(err))}
+	}
+	if got := Hash(sha256.Sum256(b)); got != h {
+		return nil, &CorruptError{Path: name, Reason: fmt.Sprintf("content hashes to %s", got)}
+	}
+	return b, nil
+}
+
+// close closes the pack files read.
+func (r *treeReader) close() {
+	for _, f := range r.files {
+		f.Close()
+	}
 }
