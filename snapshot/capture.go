@@ -89,9 +89,11 @@ func (s *Store) captureLiveRules(ctx context.Context, store bool, ign matcher, h
 			c.rootSt = st
 		}
 	}
-	trust := c.rulesOK && idx.rules == c.rules
-	if trust && c.rootSt.Mode != 0 && len(idx.entries) > 0 && idx.entries[0].Path == "" && idx.clean(&idx.entries[0], c.rootSt) {
-		c.dirTrees = map[string]Hash{"": idx.entries[0].Blob}
+	if c.rulesOK && idx.rules == c.rules && c.rootSt.Mode != 0 {
+		c.dirTrees = map[string]Hash{}
+		if len(idx.entries) > 0 && idx.entries[0].Path == "" && idx.clean(&idx.entries[0], c.rootSt) {
+			c.dirTrees[""] = idx.entries[0].Blob
+		}
 	}
 	// Both lists are sorted by path: one merge pass pairs each file and directory with its cache
 	// entry.

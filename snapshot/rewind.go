@@ -170,7 +170,7 @@ func (s *Store) restoreLocked(ctx context.Context, j *Journal, t *target, r rule
 		return nil, fmt.Errorf("flush restored files: %w", err)
 	}
 	res := &RestoreResult{Op: j.Op, OpID: j.OpID, From: j.From, To: t.meta.ID, Safety: j.Safety, Changes: nonNil(withoutKept(p.changes, kept)), Kept: append(p.kept, kept...)}
-	if err := s.refreshIndex(c.scan.entries, t.entries, touched); err != nil {
+	if err := s.refreshIndex(c, t.entries, touched); err != nil {
 		return nil, err
 	}
 	pos, err := s.readPosition()

@@ -75,7 +75,7 @@ func (c *capture) reusableTrees() map[string]Hash {
 		}
 	}
 	if _, ok := c.dirTrees[""]; !ok {
-		return nil
+		markUp("")
 	}
 	for i := range c.scan.entries {
 		e := &c.scan.entries[i]

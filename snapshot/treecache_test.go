@@ -57,6 +57,7 @@ func TestTreeCacheMatchesScratch(t *testing.T) {
 				t.Fatal(err)
 			}
 			reusedRounds := 0
+			var ids []string
 			for round := range 40 {
 				// Half the rounds see every entry settled (nothing racily clean), so the cache
 				// is trusted as far as the stats allow; the others run at full speed.
@@ -64,11 +65,20 @@ func TestTreeCacheMatchesScratch(t *testing.T) {
 					backdateIndex(t, s)
 				}
 				mutateStats(t, r, root, dirs)
+				if round%5 == 4 {
+					// A rewind to an earlier checkpoint: the cache keeps the trees of the
+					// folders it did not touch.
+					to := ids[r.IntN(len(ids))]
+					if _, err := s.Rewind(ctx, to, RestoreOptions{}); err != nil {
+						t.Fatal(err)
+					}
+				}
 				want := scratchManifest(t, s)
 				c, err := s.Checkpoint(ctx, fmt.Sprint(round))
 				if err != nil {
 					t.Fatal(err)
 				}
+				ids = append(ids, c.ID)
 				if c.Manifest != want {
 					t.Fatalf("round %d: checkpoint names manifest %s, a walk from scratch %s", round, c.Manifest, want)
 				}
@@ -199,5 +209,43 @@ func TestTreeCacheRootNotStored(t *testing.T) {
 	}
 	if _, _, err := s.readManifestTrees(c2.Manifest); err != nil {
 		t.Fatalf("the manifest was not written again: %v", err)
+	}
+}
+
+// TestTreeCacheAfterRewind: a rewind leaves the trees of the folders it did not touch cached, so
+// the next checkpoint encodes only the touched folder and its ancestors.
+func TestTreeCacheAfterRewind(t *testing.T) {
+	root := t.TempDir()
+	s := mustOpen(t, root, Options{})
+	for _, d := range []string{"a", "b", "c/d"} {
+		put(t, root, d+"/f.txt", d, 0o644)
+	}
+	c1, err := s.Checkpoint(ctx, "one")
+	if err != nil {
+		t.Fatal(err)
+	}
+	put(t, root, "a/f.txt", "changed", 0o644)
+	backdateIndex(t, s)
+	if _, err := s.Rewind(ctx, c1.ID, RestoreOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	backdateIndex(t, s)
+	c, err := s.captureLive(ctx, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reuse := c.reusableTrees()
+	for _, d := range []string{"b", "c", "c/d"} {
+		if _, ok := reuse[d]; !ok {
+			t.Errorf("the tree of %s, untouched by the rewind, is not reused (%v)", d, reuse)
+		}
+	}
+	for _, d := range []string{"", "a"} {
+		if _, ok := reuse[d]; ok {
+			t.Errorf("the tree of %q, touched by the rewind, is reused", d)
+		}
+	}
+	if c2, err := s.Checkpoint(ctx, "two"); err != nil || c2.Manifest != c1.Manifest {
+		t.Fatalf("after the rewind: manifest %s, want %s (%v)", c2.Manifest, c1.Manifest, err)
 	}
 }
