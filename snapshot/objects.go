@@ -22,8 +22,9 @@ type objectStore struct {
 	dir     string
 	packDir string
 
-	mu    sync.Mutex
-	packs map[Hash]packLoc // packed objects; nil until loaded (see forget)
+	mu     sync.Mutex
+	packs  []packIndex // every pack's index, once loaded (see forget)
+	loaded bool
 
 	// fault, set by tests only, is called before every open and read of a stored object or pack
 	// index with the file's name: an error it returns is that read's error. It lets tests make
@@ -43,38 +44,39 @@ func (o *objectStore) check(name string) error {
 // Every operation starts with it.
 func (o *objectStore) forget() {
 	o.mu.Lock()
-	o.packs = nil
+	o.packs, o.loaded = nil, false
 	o.mu.Unlock()
 }
 
-// packed returns where h is packed, loading the pack indexes on first use.
+// packed returns where h is packed, loading the pack indexes on first use. Each index is sorted
+// by hash and searched as it is: no table of every packed object is built, which a checkpoint
+// that looks up a few new objects would spend more on than on the lookups.
 func (o *objectStore) packed(h Hash) (packLoc, bool, error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if o.packs == nil {
-		m, err := o.loadPacks()
+	if !o.loaded {
+		ps, err := o.loadPacks()
 		if err != nil {
 			return packLoc{}, false, err
 		}
-		o.packs = m
+		o.packs, o.loaded = ps, true
 	}
-	loc, ok := o.packs[h]
-	return loc, ok, nil
+	for _, p := range o.packs {
+		if e, ok := p.find(h); ok {
+			return packLoc{pack: p.pack, packEntry: e}, true, nil
+		}
+	}
+	return packLoc{}, false, nil
 }
 
-// addPacked records objects of a pack this process just finished.
+// addPacked records the objects of a pack this process just finished.
 func (o *objectStore) addPacked(p *packWriter) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if o.packs == nil {
+	if !o.loaded {
 		return // loaded fresh on next use
 	}
-	pack := filepath.Join(o.packDir, p.id+".pack")
-	for _, e := range p.entries {
-		if _, dup := o.packs[e.Hash]; !dup {
-			o.packs[e.Hash] = packLoc{pack: pack, packEntry: e}
-		}
-	}
+	o.packs = append(o.packs, packIndex{pack: filepath.Join(o.packDir, p.id+".pack"), entries: p.entries})
 }
 
 // path returns the file name of object h: objects/ab/cdef….

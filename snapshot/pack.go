@@ -84,30 +84,40 @@ func decodePackIdx(b []byte, packSize int64) ([]packEntry, error) {
 	return out, nil
 }
 
+// packIndex is one pack's index: the pack file and its entries, sorted by hash.
+type packIndex struct {
+	pack    string
+	entries []packEntry
+}
+
+// find returns h's entry in the pack, by binary search.
+func (p *packIndex) find(h Hash) (packEntry, bool) {
+	i, ok := slices.BinarySearchFunc(p.entries, h, func(e packEntry, h Hash) int { return bytes.Compare(e.Hash[:], h[:]) })
+	if !ok {
+		return packEntry{}, false
+	}
+	return p.entries[i], true
+}
+
 // loadPacks reads every pack index; a pack without an index is not (yet) part of the store.
-func (o *objectStore) loadPacks() (map[Hash]packLoc, error) {
+func (o *objectStore) loadPacks() ([]packIndex, error) {
 	names, err := readDirNames(o.packDir)
 	if err != nil {
 		return nil, err
 	}
-	m := make(map[Hash]packLoc)
+	var out []packIndex
 	for _, n := range names {
 		id, ok := strings.CutSuffix(n, ".idx")
 		if !ok || strings.HasPrefix(n, ".") {
 			continue
 		}
-		pack := filepath.Join(o.packDir, id+".pack")
 		entries, err := o.readPackIdx(id)
 		if err != nil {
 			return nil, err
 		}
-		for _, e := range entries {
-			if _, dup := m[e.Hash]; !dup {
-				m[e.Hash] = packLoc{pack: pack, packEntry: e}
-			}
-		}
+		out = append(out, packIndex{pack: filepath.Join(o.packDir, id+".pack"), entries: entries})
 	}
-	return m, nil
+	return out, nil
 }
 
 func (o *objectStore) readPackIdx(id string) ([]packEntry, error) {
