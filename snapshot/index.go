@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"path/filepath"
 	"sync"
+	"unsafe"
 
 	"github.com/agent-rewind/rewind/internal/durable"
 	"github.com/agent-rewind/rewind/internal/regular"
@@ -126,7 +127,8 @@ func decodeIndexFields(e *indexEntry, r []byte) {
 var castagnoli = sync.OnceValue(func() *crc32.Table { return crc32.MakeTable(crc32.Castagnoli) })
 
 // decodeIndex decodes and checks an index file's bytes (version 1 or 2), and returns the key of
-// the rules its directory entries were made under (zero for version 1, which has none).
+// the rules its directory entries were made under (zero for version 1, which has none). The
+// entries' paths point into b, which must not be modified afterwards.
 func decodeIndex(b []byte) ([]indexEntry, Hash, error) {
 	const fixed = 8*4 + 4 + 32
 	var rules Hash
@@ -148,8 +150,10 @@ func decodeIndex(b []byte) ([]indexEntry, Hash, error) {
 	if hdr > len(indexMagic) {
 		copy(rules[:], body[len(indexMagic):hdr])
 	}
-	// One string for all paths: each path is a substring of it, not an allocation of its own.
-	all := string(body)
+	// The paths are substrings of b itself, not copies: b is the index file as read, which no
+	// one writes to afterwards (callers pass a buffer they hand over), and copying it would cost
+	// as much again as the file (2 MB for 20,000 files) on every capture.
+	all := unsafe.String(unsafe.SliceData(body), len(body))
 	r := body[hdr:]
 	count := binary.LittleEndian.Uint32(r)
 	r = r[4:]
