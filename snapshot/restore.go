@@ -62,11 +62,23 @@ type target struct {
 // loadTarget reads everything a restore to id needs and refuses a manifest that could make the
 // restore touch the state directory; nothing in the workspace is touched before this succeeds.
 func (s *Store) loadTarget(id string) (*target, error) {
+	return s.loadTargetLive(id, nil)
+}
+
+// loadTargetLive is loadTarget that does not read the target's trees that equal the live
+// workspace's as the capture c encoded them (its safety checkpoint's): their entries are c's.
+// A rewind of a few changes then reads the trees of the changed folders and their ancestors,
+// not the whole manifest.
+func (s *Store) loadTargetLive(id string, c *capture) (*target, error) {
 	meta, err := s.readCheckpoint(id)
 	if err != nil {
 		return nil, err
 	}
-	entries, err := s.readManifest(meta.Manifest)
+	var known knownTree
+	if c != nil && c.trees != nil {
+		known = c.liveSubtree
+	}
+	entries, _, err := s.readManifestKnown(meta.Manifest, known)
 	if err != nil {
 		return nil, err
 	}

@@ -172,6 +172,16 @@ type treeSource func(h Hash) ([]byte, error)
 // subdirectory's tree from src. It returns the subtrees' hashes too (what GC must keep). The
 // result passes the same checks as a flat manifest (checkEntries).
 func expandTree(root []byte, src treeSource) ([]Entry, []Hash, error) {
+	return expandTreeKnown(root, src, nil)
+}
+
+// knownTree returns the entries under the directory dir (full paths, sorted) when its tree is
+// known to be h without reading it (a restore knows the live workspace's trees), or false.
+type knownTree func(dir string, h Hash) ([]Entry, bool)
+
+// expandTreeKnown is expandTree that takes the entries of the subtrees known gives instead of
+// reading them (their hashes are not returned: only GC needs them, and it reads every tree).
+func expandTreeKnown(root []byte, src treeSource, known knownTree) ([]Entry, []Hash, error) {
 	var out []Entry
 	var subtrees []Hash
 	var expand func(prefix string, data []byte) error
@@ -214,6 +224,15 @@ func expandTree(root []byte, src treeSource) ([]Entry, []Hash, error) {
 				}
 				out = append(out, e)
 				continue
+			}
+			if known != nil {
+				if kids, ok := known(path, e.Blob); ok {
+					if len(out)+len(kids) > maxTreeEntries {
+						return &ManifestError{Entry: -1, Reason: fmt.Sprintf("expands to more than %d entries", maxTreeEntries)}
+					}
+					out = append(out, kids...)
+					continue
+				}
 			}
 			b, err := src(e.Blob)
 			if err != nil {

@@ -2,6 +2,7 @@ package snapshot
 
 import (
 	"crypto/sha256"
+	"slices"
 	"strings"
 	"syscall"
 )
@@ -117,4 +118,25 @@ func (x *statIndex) settled(keep func(*indexEntry) bool) []indexEntry {
 		}
 	}
 	return out
+}
+
+// liveSubtree returns the captured entries under dir when the capture's tree of dir is h (see
+// loadTargetLive): equal trees list equal entries.
+func (c *capture) liveSubtree(dir string, h Hash) ([]Entry, bool) {
+	if got, ok := c.trees[dir]; !ok || got != h {
+		return nil, false
+	}
+	live := c.scan.entries
+	prefix := dir + "/"
+	i, _ := slices.BinarySearchFunc(live, prefix, func(e liveEntry, p string) int { return strings.Compare(e.Path, p) })
+	var out []Entry
+	for ; i < len(live) && strings.HasPrefix(live[i].Path, prefix); i++ {
+		e := live[i].Entry
+		e.Blob = Hash{}
+		if e.Type == TypeFile {
+			e.Blob = live[i].Blob
+		}
+		out = append(out, e)
+	}
+	return out, true
 }

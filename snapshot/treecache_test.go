@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -247,5 +248,39 @@ func TestTreeCacheAfterRewind(t *testing.T) {
 	}
 	if c2, err := s.Checkpoint(ctx, "two"); err != nil || c2.Manifest != c1.Manifest {
 		t.Fatalf("after the rewind: manifest %s, want %s (%v)", c2.Manifest, c1.Manifest, err)
+	}
+}
+
+// TestRewindReadsOnlyChangedTrees: a rewind takes the target's trees that equal the live ones
+// (as its safety checkpoint encoded them) from the live capture, and reads only the others:
+// after one file changed in one of 20 folders, it reads that folder's tree, not 20.
+func TestRewindReadsOnlyChangedTrees(t *testing.T) {
+	root := t.TempDir()
+	s := mustOpen(t, root, Options{})
+	for i := range 20 {
+		put(t, root, fmt.Sprintf("d%02d/f.txt", i), fmt.Sprint(i), 0o644)
+	}
+	c1, err := s.Checkpoint(ctx, "one")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := readState(t, root)
+	put(t, root, "d07/f.txt", "changed", 0o644)
+	reads := 0
+	s.objects.fault = func(name string) error {
+		if strings.HasSuffix(name, ".pack") {
+			reads++
+		}
+		return nil
+	}
+	if _, err := s.Rewind(ctx, c1.ID, RestoreOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if d := diffStates(want, readState(t, root)); d != "" {
+		t.Fatalf("after the rewind:\n%s", d)
+	}
+	// d07's tree, and d07/f.txt's content (an open and its reads).
+	if reads > 5 {
+		t.Fatalf("the rewind read packs %d times: it read trees equal to the live ones", reads)
 	}
 }
