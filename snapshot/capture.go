@@ -40,6 +40,10 @@ func (c *capture) manifest() []Entry {
 	return out
 }
 
+// testHookAfterScan, set by tests only, runs after a capture's walk: what another program
+// changes then, the capture did not see.
+var testHookAfterScan func()
+
 // captureLive walks the workspace and fills in every file's hash, from the stat cache when it can
 // vouch for the file, by reading it otherwise. A random sample of the vouched files is read too
 // (sample.go); when one disagrees, every file is read. With store set, new contents are staged
@@ -60,6 +64,10 @@ func (s *Store) captureLiveRules(ctx context.Context, store bool, ign matcher, h
 	if err != nil {
 		return nil, err
 	}
+	// The root's own stat, for its tree (treecache.go), taken before its listing, as the walk
+	// takes every folder's: a change between the two then shows as a stat that differs, never
+	// as a stat that matches a listing older than it.
+	rootSt, rootErr := lstatPath(s.root)
 	var seen atomic.Int64
 	stop := s.progress("scan", func() Progress { return Progress{Done: seen.Load()} })
 	var sc *scan
@@ -77,17 +85,18 @@ func (s *Store) captureLiveRules(ctx context.Context, store bool, ign matcher, h
 	if err != nil {
 		return nil, err
 	}
+	if testHookAfterScan != nil {
+		testHookAfterScan()
+	}
 	c := &capture{scan: sc, walk: how}
 	c.index = idx
 	if warn != "" {
 		c.warnings = append(c.warnings, warn)
 	}
 	c.rules, c.rulesOK = ruleKey(ign)
-	if how.Mode == "full" && c.rulesOK {
-		// The root's own stat, for its tree (treecache.go); a hint's scan has no directory stats.
-		if st, err := lstatPath(s.root); err == nil {
-			c.rootSt = st
-		}
+	if how.Mode == "full" && c.rulesOK && rootErr == nil {
+		// A hint's scan has no folder stats: its trees are neither reused nor recorded.
+		c.rootSt = rootSt
 	}
 	if c.rulesOK && idx.rules == c.rules && c.rootSt.Mode != 0 {
 		c.dirTrees = map[string]Hash{}

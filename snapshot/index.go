@@ -216,7 +216,7 @@ func (s *Store) writeIndex(c *capture) error {
 // encoded under rules with a key, its directories with their trees (treecache.go), sorted.
 func (c *capture) indexEntries() []indexEntry {
 	var entries []indexEntry
-	dirs := c.trees != nil && c.rulesOK
+	dirs := c.trees != nil && c.rulesOK && c.rootSt.Mode != 0 // a full walk's, see captureLiveRules
 	if h, ok := c.trees[""]; ok && dirs && c.rootSt.Mode != 0 {
 		entries = append(entries, indexEntry{Path: "", St: c.rootSt, Blob: h})
 	}

@@ -678,7 +678,7 @@ func (s *Store) refreshIndex(c *capture, want []Entry, touched map[string]bool) 
 		}
 	}
 	rules := c.rules
-	keepTrees := c.trees != nil && c.rulesOK && !changed[IgnoreFile]
+	keepTrees := c.trees != nil && c.rulesOK && c.rootSt.Mode != 0 && !changed[IgnoreFile]
 	if !keepTrees {
 		rules = Hash{}
 	}

@@ -284,3 +284,35 @@ func TestRewindReadsOnlyChangedTrees(t *testing.T) {
 		t.Fatalf("the rewind read packs %d times: it read trees equal to the live ones", reads)
 	}
 }
+
+// TestTreeCacheRootStatBeforeListing: a file removed after the walk listed its folder, and before
+// the checkpoint ends, is in that checkpoint; the folder's cached stat must be from before the
+// listing (the root's too), so that the next checkpoint sees the removal instead of reusing the
+// tree that lists it.
+func TestTreeCacheRootStatBeforeListing(t *testing.T) {
+	root := t.TempDir()
+	s := mustOpen(t, root, Options{})
+	put(t, root, "a.txt", "a", 0o644)
+	put(t, root, "b.txt", "b", 0o644)
+	put(t, root, "d/c.txt", "c", 0o644)
+	put(t, root, "d/e.txt", "e", 0o644)
+	if _, err := s.Checkpoint(ctx, "one"); err != nil {
+		t.Fatal(err)
+	}
+	backdateIndex(t, s)
+	testHookAfterScan = func() {
+		os.Remove(filepath.Join(root, "b.txt"))
+		os.Remove(filepath.Join(root, "d/c.txt"))
+	}
+	_, err := s.Checkpoint(ctx, "two")
+	testHookAfterScan = nil
+	if err != nil {
+		t.Fatal(err)
+	}
+	backdateIndex(t, s)
+	want := scratchManifest(t, s)
+	c, err := s.Checkpoint(ctx, "three")
+	if err != nil || c.Manifest != want {
+		t.Fatalf("after the removal: manifest %s, a walk from scratch %s (%v)", c.Manifest, want, err)
+	}
+}
