@@ -23,6 +23,12 @@ type capture struct {
 	index      *statIndex // the stat cache the capture started from
 	indexDirty bool
 	walk       Walk // how the paths were found (changed.go)
+
+	rules    Hash            // the key of the exclusion rules (treecache.go)
+	rulesOK  bool            // rules has a key: directory trees may be reused and recorded
+	rootSt   statInfo        // the root's lstat; zero when the paths came from a hint
+	dirTrees map[string]Hash // directories whose lstat the cache holds: their cached tree hash
+	trees    map[string]Hash // every directory's tree hash, once encoded (checkpointLocked)
 }
 
 // manifest returns the entries as a manifest lists them.
@@ -33,6 +39,10 @@ func (c *capture) manifest() []Entry {
 	}
 	return out
 }
+
+// testHookAfterScan, set by tests only, runs after a capture's walk: what another program
+// changes then, the capture did not see.
+var testHookAfterScan func()
 
 // captureLive walks the workspace and fills in every file's hash, from the stat cache when it can
 // vouch for the file, by reading it otherwise. A random sample of the vouched files is read too
@@ -54,6 +64,10 @@ func (s *Store) captureLiveRules(ctx context.Context, store bool, ign matcher, h
 	if err != nil {
 		return nil, err
 	}
+	// The root's own stat, for its tree (treecache.go), taken before its listing, as the walk
+	// takes every folder's: a change between the two then shows as a stat that differs, never
+	// as a stat that matches a listing older than it.
+	rootSt, rootErr := lstatPath(s.root)
 	var seen atomic.Int64
 	stop := s.progress("scan", func() Progress { return Progress{Done: seen.Load()} })
 	var sc *scan
@@ -71,20 +85,34 @@ func (s *Store) captureLiveRules(ctx context.Context, store bool, ign matcher, h
 	if err != nil {
 		return nil, err
 	}
+	if testHookAfterScan != nil {
+		testHookAfterScan()
+	}
 	c := &capture{scan: sc, walk: how}
 	c.index = idx
 	if warn != "" {
 		c.warnings = append(c.warnings, warn)
 	}
-	// Both lists are sorted by path: one merge pass pairs each file with its cache entry.
+	c.rules, c.rulesOK = ruleKey(ign)
+	if how.Mode == "full" && c.rulesOK && rootErr == nil {
+		// A hint's scan has no folder stats: its trees are neither reused nor recorded.
+		c.rootSt = rootSt
+	}
+	if c.rulesOK && idx.rules == c.rules && c.rootSt.Mode != 0 {
+		c.dirTrees = map[string]Hash{}
+		if len(idx.entries) > 0 && idx.entries[0].Path == "" && idx.clean(&idx.entries[0], c.rootSt) {
+			c.dirTrees[""] = idx.entries[0].Blob
+		}
+	}
+	// Both lists are sorted by path: one merge pass pairs each file and directory with its cache
+	// entry.
 	var todo, vouched []int
-	files, j := 0, 0
+	files, dirs, j := 0, 0, 0
 	for i := range sc.entries {
 		e := &sc.entries[i]
-		if e.Type != TypeFile {
+		if e.Type != TypeFile && e.Type != TypeDir {
 			continue
 		}
-		files++
 		for j < len(idx.entries) && idx.entries[j].Path < e.Path {
 			j++
 		}
@@ -92,8 +120,19 @@ func (s *Store) captureLiveRules(ctx context.Context, store bool, ign matcher, h
 		if j < len(idx.entries) && idx.entries[j].Path == e.Path {
 			ie = &idx.entries[j]
 		}
+		if e.Type == TypeDir {
+			if e.St.Mode != 0 {
+				dirs++
+			}
+			if c.dirTrees != nil && idx.clean(ie, e.St) {
+				c.dirTrees[e.Path] = ie.Blob
+			}
+			continue
+		}
+		files++
 		if idx.clean(ie, e.St) {
 			e.Blob = ie.Blob
+			e.cached = true
 			if e.St.Size <= sampleMaxSize {
 				vouched = append(vouched, i)
 			}
@@ -124,17 +163,22 @@ func (s *Store) captureLiveRules(ctx context.Context, store bool, ign matcher, h
 				}
 			}
 			c.warnings = append(c.warnings, distrustWarning(wrong, len(sample), then))
+			c.dirTrees = nil
 			todo = todo[:0]
 			for i := range sc.entries {
 				if sc.entries[i].Type == TypeFile {
+					sc.entries[i].cached = false
 					todo = append(todo, i)
 				}
 			}
 		}
 	}
-	c.indexDirty = len(todo) > 0 || files != len(idx.entries)
+	if c.rootSt.Mode != 0 {
+		dirs++
+	}
+	c.indexDirty = len(todo) > 0 || files+dirs != len(idx.entries)
 	if store {
-		c.stager = newStager(s.objects, len(todo) > fewFiles)
+		c.stager = newStager(s.objects)
 	}
 	c.hashed = len(todo)
 	if len(todo) == 0 {

@@ -384,7 +384,7 @@ func (c *checker) statCache(ctx context.Context, packed map[Hash]packLoc) error 
 		drop(Problem{Kind: "stat-cache-corrupt", What: err.Error()})
 		return c.dropCache(sec)
 	}
-	if _, err := decodeIndex(data); err != nil {
+	if _, _, err := decodeIndex(data); err != nil {
 		drop(Problem{Kind: "stat-cache-corrupt", What: err.Error() + " (checkpoints ignore it and read every file)"})
 		return c.dropCache(sec)
 	}
@@ -400,6 +400,10 @@ func (c *checker) statCache(ctx context.Context, packed map[Hash]packLoc) error 
 		}
 		e := &entries[i]
 		sec.Checked++
+		if isDirEntry(e) {
+			c.statCacheDir(e, idx, packed, drop)
+			continue
+		}
 		if checkPath(e.Path) != nil {
 			drop(Problem{Kind: "stat-cache-corrupt", Path: e.Path, What: "an entry's path is not a workspace path"})
 			continue
@@ -429,6 +433,31 @@ func (c *checker) statCache(ctx context.Context, packed map[Hash]packLoc) error 
 		return c.dropCache(sec)
 	}
 	return nil
+}
+
+// statCacheDir checks a directory entry of the stat cache (treecache.go): that the tree it
+// vouches for, while the directory's stat is the entry's, is stored (the root's as a manifest).
+// Whether the tree is the directory's is what a checkpoint decides from its children's entries.
+func (c *checker) statCacheDir(e *indexEntry, idx *statIndex, packed map[Hash]packLoc, drop func(Problem)) {
+	if e.Path != "" && checkPath(e.Path) != nil {
+		drop(Problem{Kind: "stat-cache-corrupt", Path: e.Path, What: "an entry's path is not a workspace path"})
+		return
+	}
+	live, err := lstatPath(filepath.Join(c.s.root, e.Path))
+	if err != nil || !idx.clean(e, live) {
+		return // not vouched for now: a checkpoint encodes the tree
+	}
+	stored := filepath.Join(c.s.state, "manifests", e.Blob.String())
+	if e.Path != "" {
+		if _, ok := packed[e.Blob]; ok {
+			return
+		}
+		stored = c.s.objects.path(e.Blob)
+	}
+	if _, err := os.Lstat(stored); err != nil {
+		drop(Problem{Kind: "stat-cache-unstored", Path: e.Path,
+			What: fmt.Sprintf("vouches for directory tree %s, which is not stored: the next checkpoint would name a tree it cannot restore", e.Blob)})
+	}
 }
 
 // dropCache removes the stat cache when repairing and marks the section's problems repaired.

@@ -40,6 +40,7 @@ func checkedStore(t *testing.T) (string, *Store, *CheckpointResult) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	loosen(t, s) // the damage below is done to object files
 	return root, s, cp
 }
 

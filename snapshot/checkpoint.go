@@ -88,6 +88,13 @@ func (s *Store) CheckpointChanged(ctx context.Context, label string, hint *Chang
 	return res, err
 }
 
+// manifestStored reports whether the manifest (root tree) h is stored: then so is every tree it
+// names.
+func (s *Store) manifestStored(h Hash) bool {
+	_, err := os.Lstat(filepath.Join(s.state, "manifests", h.String()))
+	return err == nil
+}
+
 // checkpointLocked captures the workspace and commits a checkpoint of the given kind. With
 // reuse, a workspace equal to the current position commits nothing and returns that position.
 // It also returns the capture, which a restore uses as the live state.
@@ -121,19 +128,27 @@ func (s *Store) checkpointLocked(ctx context.Context, label string, kind Kind, r
 			return nil, nil, err
 		}
 		live := c.scan.entries
-		tr = encodeTrees(len(live), func(i int) *Entry { return &live[i].Entry })
+		at := func(i int) *Entry { return &live[i].Entry }
+		tr = encodeTrees(len(live), at, c.reusableTrees())
+		if (tr.root == nil && !s.manifestStored(tr.hash)) || !s.allStored(tr.reused) {
+			// A tree the cache names is no longer stored (removed by hand, or a repair): encode all.
+			tr = encodeTrees(len(live), at, nil)
+		}
+		c.trees = tr.dirs
+		if tr.root != nil {
+			c.indexDirty = true // a directory's tree was encoded: record it, so the next one is not
+		}
 		counts = countEntries(live)
 	}
 	live := c.scan.entries
 	mh := tr.hash
 	mname := filepath.Join(s.state, "manifests", mh.String())
-	_, err = os.Lstat(mname)
-	treesStored := err == nil // a manifest file that exists names only stored trees
+	treesStored := s.manifestStored(mh) // a manifest file that exists names only stored trees
 	// What the result reports as stored: the contents; the trees are counted by neither.
 	newObjects, newBytes := c.stager.count(), c.stager.newBytes
 	if !treesStored {
 		for h, b := range tr.nodes {
-			if err := c.stager.putPacked(h, b); err != nil {
+			if err := c.stager.putBytes(h, b); err != nil {
 				c.stager.discard()
 				return nil, nil, fmt.Errorf("write manifest trees: %w", err)
 			}
@@ -220,6 +235,16 @@ func (s *Store) checkpointLocked(ctx context.Context, label string, kind Kind, r
 		res.ChainSeq = seq
 	}
 	return res, c, indexErr
+}
+
+// allStored reports whether every tree of hs is stored (a lookup error counts as not).
+func (s *Store) allStored(hs []Hash) bool {
+	for _, h := range hs {
+		if ok, err := s.objects.has(h); !ok || err != nil {
+			return false
+		}
+	}
+	return true
 }
 
 // intend notes a chain entry before the commit it describes, when the Recorder can (Intender),

@@ -40,7 +40,7 @@ func (s *stager) putChunks(r io.Reader, whole io.Writer) ([]chunkRef, int64, err
 			return nil, c.n, err
 		}
 		h := Hash(sha256.Sum256(b))
-		if err := s.put(h, b, s.usePack && len(b) <= smallFile); err != nil {
+		if err := s.putChunk(h, b); err != nil {
 			return nil, c.n, err
 		}
 		chunks = append(chunks, chunkRef{h, int64(len(b))})
@@ -262,4 +262,31 @@ func (s *Store) removeChunkLists(keep map[Hash]bool, res *GCResult, dryRun bool)
 		return durable.SyncDir(dir)
 	}
 	return nil
+}
+
+// putChunk stages one chunk: in the batch's pack when it is small, as a loose object otherwise, as
+// whole files are (a pack of large chunks would be rewritten whole by gc when one goes).
+func (s *stager) putChunk(h Hash, b []byte) error {
+	if len(b) <= smallFile {
+		return s.putBytes(h, b)
+	}
+	s.mu.Lock()
+	known, err := s.knownLocked(h)
+	s.mu.Unlock()
+	if err != nil || known {
+		return err
+	}
+	f, err := s.tempFile()
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(b)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return err
+	}
+	return s.adopt(h, f.Name(), int64(len(b)))
 }

@@ -142,7 +142,7 @@ func TestRacyClean(t *testing.T) {
 		t.Helper()
 		name := filepath.Join(s.StateDir(), "index")
 		os.Remove(indexLogName(name)) // the whole cache is forged: the index, no log
-		os.WriteFile(name, encodeIndex([]indexEntry{{Path: "f.txt", St: st, Blob: entries[0].Blob}}), 0o600)
+		os.WriteFile(name, encodeIndex([]indexEntry{{Path: "f.txt", St: st, Blob: entries[0].Blob}}, Hash{}), 0o600)
 		if err := os.Chtimes(name, indexMtime, indexMtime); err != nil {
 			t.Fatal(err)
 		}
@@ -192,6 +192,7 @@ func TestCorruptObjectNotRestored(t *testing.T) {
 	s := mustOpen(t, root, Options{})
 	a, _ := s.Checkpoint(ctx, "a")
 	entries, _ := s.Entries(a.ID)
+	loosen(t, s)
 	os.WriteFile(s.objects.path(entries[0].Blob), []byte("damaged content!"), 0o600)
 	put(t, root, "a.txt", "edited", 0o644)
 	_, err := s.Rewind(ctx, a.ID, RestoreOptions{})

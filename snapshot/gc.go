@@ -2,7 +2,9 @@ package snapshot
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -36,6 +38,7 @@ type GCResult struct {
 	ManifestsRemoved int      `json:"manifestsRemoved"`   // manifests no kept checkpoint uses
 	ObjectsRemoved   int      `json:"objectsRemoved"`     // objects (contents, manifest trees) no kept checkpoint uses
 	BytesFreed       int64    `json:"bytesFreed"`         // their size
+	PacksMerged      int      `json:"packsMerged"`        // small packs rewritten as one
 	ChainSeq         *int64   `json:"chainSeq,omitempty"` // the "gc" entry, when checkpoints were removed
 }
 
@@ -133,8 +136,21 @@ func (s *Store) GC(ctx context.Context, opts GCOptions) (*GCResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A directory's entry vouches for its tree and everything under it: one whose tree only
+	// removed checkpoints hold goes from the cache, before what it names is removed.
+	staleDirs := false
 	for i := range idx.entries {
-		objects[idx.entries[i].Blob] = true
+		if e := &idx.entries[i]; !isDirEntry(e) {
+			objects[e.Blob] = true
+		} else if !treeKept(e, manifests, objects) {
+			staleDirs = true
+		}
+	}
+	if staleDirs && !opts.DryRun {
+		keep := idx.settled(func(e *indexEntry) bool { return !isDirEntry(e) || treeKept(e, manifests, objects) })
+		if err := s.saveIndex(keep, idx.rules); err != nil {
+			return nil, fmt.Errorf("gc: %w", err)
+		}
 	}
 	if err := s.keepChunks(objects); err != nil {
 		return nil, err
@@ -252,14 +268,24 @@ func (s *Store) GC(ctx context.Context, opts GCOptions) (*GCResult, error) {
 	return res, nil
 }
 
-// gcPacks drops unreferenced objects from packs: a pack whose objects are all needed stays, one
-// with none is removed, and one with some is rewritten with just those (the new pack's index is
-// durable before the old pack goes, so a crash leaves an object in two packs, never in none).
+// mergeBelow is the size under which a pack is small: every checkpoint that stores something
+// adds a pack (its trees, its small contents), and every process reads every pack index, so GC
+// rewrites the small ones as one. Large packs (a first checkpoint's) stay as they are, so one
+// GC copies at most mergeBelow bytes per small pack it finds.
+const mergeBelow = 16 << 20
+
+// gcPacks drops unreferenced objects from packs and merges the small ones: a pack with no needed
+// object is removed; the small packs (mergeBelow), when there are two or more or one has
+// unneeded objects, are rewritten together as one pack of the objects needed; a large pack with
+// unneeded objects is rewritten alone. A new pack's index is durable before an old index goes,
+// so a crash leaves an object in two packs, never in none.
 func (s *Store) gcPacks(keep map[Hash]bool, res *GCResult, dryRun bool) error {
 	names, err := readDirNames(s.objects.packDir)
 	if err != nil {
 		return err
 	}
+	var small []packSource // the small packs, with the objects needed from each
+	var smallDead bool
 	for _, n := range names {
 		id, ok := strings.CutSuffix(n, ".idx")
 		if !ok || strings.HasPrefix(n, ".") {
@@ -269,56 +295,74 @@ func (s *Store) gcPacks(keep map[Hash]bool, res *GCResult, dryRun bool) error {
 		if err != nil {
 			return fmt.Errorf("gc: %w", err)
 		}
-		var live []packEntry
+		src := packSource{base: filepath.Join(s.objects.packDir, id)}
+		var size int64
 		for _, e := range entries {
 			if keep[e.Hash] {
-				live = append(live, e)
+				src.live = append(src.live, e)
+				size += e.Size
 			} else {
 				res.ObjectsRemoved++
 				res.BytesFreed += e.Size
 			}
 		}
-		if len(live) == len(entries) || dryRun {
-			continue
-		}
-		old := filepath.Join(s.objects.packDir, id)
-		if len(live) > 0 {
-			if err := s.repack(old+".pack", live); err != nil {
-				return fmt.Errorf("gc: repack %s: %w", old+".pack", err)
+		dead := len(src.live) < len(entries)
+		switch {
+		case len(src.live) == 0:
+			if !dryRun {
+				if err := src.remove(); err != nil {
+					return fmt.Errorf("gc: %w", err)
+				}
+			}
+		case size < mergeBelow:
+			small = append(small, src)
+			smallDead = smallDead || dead
+		case dead && !dryRun:
+			if err := s.repack([]packSource{src}); err != nil {
+				return fmt.Errorf("gc: repack %s: %w", src.base+".pack", err)
 			}
 		}
-		if err := durable.Remove(old + ".idx"); err != nil {
-			return fmt.Errorf("gc: %w", err)
-		}
-		if err := os.Remove(old + ".pack"); err != nil {
-			return fmt.Errorf("gc: %w", err)
-		}
+	}
+	if len(small) < 2 && !smallDead {
+		return nil
+	}
+	if len(small) > 1 {
+		res.PacksMerged = len(small)
+	}
+	if dryRun {
+		return nil
+	}
+	if err := s.repack(small); err != nil {
+		return fmt.Errorf("gc: merge %d small packs: %w", len(small), err)
 	}
 	return nil
 }
 
-// repack copies the live objects of a pack into a new one, verifying each as it is copied.
-func (s *Store) repack(oldPack string, live []packEntry) error {
-	src, err := regular.Open(oldPack)
-	if err != nil {
+// packSource is a pack (its path without .pack or .idx) and the objects needed from it.
+type packSource struct {
+	base string
+	live []packEntry
+}
+
+// remove removes the pack: its index first, durably (the index makes its objects exist), then
+// the pack file.
+func (p packSource) remove() error {
+	if err := durable.Remove(p.base + ".idx"); err != nil {
 		return err
 	}
-	defer src.Close()
+	return os.Remove(p.base + ".pack")
+}
+
+// repack copies the needed objects of the packs srcs into one new pack, verifying each as it is
+// copied, then removes srcs. An object in two of them is copied once.
+func (s *Store) repack(srcs []packSource) error {
 	p, err := s.objects.newPack()
 	if err != nil {
 		return err
 	}
-	for _, e := range live {
-		data := make([]byte, e.Size)
-		if _, err := src.ReadAt(data, e.Off); err != nil {
-			p.abort()
-			return err
-		}
-		if Hash(sha256Sum(data)) != e.Hash {
-			p.abort()
-			return &CorruptError{Path: oldPack, Reason: fmt.Sprintf("object %s at offset %d does not match its hash", e.Hash, e.Off)}
-		}
-		if err := p.add(e.Hash, data); err != nil {
+	copied := map[Hash]bool{}
+	for _, src := range srcs {
+		if err := copyLive(p, src, copied); err != nil {
 			p.abort()
 			return err
 		}
@@ -327,7 +371,58 @@ func (s *Store) repack(oldPack string, live []packEntry) error {
 		p.abort()
 		return err
 	}
+	s.objects.forget()
+	// The old indexes go first, durably (one directory flush for all), then their packs.
+	for _, src := range srcs {
+		if err := os.Remove(src.base + ".idx"); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+	}
+	if err := durable.SyncDir(s.objects.packDir); err != nil {
+		return err
+	}
+	for _, src := range srcs {
+		if err := os.Remove(src.base + ".pack"); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+	}
 	return nil
+}
+
+// copyLive appends the needed objects of src to p, verifying each against its hash.
+func copyLive(p *packWriter, src packSource, copied map[Hash]bool) error {
+	f, err := regular.Open(src.base + ".pack")
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	for _, e := range src.live {
+		if copied[e.Hash] {
+			continue
+		}
+		data := make([]byte, e.Size)
+		if _, err := f.ReadAt(data, e.Off); err != nil {
+			return err
+		}
+		if Hash(sha256Sum(data)) != e.Hash {
+			return &CorruptError{Path: src.base + ".pack", Reason: fmt.Sprintf("object %s at offset %d does not match its hash", e.Hash, e.Off)}
+		}
+		if err := p.add(e.Hash, data); err != nil {
+			return err
+		}
+		copied[e.Hash] = true
+	}
+	return nil
+}
+
+// treeKept reports whether the tree a directory entry of the stat cache names is kept: the
+// root's as a manifest, another's as an object (with every tree and content under it, since the
+// kept checkpoints' trees are kept whole).
+func treeKept(e *indexEntry, manifests, objects map[Hash]bool) bool {
+	if e.Path == "" {
+		return manifests[e.Blob]
+	}
+	return objects[e.Blob]
 }
 
 // tempAge is how old a temporary file in the state directory must be before GC takes it for one a

@@ -224,3 +224,37 @@ func mustOpen(t testing.TB, root string, opts Options) *Store {
 
 // farFuture is an index mtime later than any file's: nothing is racily clean against it.
 var farFuture = time.Date(2100, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// loosen turns every packed object of s into a loose one and removes the packs: tests that
+// damage a stored content (remove, truncate, flip a byte) do it to its file.
+func loosen(t testing.TB, s *Store) {
+	t.Helper()
+	names, err := readDirNames(s.objects.packDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range names {
+		id, ok := strings.CutSuffix(n, ".idx")
+		if !ok {
+			continue
+		}
+		entries, err := s.objects.readPackIdx(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pack, err := os.ReadFile(filepath.Join(s.objects.packDir, id+".pack"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range entries {
+			name := s.objects.path(e.Hash)
+			os.MkdirAll(filepath.Dir(name), 0o700)
+			if err := os.WriteFile(name, pack[e.Off:e.Off+e.Size], 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+		os.Remove(filepath.Join(s.objects.packDir, n))
+		os.Remove(filepath.Join(s.objects.packDir, id+".pack"))
+	}
+	s.objects.forget()
+}

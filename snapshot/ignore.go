@@ -1,6 +1,7 @@
 package snapshot
 
 import (
+	"crypto/sha256"
 	"strings"
 )
 
@@ -16,6 +17,7 @@ const IgnoreFile = ".rewindignore"
 // matches. As in git, a path inside an excluded directory cannot be re-included.
 type Ignore struct {
 	rules []ignoreRule
+	src   Hash // sha256 of the text parsed: names the rules (treecache.go)
 }
 
 type ignoreRule struct {
@@ -28,7 +30,7 @@ type ignoreRule struct {
 // ParseIgnore parses the contents of a .rewindignore file. Every line is valid gitignore syntax
 // (a malformed pattern simply matches nothing), so parsing never fails.
 func ParseIgnore(data []byte) *Ignore {
-	m := &Ignore{}
+	m := &Ignore{src: Hash(sha256.Sum256(data))}
 	for line := range strings.SplitSeq(string(data), "\n") {
 		line = strings.TrimSuffix(line, "\r")
 		line = trimTrailingSpace(line)

@@ -135,7 +135,7 @@ func decodeLogRecord(b []byte, s string) (set []indexEntry, removed []string, n 
 			return nil, nil, 0, errors.New("truncated")
 		}
 		p := s[at : at+pl]
-		if checkPath(p) != nil {
+		if p != "" && checkPath(p) != nil { // "": the root directory (treecache.go)
 			return nil, nil, 0, fmt.Errorf("bad path %q", p)
 		}
 		at += pl

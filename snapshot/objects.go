@@ -22,8 +22,9 @@ type objectStore struct {
 	dir     string
 	packDir string
 
-	mu    sync.Mutex
-	packs map[Hash]packLoc // packed objects; nil until loaded (see forget)
+	mu     sync.Mutex
+	packs  []packIndex // every pack's index, once loaded (see forget)
+	loaded bool
 
 	// fault, set by tests only, is called before every open and read of a stored object or pack
 	// index with the file's name: an error it returns is that read's error. It lets tests make
@@ -43,38 +44,39 @@ func (o *objectStore) check(name string) error {
 // Every operation starts with it.
 func (o *objectStore) forget() {
 	o.mu.Lock()
-	o.packs = nil
+	o.packs, o.loaded = nil, false
 	o.mu.Unlock()
 }
 
-// packed returns where h is packed, loading the pack indexes on first use.
+// packed returns where h is packed, loading the pack indexes on first use. Each index is sorted
+// by hash and searched as it is: no table of every packed object is built, which a checkpoint
+// that looks up a few new objects would spend more on than on the lookups.
 func (o *objectStore) packed(h Hash) (packLoc, bool, error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if o.packs == nil {
-		m, err := o.loadPacks()
+	if !o.loaded {
+		ps, err := o.loadPacks()
 		if err != nil {
 			return packLoc{}, false, err
 		}
-		o.packs = m
+		o.packs, o.loaded = ps, true
 	}
-	loc, ok := o.packs[h]
-	return loc, ok, nil
+	for _, p := range o.packs {
+		if e, ok := p.find(h); ok {
+			return packLoc{pack: p.pack, packEntry: e}, true, nil
+		}
+	}
+	return packLoc{}, false, nil
 }
 
-// addPacked records objects of a pack this process just finished.
+// addPacked records the objects of a pack this process just finished.
 func (o *objectStore) addPacked(p *packWriter) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if o.packs == nil {
+	if !o.loaded {
 		return // loaded fresh on next use
 	}
-	pack := filepath.Join(o.packDir, p.id+".pack")
-	for _, e := range p.entries {
-		if _, dup := o.packs[e.Hash]; !dup {
-			o.packs[e.Hash] = packLoc{pack: pack, packEntry: e}
-		}
-	}
+	o.packs = append(o.packs, packIndex{pack: filepath.Join(o.packDir, p.id+".pack"), entries: p.entries})
 }
 
 // path returns the file name of object h: objects/ab/cdef….
@@ -238,21 +240,20 @@ func (o *objectStore) cleanTmp() error {
 }
 
 // stager collects the new objects of one checkpoint, then makes them durable and visible together
-// (commit). Small objects of a large batch go into one new pack; the others are staged as files
-// in objects/tmp and renamed into place (FORMAT.md, "Objects" and "Packs").
+// (commit). Small objects go into one new pack, with the checkpoint's trees; larger ones are
+// staged as files in objects/tmp and renamed into place (FORMAT.md, "Objects" and "Packs").
 type stager struct {
 	o        *objectStore
-	usePack  bool
 	mu       sync.Mutex
 	pending  map[Hash]string // loose object -> its temporary file
-	pack     *packWriter     // created on the first small object when usePack
+	pack     *packWriter     // created on the first small object
 	inPack   map[Hash]bool
 	lists    map[Hash]string // chunk list of a content -> its temporary file (chunked.go)
 	newBytes int64
 }
 
-func newStager(o *objectStore, usePack bool) *stager {
-	return &stager{o: o, usePack: usePack, pending: make(map[Hash]string), inPack: make(map[Hash]bool)}
+func newStager(o *objectStore) *stager {
+	return &stager{o: o, pending: make(map[Hash]string), inPack: make(map[Hash]bool)}
 }
 
 // count returns how many new objects are staged.
@@ -269,54 +270,28 @@ func (s *stager) knownLocked(h Hash) (bool, error) {
 	return s.o.has(h)
 }
 
-// putBytes stages data as object h unless it is already stored or staged.
+// putBytes stages data as object h in the batch's pack unless it is already stored or staged:
+// small contents (at most smallFile bytes; larger ones are staged loose, see tempFile) and the
+// checkpoint's trees, whatever their size. A checkpoint of a few changed files then flushes one
+// pack and its index, not a file and a fan-out directory per content.
 func (s *stager) putBytes(h Hash, data []byte) error {
-	return s.put(h, data, s.usePack)
-}
-
-// putPacked stages data as object h in the batch's pack, whatever the batch's size: a
-// checkpoint's manifest trees, which are many and small, so that a checkpoint writes one pack
-// (two flushed files) rather than one flushed file per changed directory.
-func (s *stager) putPacked(h Hash, data []byte) error {
-	return s.put(h, data, true)
-}
-
-func (s *stager) put(h Hash, data []byte, packed bool) error {
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	known, err := s.knownLocked(h)
 	if err != nil || known {
-		s.mu.Unlock()
 		return err
 	}
-	if packed {
-		defer s.mu.Unlock()
-		if s.pack == nil {
-			if s.pack, err = s.o.newPack(); err != nil {
-				return err
-			}
-		}
-		if err := s.pack.add(h, data); err != nil {
+	if s.pack == nil {
+		if s.pack, err = s.o.newPack(); err != nil {
 			return err
 		}
-		s.inPack[h] = true
-		s.newBytes += int64(len(data))
-		return nil
 	}
-	s.mu.Unlock()
-	f, err := os.CreateTemp(s.o.tmpDir(), "obj-*")
-	if err != nil {
+	if err := s.pack.add(h, data); err != nil {
 		return err
 	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		os.Remove(f.Name())
-		return err
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(f.Name())
-		return err
-	}
-	return s.adopt(h, f.Name(), int64(len(data)))
+	s.inPack[h] = true
+	s.newBytes += int64(len(data))
+	return nil
 }
 
 // tempFile returns a new staging file for content whose hash is not known yet (large files are

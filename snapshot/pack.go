@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strings"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/agent-rewind/rewind/internal/durable"
 	"github.com/agent-rewind/rewind/internal/regular"
 )
@@ -82,30 +84,40 @@ func decodePackIdx(b []byte, packSize int64) ([]packEntry, error) {
 	return out, nil
 }
 
+// packIndex is one pack's index: the pack file and its entries, sorted by hash.
+type packIndex struct {
+	pack    string
+	entries []packEntry
+}
+
+// find returns h's entry in the pack, by binary search.
+func (p *packIndex) find(h Hash) (packEntry, bool) {
+	i, ok := slices.BinarySearchFunc(p.entries, h, func(e packEntry, h Hash) int { return bytes.Compare(e.Hash[:], h[:]) })
+	if !ok {
+		return packEntry{}, false
+	}
+	return p.entries[i], true
+}
+
 // loadPacks reads every pack index; a pack without an index is not (yet) part of the store.
-func (o *objectStore) loadPacks() (map[Hash]packLoc, error) {
+func (o *objectStore) loadPacks() ([]packIndex, error) {
 	names, err := readDirNames(o.packDir)
 	if err != nil {
 		return nil, err
 	}
-	m := make(map[Hash]packLoc)
+	var out []packIndex
 	for _, n := range names {
 		id, ok := strings.CutSuffix(n, ".idx")
 		if !ok || strings.HasPrefix(n, ".") {
 			continue
 		}
-		pack := filepath.Join(o.packDir, id+".pack")
 		entries, err := o.readPackIdx(id)
 		if err != nil {
 			return nil, err
 		}
-		for _, e := range entries {
-			if _, dup := m[e.Hash]; !dup {
-				m[e.Hash] = packLoc{pack: pack, packEntry: e}
-			}
-		}
+		out = append(out, packIndex{pack: filepath.Join(o.packDir, id+".pack"), entries: entries})
 	}
-	return m, nil
+	return out, nil
 }
 
 func (o *objectStore) readPackIdx(id string) ([]packEntry, error) {
@@ -170,18 +182,36 @@ func (p *packWriter) add(h Hash, data []byte) error {
 	return nil
 }
 
-// finish makes the pack durable, then writes its index durably: the index is what makes the
-// pack's objects exist, so it is written last.
+// finishPack makes the pack and its index durable, then names the index: the index is what
+// makes the pack's objects exist, so its rename is the commit. The pack and the index's temporary
+// file are flushed together (concurrent fsyncs share a journal commit), not one after the other.
 func (o *objectStore) finishPack(p *packWriter) error {
-	if err := p.f.Sync(); err != nil {
+	slices.SortFunc(p.entries, func(a, b packEntry) int { return bytes.Compare(a.Hash[:], b.Hash[:]) })
+	tmp, err := os.CreateTemp(o.packDir, ".tmp-"+p.id+".idx-*")
+	if err != nil {
 		p.f.Close()
 		return err
 	}
-	if err := p.f.Close(); err != nil {
+	_, err = tmp.Write(encodePackIdx(p.entries))
+	var g errgroup.Group
+	if err == nil {
+		g.Go(p.f.Sync)
+		g.Go(tmp.Sync)
+		err = g.Wait()
+	}
+	for _, f := range []*os.File{p.f, tmp} {
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), filepath.Join(o.packDir, p.id+".idx"))
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
 		return err
 	}
-	slices.SortFunc(p.entries, func(a, b packEntry) int { return bytes.Compare(a.Hash[:], b.Hash[:]) })
-	return durable.WriteFile(filepath.Join(o.packDir, p.id+".idx"), encodePackIdx(p.entries), 0o600)
+	return durable.SyncDir(o.packDir)
 }
 
 // abort removes an unfinished pack: its index first (finishPack may have renamed it into place

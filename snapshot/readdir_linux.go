@@ -1,6 +1,8 @@
 package snapshot
 
 import (
+	"bytes"
+	"encoding/binary"
 	"sync"
 	"syscall"
 	"unsafe"
@@ -10,12 +12,14 @@ import (
 // 8 KiB takes two or more), and pooling it keeps a walk from allocating one per directory.
 var direntBuf = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
 
-// openDir opens the directory full without following a final symlink and lists its names
-// ("." and ".." left out). It returns the open descriptor for lstatAt and readlinkAt, which the
-// caller closes. Not os.File: an os.File of a directory costs four fcntl and a failed epoll_ctl
-// on every open, which at tens of thousands of directories is measurable next to the lstat walk
-// itself. Raw system calls, as lstatAt's (see there why).
-func openDir(full string) (int, []string, error) {
+// openDir opens the directory full without following a final symlink and lists its entries
+// ("." and ".." left out) as prefix+name, in no particular order. It returns the open descriptor
+// for lstatAt and readlinkAt, which the caller closes. Not os.File: an os.File of a directory
+// costs four fcntl and a failed epoll_ctl on every open, which at tens of thousands of
+// directories is measurable next to the lstat walk itself. Raw system calls, as lstatAt's (see
+// there why). The paths are substrings of one string: one allocation per directory, not one per
+// name and another per path.
+func openDir(full, prefix string) (int, []string, error) {
 	p, err := syscall.BytePtrFromString(full)
 	if err != nil {
 		return -1, nil, err
@@ -35,7 +39,8 @@ func openDir(full string) (int, []string, error) {
 	}
 	bp := direntBuf.Get().(*[]byte)
 	defer direntBuf.Put(bp)
-	var names []string
+	var arena []byte // every path, back to back
+	var ends []int
 	for {
 		buf := *bp
 		n, _, e := syscall.RawSyscall(syscall.SYS_GETDENTS64, fd, uintptr(unsafe.Pointer(&buf[0])), uintptr(len(buf)))
@@ -47,10 +52,43 @@ func openDir(full string) (int, []string, error) {
 			return -1, nil, e
 		}
 		if n == 0 {
-			return int(fd), names, nil
+			break
 		}
-		_, _, names = syscall.ParseDirent(buf[:n], -1, names)
+		arena, ends = appendDirents(arena, ends, buf[:n], prefix)
 	}
+	all := string(arena)
+	paths := make([]string, len(ends))
+	start := 0
+	for i, end := range ends {
+		paths[i] = all[start:end]
+		start = end
+	}
+	return int(fd), paths, nil
+}
+
+// appendDirents appends prefix+name of each linux_dirent64 record in buf to arena, and where
+// each ends to ends. A record: d_ino (8 bytes), d_off (8), d_reclen (2), d_type (1), d_name
+// (NUL-terminated, padded to d_reclen).
+func appendDirents(arena []byte, ends []int, buf []byte, prefix string) ([]byte, []int) {
+	for len(buf) >= 19 {
+		reclen := int(binary.NativeEndian.Uint16(buf[16:]))
+		if reclen < 19 || reclen > len(buf) {
+			break
+		}
+		ino := binary.NativeEndian.Uint64(buf)
+		name := buf[19:reclen]
+		if i := bytes.IndexByte(name, 0); i >= 0 {
+			name = name[:i]
+		}
+		buf = buf[reclen:]
+		if ino == 0 || len(name) == 0 || string(name) == "." || string(name) == ".." {
+			continue // a deleted entry (as syscall.ParseDirent skips), or the dot entries
+		}
+		arena = append(arena, prefix...)
+		arena = append(arena, name...)
+		ends = append(ends, len(arena))
+	}
+	return arena, ends
 }
 
 func closeDir(fd int) { syscall.RawSyscall(syscall.SYS_CLOSE, uintptr(fd), 0, 0) }

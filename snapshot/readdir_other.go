@@ -12,9 +12,9 @@ import (
 // (its descriptor must stay valid while the walk stats the entries).
 var openFiles sync.Map // fd -> *os.File
 
-// openDir opens the directory full without following a final symlink and lists its names.
-// It returns the open descriptor for lstatAt and readlinkAt, which the caller closes.
-func openDir(full string) (int, []string, error) {
+// openDir opens the directory full without following a final symlink and lists its entries as
+// prefix+name. It returns the open descriptor for lstatAt and readlinkAt, which the caller closes.
+func openDir(full, prefix string) (int, []string, error) {
 	f, err := os.OpenFile(full, os.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NOFOLLOW, 0)
 	if err != nil {
 		return -1, nil, err
@@ -23,6 +23,9 @@ func openDir(full string) (int, []string, error) {
 	if err != nil {
 		f.Close()
 		return -1, nil, err
+	}
+	for i, n := range names {
+		names[i] = prefix + n
 	}
 	fd := int(f.Fd())
 	openFiles.Store(fd, f)

@@ -47,7 +47,10 @@ func newReadFailSetupLarge(t *testing.T, packed, large bool) *readFailSetup {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The manifest's trees are always packed; the contents are packed in a large batch only.
+	// A checkpoint packs its small contents and trees; the loose case is made by hand.
+	if !packed {
+		loosen(t, s)
+	}
 	if loose := countObjects(t, s); (loose == 0) != packed {
 		t.Fatalf("packed %v, but %d loose objects", packed, loose)
 	}

@@ -62,11 +62,23 @@ type target struct {
 // loadTarget reads everything a restore to id needs and refuses a manifest that could make the
 // restore touch the state directory; nothing in the workspace is touched before this succeeds.
 func (s *Store) loadTarget(id string) (*target, error) {
+	return s.loadTargetLive(id, nil)
+}
+
+// loadTargetLive is loadTarget that does not read the target's trees that equal the live
+// workspace's as the capture c encoded them (its safety checkpoint's): their entries are c's.
+// A rewind of a few changes then reads the trees of the changed folders and their ancestors,
+// not the whole manifest.
+func (s *Store) loadTargetLive(id string, c *capture) (*target, error) {
 	meta, err := s.readCheckpoint(id)
 	if err != nil {
 		return nil, err
 	}
-	entries, err := s.readManifest(meta.Manifest)
+	var known knownTree
+	if c != nil && c.trees != nil {
+		known = c.liveSubtree
+	}
+	entries, _, err := s.readManifestKnown(meta.Manifest, known)
 	if err != nil {
 		return nil, err
 	}
@@ -649,29 +661,58 @@ func fileMode(m uint32) fs.FileMode {
 }
 
 // refreshIndex rebuilds the stat cache after a restore: the target's files, with the stat seen in
-// the live capture for files left alone and a fresh lstat for files the restore wrote. A target
-// file the restore left alone (excluded) is cached only if the live file has its content.
-func (s *Store) refreshIndex(live []liveEntry, want []Entry, touched map[string]bool) error {
+// the live capture c for files left alone and a fresh lstat for files the restore wrote. A target
+// file the restore left alone (excluded) is cached only if the live file has its content. The
+// trees c encoded (a safety checkpoint's) stay cached for the directories under which the restore
+// touched nothing: their stat and content are what c saw (treecache.go).
+func (s *Store) refreshIndex(c *capture, want []Entry, touched map[string]bool) error {
+	live := c.scan.entries
+	changed := map[string]bool{} // touched paths and every directory above one
+	for p := range touched {
+		for !changed[p] {
+			changed[p] = true
+			if p == "" {
+				break
+			}
+			p = parentDir(p)
+		}
+	}
+	rules := c.rules
+	keepTrees := c.trees != nil && c.rulesOK && c.rootSt.Mode != 0 && !changed[IgnoreFile]
+	if !keepTrees {
+		rules = Hash{}
+	}
 	var out []indexEntry
+	if h, ok := c.trees[""]; ok && keepTrees && !changed[""] && c.rootSt.Mode != 0 {
+		out = append(out, indexEntry{Path: "", St: c.rootSt, Blob: h})
+	}
 	j := 0
 	for i := range want {
 		t := &want[i]
-		if t.Type != TypeFile {
-			continue
-		}
 		for j < len(live) && live[j].Path < t.Path {
 			j++
 		}
-		if touched[t.Path] {
-			st, err := lstatPath(filepath.Join(s.root, t.Path))
-			if err == nil && st.Mode&syscall.S_IFMT == syscall.S_IFREG && st.Size == t.Size {
-				out = append(out, indexEntry{Path: t.Path, St: st, Blob: t.Blob})
-			}
-			continue
+		lv := (*liveEntry)(nil)
+		if j < len(live) && live[j].Path == t.Path {
+			lv = &live[j]
 		}
-		if j < len(live) && live[j].Path == t.Path && live[j].Type == TypeFile && live[j].Blob == t.Blob {
-			out = append(out, indexEntry{Path: t.Path, St: live[j].St, Blob: t.Blob})
+		switch t.Type {
+		case TypeDir:
+			if h, ok := c.trees[t.Path]; ok && keepTrees && !changed[t.Path] && lv != nil && lv.Type == TypeDir && lv.St.Mode != 0 {
+				out = append(out, indexEntry{Path: t.Path, St: lv.St, Blob: h})
+			}
+		case TypeFile:
+			if touched[t.Path] {
+				st, err := lstatPath(filepath.Join(s.root, t.Path))
+				if err == nil && st.Mode&syscall.S_IFMT == syscall.S_IFREG && st.Size == t.Size {
+					out = append(out, indexEntry{Path: t.Path, St: st, Blob: t.Blob})
+				}
+				continue
+			}
+			if lv != nil && lv.Type == TypeFile && lv.Blob == t.Blob {
+				out = append(out, indexEntry{Path: t.Path, St: lv.St, Blob: t.Blob})
+			}
 		}
 	}
-	return s.saveIndex(out)
+	return s.saveIndex(out, rules)
 }

@@ -78,7 +78,13 @@ func (s *Store) move(ctx context.Context, op, ref string, opts RestoreOptions) (
 	if err != nil {
 		return nil, err
 	}
-	t, err := s.loadTarget(id)
+	// The metadata and the root of the target's manifest first: a target that is not there is
+	// refused before anything is written. Its trees are read after the safety checkpoint, which
+	// knows the live trees (loadTargetLive).
+	meta, err := s.readCheckpoint(id)
+	if err == nil {
+		_, err = s.readManifestRoot(meta.Manifest)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("read checkpoint %s (nothing was changed): %w", id, err)
 	}
@@ -87,7 +93,7 @@ func (s *Store) move(ctx context.Context, op, ref string, opts RestoreOptions) (
 		return nil, err
 	}
 	if op == "replay" {
-		if err := s.checkForward(pos, t.meta); err != nil {
+		if err := s.checkForward(pos, meta); err != nil {
 			return nil, err
 		}
 	}
@@ -95,19 +101,27 @@ func (s *Store) move(ctx context.Context, op, ref string, opts RestoreOptions) (
 	if err != nil {
 		return nil, err
 	}
-	r := rules{liveIgn, t.ignore}
 	if opts.DryRun {
+		t, err := s.loadTarget(id)
+		if err != nil {
+			return nil, fmt.Errorf("read checkpoint %s (nothing was changed): %w", id, err)
+		}
 		c, err := s.captureLive(ctx, false)
 		if err != nil {
 			return nil, err
 		}
-		p := planRestore(c.manifest(), t.entries, r)
+		p := planRestore(c.manifest(), t.entries, rules{liveIgn, t.ignore})
 		return &RestoreResult{Op: op, From: pos.Current, To: id, DryRun: true, Changes: nonNil(p.changes), Kept: p.kept, Elapsed: Duration(time.Since(start))}, nil
 	}
 	safety, c, err := s.checkpointLocked(ctx, fmt.Sprintf("before %s to %s", op, id), KindSafety, true, nil, nil)
 	if err != nil {
 		return nil, fmt.Errorf("safety checkpoint before %s (nothing was changed): %w", op, err)
 	}
+	t, err := s.loadTargetLive(id, c)
+	if err != nil {
+		return nil, fmt.Errorf("read checkpoint %s (nothing was changed; the workspace as it is is checkpoint %s): %w", id, safety.ID, err)
+	}
+	r := rules{liveIgn, t.ignore}
 	j := &Journal{Op: op, OpID: randomHex(8), From: pos.Current, To: id, Safety: safety.ID, Time: time.Now().UTC()}
 	if err := s.writeJournal(j); err != nil {
 		return nil, fmt.Errorf("write journal (nothing was changed): %w", err)
@@ -170,7 +184,7 @@ func (s *Store) restoreLocked(ctx context.Context, j *Journal, t *target, r rule
 		return nil, fmt.Errorf("flush restored files: %w", err)
 	}
 	res := &RestoreResult{Op: j.Op, OpID: j.OpID, From: j.From, To: t.meta.ID, Safety: j.Safety, Changes: nonNil(withoutKept(p.changes, kept)), Kept: append(p.kept, kept...)}
-	if err := s.refreshIndex(c.scan.entries, t.entries, touched); err != nil {
+	if err := s.refreshIndex(c, t.entries, touched); err != nil {
 		return nil, err
 	}
 	pos, err := s.readPosition()

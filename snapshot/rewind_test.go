@@ -276,7 +276,7 @@ func backdateIndex(t testing.TB, s *Store) {
 	if err != nil || idx.base == 0 {
 		t.Fatalf("no stat cache to backdate: %v", err)
 	}
-	if err := s.saveIndex(idx.entries); err != nil {
+	if err := s.saveIndex(idx.entries, idx.rules); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Chtimes(name, farFuture, farFuture); err != nil {

@@ -35,7 +35,7 @@ func swapCacheBlobs(t *testing.T, s *Store, a, b string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	entries, err := decodeIndex(data)
+	entries, rules, err := decodeIndex(data)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +52,7 @@ func swapCacheBlobs(t *testing.T, s *Store, a, b string) {
 		t.Fatalf("stat cache lacks %s or %s", a, b)
 	}
 	entries[ia].Blob, entries[ib].Blob = entries[ib].Blob, entries[ia].Blob
-	if err := os.WriteFile(name, encodeIndex(entries), 0o600); err != nil {
+	if err := os.WriteFile(name, encodeIndex(entries, rules), 0o600); err != nil {
 		t.Fatal(err)
 	}
 }

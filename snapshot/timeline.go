@@ -135,16 +135,16 @@ func (s *Store) readManifest(h Hash) ([]Entry, error) {
 // readManifestTrees is readManifest that also returns the hashes of the subdirectories' trees
 // the manifest is made of (none for a flat manifest of a store written before trees).
 func (s *Store) readManifestTrees(h Hash) ([]Entry, []Hash, error) {
+	return s.readManifestKnown(h, nil)
+}
+
+// readManifestKnown is readManifestTrees that takes the subtrees known gives without reading
+// them (see expandTreeKnown).
+func (s *Store) readManifestKnown(h Hash, known knownTree) ([]Entry, []Hash, error) {
 	name := filepath.Join(s.state, "manifests", h.String())
-	b, err := regular.ReadFile(name)
+	b, err := s.readManifestRoot(h)
 	if err != nil {
-		if os.IsNotExist(err) {
-			return nil, nil, &CorruptError{Path: name, Reason: "manifest is missing"}
-		}
 		return nil, nil, err
-	}
-	if got := Hash(sha256Sum(b)); got != h {
-		return nil, nil, &CorruptError{Path: name, Reason: fmt.Sprintf("content hashes to %s", got)}
 	}
 	if bytes.HasPrefix(b, []byte(manifestMagic)) {
 		entries, err := ParseManifest(b) // a flat manifest (FORMAT.md, "Manifests written before trees")
@@ -153,11 +153,30 @@ func (s *Store) readManifestTrees(h Hash) ([]Entry, []Hash, error) {
 		}
 		return entries, nil, nil
 	}
-	entries, subtrees, err := expandTree(b, s.objects.readTreeObject)
+	tr := newTreeReader(s.objects)
+	defer tr.close()
+	entries, subtrees, err := expandTreeKnown(b, tr.read, known)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return entries, subtrees, nil
+}
+
+// readManifestRoot reads manifest h's file (the root tree, or a flat manifest) and checks that
+// its bytes hash to h.
+func (s *Store) readManifestRoot(h Hash) ([]byte, error) {
+	name := filepath.Join(s.state, "manifests", h.String())
+	b, err := regular.ReadFile(name)
+	if err != nil {
+		if os.IsNotExist(err) {
+			return nil, &CorruptError{Path: name, Reason: "manifest is missing"}
+		}
+		return nil, err
+	}
+	if got := Hash(sha256Sum(b)); got != h {
+		return nil, &CorruptError{Path: name, Reason: fmt.Sprintf("content hashes to %s", got)}
+	}
+	return b, nil
 }
 
 // Current returns the id of the checkpoint the workspace was last made equal to or captured as

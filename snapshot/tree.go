@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -31,23 +34,40 @@ var maxTreeEntries = 1 << 22
 type trees struct {
 	root  []byte
 	hash  Hash            // sha256 of root
-	nodes map[Hash][]byte // every subdirectory's tree
+	nodes map[Hash][]byte // every encoded subdirectory's tree
+	dirs  map[string]Hash // every directory's tree hash, by path ("" for the root)
+	// reused are the trees taken from the cache whose parent was encoded (a reused tree's
+	// subtrees are stored whenever it is): the caller checks that they are stored. root is nil
+	// when the root's tree was reused.
+	reused []Hash
 }
 
-// encodeTrees encodes entries (sorted by path, valid as a manifest) as trees.
-func encodeTrees(n int, at func(int) *Entry) *trees {
+// encodeTrees encodes entries (sorted by path, valid as a manifest) as trees. reuse gives the
+// hash of the tree of directories known unchanged (treecache.go; nil: none): they are not
+// encoded, nor is anything under them.
+func encodeTrees(n int, at func(int) *Entry, reuse map[string]Hash) *trees {
+	// Every reused tree holds, nested or not: they are all the directories' trees.
+	t := &trees{nodes: map[Hash][]byte{}, dirs: make(map[string]Hash, len(reuse)+16)}
+	for p, h := range reuse {
+		t.dirs[p] = h
+	}
+	if h, ok := reuse[""]; ok {
+		t.hash = h
+		return t
+	}
 	// The direct children of a directory are in name order in the sorted list (they share the
-	// directory's prefix), so grouping by parent keeps each group sorted.
+	// directory's prefix), so grouping by parent keeps each group sorted. Entries under a reused
+	// directory are not needed.
 	children := map[string][]int{}
 	for i := range n {
-		p := at(i).Path
-		parent := ""
-		if j := strings.LastIndexByte(p, '/'); j >= 0 {
-			parent = p[:j]
+		parent := parentDir(at(i).Path)
+		if reuse != nil {
+			if _, ok := reuse[parent]; ok {
+				continue
+			}
 		}
 		children[parent] = append(children[parent], i)
 	}
-	t := &trees{nodes: make(map[Hash][]byte, len(children))}
 	var encode func(dir string) []byte
 	encode = func(dir string) []byte {
 		kids := children[dir]
@@ -63,9 +83,15 @@ func encodeTrees(n int, at func(int) *Entry) *trees {
 			case TypeFile:
 				blob = &e.Blob
 			case TypeDir:
-				sub := encode(e.Path)
-				h := Hash(sha256.Sum256(sub))
-				t.nodes[h] = sub
+				h, ok := reuse[e.Path]
+				if ok {
+					t.reused = append(t.reused, h)
+				} else {
+					sub := encode(e.Path)
+					h = Hash(sha256.Sum256(sub))
+					t.nodes[h] = sub
+					t.dirs[e.Path] = h
+				}
 				blob = &h
 			}
 			b = appendEntry(b, e, name, blob)
@@ -74,6 +100,7 @@ func encodeTrees(n int, at func(int) *Entry) *trees {
 	}
 	t.root = encode("")
 	t.hash = Hash(sha256.Sum256(t.root))
+	t.dirs[""] = t.hash
 	return t
 }
 
@@ -145,6 +172,16 @@ type treeSource func(h Hash) ([]byte, error)
 // subdirectory's tree from src. It returns the subtrees' hashes too (what GC must keep). The
 // result passes the same checks as a flat manifest (checkEntries).
 func expandTree(root []byte, src treeSource) ([]Entry, []Hash, error) {
+	return expandTreeKnown(root, src, nil)
+}
+
+// knownTree returns the entries under the directory dir (full paths, sorted) when its tree is
+// known to be h without reading it (a restore knows the live workspace's trees), or false.
+type knownTree func(dir string, h Hash) ([]Entry, bool)
+
+// expandTreeKnown is expandTree that takes the entries of the subtrees known gives instead of
+// reading them (their hashes are not returned: only GC needs them, and it reads every tree).
+func expandTreeKnown(root []byte, src treeSource, known knownTree) ([]Entry, []Hash, error) {
 	var out []Entry
 	var subtrees []Hash
 	var expand func(prefix string, data []byte) error
@@ -188,6 +225,15 @@ func expandTree(root []byte, src treeSource) ([]Entry, []Hash, error) {
 				out = append(out, e)
 				continue
 			}
+			if known != nil {
+				if kids, ok := known(path, e.Blob); ok {
+					if len(out)+len(kids) > maxTreeEntries {
+						return &ManifestError{Entry: -1, Reason: fmt.Sprintf("expands to more than %d entries", maxTreeEntries)}
+					}
+					out = append(out, kids...)
+					continue
+				}
+			}
 			b, err := src(e.Blob)
 			if err != nil {
 				return fmt.Errorf("tree %s of %q: %w", e.Blob, path, err)
@@ -216,4 +262,54 @@ func (o *objectStore) readTreeObject(h Hash) ([]byte, error) {
 	}
 	defer r.Close()
 	return io.ReadAll(r)
+}
+
+// treeReader reads the trees of one manifest. Trees are packed, so it reads them from the pack
+// files it keeps open until close: a manifest of thousands of folders opens each pack once, not
+// once per tree. A tree with a loose copy (read before a packed one, see objectStore.open), or
+// one it cannot find or open, goes through readTreeObject, which says what is wrong.
+type treeReader struct {
+	o     *objectStore
+	files map[string]*os.File
+}
+
+func newTreeReader(o *objectStore) *treeReader {
+	return &treeReader{o: o, files: map[string]*os.File{}}
+}
+
+func (r *treeReader) read(h Hash) ([]byte, error) {
+	if _, err := os.Lstat(r.o.path(h)); !errors.Is(err, fs.ErrNotExist) {
+		return r.o.readTreeObject(h)
+	}
+	loc, ok, err := r.o.packed(h)
+	if err != nil || !ok {
+		return r.o.readTreeObject(h)
+	}
+	f := r.files[loc.pack]
+	if f == nil {
+		if f, err = openRead(r.o, loc.pack); err != nil {
+			return r.o.readTreeObject(h)
+		}
+		r.files[loc.pack] = f
+	}
+	name := fmt.Sprintf("%s (object %s at offset %d)", loc.pack, h, loc.Off)
+	b := make([]byte, loc.Size)
+	err = r.o.check(loc.pack)
+	if err == nil {
+		_, err = f.ReadAt(b, loc.Off)
+	}
+	if err != nil {
+		return nil, &CorruptError{Path: name, Reason: fmt.Sprintf("cannot be read: %v", bare(err))}
+	}
+	if got := Hash(sha256.Sum256(b)); got != h {
+		return nil, &CorruptError{Path: name, Reason: fmt.Sprintf("content hashes to %s", got)}
+	}
+	return b, nil
+}
+
+// close closes the pack files read.
+func (r *treeReader) close() {
+	for _, f := range r.files {
+		f.Close()
+	}
 }

@@ -42,7 +42,7 @@ func mapSource(tr *trees) treeSource {
 // subtrees are what FORMAT.md says.
 func TestTreeRoundTrip(t *testing.T) {
 	want := treeEntries(t)
-	tr := encodeTrees(len(want), func(i int) *Entry { return &want[i] })
+	tr := encodeTrees(len(want), func(i int) *Entry { return &want[i] }, nil)
 	got, subtrees, err := expandTree(tr.root, mapSource(tr))
 	if err != nil {
 		t.Fatal(err)

@@ -149,7 +149,7 @@ func (s *Store) editTrees(ctx context.Context, ign matcher, hint *Changed, cur *
 	t.excluded = append(t.excluded, w.excluded...)
 	t.nExcl += w.nExcl
 	slices.SortFunc(t.looked, func(a, b liveEntry) int { return strings.Compare(a.Path, b.Path) })
-	stg := newStager(s.objects, false)
+	stg := newStager(s.objects)
 	for i := range t.looked {
 		if e := &t.looked[i]; e.Type == TypeFile {
 			if err := s.hashEntry(e, stg, new(atomic.Int64)); err != nil {
@@ -182,22 +182,6 @@ func (s *Store) editTrees(ctx context.Context, ign matcher, hint *Changed, cur *
 		walk: Walk{Mode: "changed", Paths: len(hint.Paths)},
 	}
 	return &editedCheckpoint{trees: tr, counts: counts, c: c, cache: func() error { return t.saveCache(name, cache) }}, "", nil
-}
-
-// readManifestRoot reads the manifest file named h (a root tree, or a flat manifest), verified.
-func (s *Store) readManifestRoot(h Hash) ([]byte, error) {
-	name := filepath.Join(s.state, "manifests", h.String())
-	b, err := os.ReadFile(name)
-	if err != nil {
-		if os.IsNotExist(err) {
-			return nil, &CorruptError{Path: name, Reason: "manifest is missing"}
-		}
-		return nil, err
-	}
-	if got := Hash(sha256Sum(b)); got != h {
-		return nil, &CorruptError{Path: name, Reason: fmt.Sprintf("content hashes to %s", got)}
-	}
-	return b, nil
 }
 
 // dir returns the tree of directory d ("." is the root), reading the trees on its way; nil when
@@ -335,7 +319,7 @@ func (t *treeEdit) put() error {
 				x := t.looked[under[k]].Entry
 				x.Path = x.Path[skip:]
 				return &x
-			})
+			}, nil)
 			e.Blob = sub.hash
 			t.written[sub.hash] = sub.root
 			for h, b := range sub.nodes {

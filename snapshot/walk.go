@@ -17,7 +17,8 @@ import (
 // the lstat it was seen with.
 type liveEntry struct {
 	Entry
-	St statInfo
+	St     statInfo
+	cached bool // a file whose Blob the stat cache vouched for (not read, but maybe sampled)
 }
 
 // scan is the result of walking the live workspace.
@@ -140,38 +141,39 @@ func (w *walker) work() {
 }
 
 // emit appends the entries under directory rel to out in byte order of their full paths, without
-// sorting the whole list: within a directory, an entry sorts by its name and everything under a
-// subdirectory by the name followed by "/" (every path below starts with exactly that, and no
-// sibling's key is a prefix of it other than the name itself), so sorting each directory's keys
-// and recursing yields the global order. Small sorts per directory instead of one over all paths.
+// sorting: a directory's entries are in name order (see dir), and everything under a
+// subdirectory sorts by its name followed by "/". So a subdirectory's entries come after its
+// siblings whose names extend its own with a byte below '/' ("a-b", "a.txt" before "a/…") and
+// before any other later sibling: they wait on a stack, whose top always sorts first (a later
+// name that extends an earlier one with a byte below '/' sorts before it once both end in "/").
 func (w *walker) emit(rel string, out []liveEntry) []liveEntry {
 	ents := w.dirs[rel]
-	type item struct {
-		key string
-		i   int
-		sub bool
-	}
-	items := make([]item, 0, len(ents)+len(ents)/4)
 	skip := len(rel) + 1
 	if rel == "" {
 		skip = 0
 	}
+	var stack [8]int
+	pending := stack[:0]
 	for i := range ents {
 		name := ents[i].Path[skip:]
-		items = append(items, item{key: name, i: i})
+		for len(pending) > 0 {
+			top := ents[pending[len(pending)-1]].Path[skip:]
+			if len(name) > len(top) && name[:len(top)] == top && name[len(top)] < '/' {
+				break // name sorts before top + "/"
+			}
+			out = w.emit(ents[pending[len(pending)-1]].Path, out)
+			pending = pending[:len(pending)-1]
+		}
+		out = append(out, ents[i])
 		if ents[i].Type == TypeDir {
 			if _, ok := w.dirs[ents[i].Path]; ok {
-				items = append(items, item{key: name + "/", i: i, sub: true})
+				pending = append(pending, i)
 			}
 		}
 	}
-	slices.SortFunc(items, func(a, b item) int { return strings.Compare(a.key, b.key) })
-	for _, it := range items {
-		if it.sub {
-			out = w.emit(ents[it.i].Path, out)
-		} else {
-			out = append(out, ents[it.i])
-		}
+	for len(pending) > 0 {
+		out = w.emit(ents[pending[len(pending)-1]].Path, out)
+		pending = pending[:len(pending)-1]
 	}
 	return out
 }
@@ -185,7 +187,11 @@ func (w *walker) dir(rel string) ([]string, error) {
 	if rel != "" {
 		full = filepath.Join(w.root, rel)
 	}
-	fd, names, err := openDir(full)
+	prefix := ""
+	if rel != "" {
+		prefix = rel + "/"
+	}
+	fd, paths, err := openDir(full, prefix)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ELOOP) || errors.Is(err, syscall.ENOTDIR) {
 			return nil, nil // removed or replaced while we walked: it is simply not there now
@@ -193,14 +199,13 @@ func (w *walker) dir(rel string) ([]string, error) {
 		return nil, fmt.Errorf("read directory %s: %w (%s)", shortPath(full), err, readAdvice(err))
 	}
 	defer closeDir(fd)
-	local := make([]liveEntry, 0, len(names))
+	// In name order (they share the prefix): emit relies on it.
+	slices.Sort(paths)
+	local := make([]liveEntry, 0, len(paths))
 	var subdirs []string
 	var excl []string
-	for _, name := range names {
-		p := name
-		if rel != "" {
-			p = rel + "/" + name
-		}
+	for _, p := range paths {
+		name := p[len(prefix):]
 		if len(w.stateRel) > 0 && slices.Contains(w.stateRel, p) {
 			continue
 		}

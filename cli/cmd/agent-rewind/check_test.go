@@ -45,7 +45,7 @@ func (c checkOut) kinds() []string {
 	return out
 }
 
-// checkWorkspace is a workspace of 12 small files dated an hour ago (so the stat cache vouches
+// checkWorkspace is a workspace of 12 files (11 small, f02.txt over 1 MiB) dated an hour ago (so the stat cache vouches
 // for them at once) with one checkpoint, whose --json result it returns.
 func checkWorkspace(t *testing.T) (string, cpOut) {
 	t.Helper()
@@ -53,7 +53,12 @@ func checkWorkspace(t *testing.T) (string, cpOut) {
 	old := time.Now().Add(-time.Hour)
 	for i := range 12 {
 		name := filepath.Join(ws, fmt.Sprintf("f%02d.txt", i))
-		if err := os.WriteFile(name, fmt.Appendf(nil, "content of file %d\n", i), 0o644); err != nil {
+		content := fmt.Appendf(nil, "content of file %d\n", i)
+		if i == 2 {
+			// Larger than what a checkpoint packs (1 MiB): a loose object the damage reaches.
+			content = bytes.Repeat(content, 1<<20/len(content)+1)
+		}
+		if err := os.WriteFile(name, content, 0o644); err != nil {
 			t.Fatal(err)
 		}
 		if err := os.Chtimes(name, old, old); err != nil {
@@ -84,12 +89,12 @@ func swapStatCacheBlobs(t *testing.T, ws, a, b string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if string(data[:8]) != "RWINDEX\x01" {
+	if string(data[:8]) != "RWINDEX\x02" {
 		t.Fatalf("stat cache magic %q", data[:8])
 	}
 	blobAt := map[string]int{}
-	off := 12
-	for range binary.LittleEndian.Uint32(data[8:]) {
+	off := 8 + 32 + 4 // magic, rules, count
+	for range binary.LittleEndian.Uint32(data[8+32:]) {
 		n := int(binary.LittleEndian.Uint16(data[off:]))
 		path := string(data[off+2 : off+2+n])
 		off += 2 + n + 8*4 + 4 // path, size, mtime, ctime, inode, mode

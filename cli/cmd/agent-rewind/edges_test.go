@@ -134,7 +134,8 @@ func TestRewindModeNeverChangesHardLinkedFile(t *testing.T) {
 // the workspace is as it was, and the next commands work.
 func TestRewindUndoneWhenObjectIsADirectory(t *testing.T) {
 	dir := t.TempDir()
-	bash(t, dir, `mkdir -p d; for i in 1 2 3 4 5 6; do echo "v1 $i" > d/f$i; done`)
+	// d/f6 is over 1 MiB, so its content is a loose object (small ones are packed).
+	bash(t, dir, `mkdir -p d; for i in 1 2 3 4 5; do echo "v1 $i" > d/f$i; done; head -c 1100000 /dev/zero > d/f6`)
 	c1 := jsonOK[cpOut](t, dir, "checkpoint", "C1")
 	bash(t, dir, `for i in 1 2 3; do echo "v2 $i" > d/f$i; done; rm d/f6; echo new > n.txt`)
 	before := readTree(t, dir)

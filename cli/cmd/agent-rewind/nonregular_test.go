@@ -152,10 +152,11 @@ func TestStateFileFIFO(t *testing.T) {
 		file func(t *testing.T, store, one string) string // the state file to replace, relative to the store
 		cmds []command
 	}{
-		// Every object (rel is then the folder), so that restoring "one" meets one; the rewind
-		// fails naming it and puts the workspace back (a target it cannot read is undone), so
-		// the commands after it work: none of them reads an object.
-		{"object", fixed("objects/"), []command{rewindOne, works(list), works(explicit), works(hook("toolu_fifo_0"))}},
+		// Every object, loose and packed (rel is then the packs' folder, where the small contents
+		// are), so that restoring "one" meets one; the rewind fails naming it and puts the
+		// workspace back (a target it cannot read is undone), so the commands after it work:
+		// none of them reads an object.
+		{"object", fixed("packs/"), []command{rewindOne, works(list), works(explicit), works(hook("toolu_fifo_0"))}},
 		{"manifest", manifestOf, []command{rewindOne, {args: []string{"diff", "ONE"}, code: 1}}},
 		{"checkpoint", func(_ *testing.T, _, one string) string { return filepath.Join("checkpoints", one) }, []command{list}},
 		{"index", fixed("index"), []command{checkpoint}},
@@ -183,6 +184,11 @@ func TestStateFileFIFO(t *testing.T) {
 					}
 					return nil
 				})
+				// Small contents are packed: their packs too.
+				packs, _ := filepath.Glob(filepath.Join(store, "packs", "*.pack"))
+				for _, p := range packs {
+					mkfifo(t, p)
+				}
 			} else {
 				mkfifo(t, filepath.Join(store, rel))
 			}

@@ -1,0 +1,142 @@
+package snapshot
+
+import (
+	"crypto/sha256"
+	"slices"
+	"strings"
+	"syscall"
+)
+
+// The tree cache: the stat cache also remembers, for each directory, the lstat it had and the
+// hash of its tree when a checkpoint encoded it (FORMAT.md, "Index"), as git's cache-tree and
+// untracked cache do. A directory's tree lists its children's names, types, modes, sizes, link
+// targets and contents; adding, removing or renaming a child changes the directory's mtime and
+// ctime, and every other change shows in the child's own stat. So a directory whose lstat is the
+// cached one (and not racily clean), whose files the stat cache vouches for, and whose
+// subdirectories are in turn unchanged, has the cached tree: a checkpoint of an unchanged
+// workspace encodes and hashes nothing, and one after a few changes only the trees of the changed
+// directories and their ancestors.
+//
+// The exclusion rules decide which children a tree lists without touching any stat, so the
+// cached trees hold only under the rules they were made with: the index names them by a key.
+
+// ruleKey returns the key of the exclusion rules m, and false for rules it cannot name (their
+// directory hashes are then neither reused nor recorded).
+func ruleKey(m matcher) (Hash, bool) {
+	switch r := m.(type) {
+	case nil:
+		return (*Ignore)(nil).key(), true
+	case *Ignore:
+		return r.key(), true
+	case rules:
+		h := sha256.New()
+		h.Write([]byte("rules\n"))
+		for _, m := range r {
+			k := m.key()
+			h.Write(k[:])
+		}
+		return Hash(h.Sum(nil)), true
+	}
+	return Hash{}, false
+}
+
+// key names the rules by the text they were parsed from: equal text, equal rules. No file and an
+// empty file exclude the same (nothing).
+func (m *Ignore) key() Hash {
+	if m == nil {
+		return Hash(sha256.Sum256(nil))
+	}
+	return m.src
+}
+
+// parentDir returns the directory holding path p ("" for the root).
+func parentDir(p string) string {
+	if i := strings.LastIndexByte(p, '/'); i >= 0 {
+		return p[:i]
+	}
+	return ""
+}
+
+// reusableTrees returns the directories (by path, "" for the root) whose cached tree still holds,
+// with that tree's hash: those whose own stat matched the cache (c.dirTrees) and under which
+// nothing changed. Every other directory's tree must be encoded.
+func (c *capture) reusableTrees() map[string]Hash {
+	if c.distrusted || len(c.dirTrees) == 0 {
+		return nil
+	}
+	// Invariant: an ancestor of a bad directory is bad, so marking stops at the first one.
+	bad := map[string]bool{}
+	markUp := func(p string) {
+		for !bad[p] {
+			bad[p] = true
+			if p == "" {
+				return
+			}
+			p = parentDir(p)
+		}
+	}
+	if _, ok := c.dirTrees[""]; !ok {
+		markUp("")
+	}
+	for i := range c.scan.entries {
+		e := &c.scan.entries[i]
+		switch e.Type {
+		case TypeFile:
+			if !e.cached {
+				markUp(parentDir(e.Path))
+			}
+		case TypeDir:
+			if _, ok := c.dirTrees[e.Path]; !ok {
+				markUp(e.Path)
+			}
+		case TypeSkipped:
+			// A regular file that kept changing while it was read: not vouched for.
+			if e.St.Mode&syscall.S_IFMT == syscall.S_IFREG {
+				markUp(parentDir(e.Path))
+			}
+		}
+	}
+	out := make(map[string]Hash, len(c.dirTrees))
+	for p, h := range c.dirTrees {
+		if !bad[p] {
+			out[p] = h
+		}
+	}
+	return out
+}
+
+// isDirEntry reports whether a stat cache entry is a directory's (its Blob is a tree).
+func isDirEntry(e *indexEntry) bool { return e.St.Mode&syscall.S_IFMT == syscall.S_IFDIR }
+
+// settled returns the entries that keep accepts and that are not racily clean: written to a new
+// index (whose own mtime is later), a racily clean entry would pass for clean without being read.
+func (x *statIndex) settled(keep func(*indexEntry) bool) []indexEntry {
+	var out []indexEntry
+	for i := range x.entries {
+		if e := &x.entries[i]; e.St.Mtime < e.recorded && keep(e) {
+			out = append(out, *e)
+		}
+	}
+	return out
+}
+
+// liveSubtree returns the captured entries under dir when the capture's tree of dir is h (see
+// loadTargetLive): equal trees list equal entries.
+func (c *capture) liveSubtree(dir string, h Hash) ([]Entry, bool) {
+	if got, ok := c.trees[dir]; !ok || got != h {
+		return nil, false
+	}
+	live := c.scan.entries
+	prefix := dir + "/"
+	i, _ := slices.BinarySearchFunc(live, prefix, func(e liveEntry, p string) int { return strings.Compare(e.Path, p) })
+	var out []Entry
+	for ; i < len(live) && strings.HasPrefix(live[i].Path, prefix); i++ {
+		e := live[i].Entry
+		e.Blob = Hash{}
+		if e.Type == TypeFile {
+			e.Blob = live[i].Blob
+		}
+		out = append(out, e)
+	}
+	return out, true
+}
