@@ -72,8 +72,10 @@ func TestEditTreesMatchesWalk(t *testing.T) {
 			files = append(files, e.Path+" "+e.Blob.String())
 		}
 	}
-	for _, e := range idx.entries {
-		cached = append(cached, e.Path+" "+e.Blob.String())
+	for i := range idx.entries {
+		if e := &idx.entries[i]; !isDirEntry(e) { // folders' trees: treecache.go
+			cached = append(cached, e.Path+" "+e.Blob.String())
+		}
 	}
 	if !slices.Equal(files, cached) {
 		t.Fatalf("the stat cache holds\n%v\nthe manifest's files are\n%v", cached, files)
@@ -86,5 +88,43 @@ func TestEditTreesMatchesWalk(t *testing.T) {
 		a, _ := s.Entries(want.ID)
 		t.Fatalf("edited: manifest %s, counts %+v\nwalked: manifest %s, counts %+v (walk %+v)\nedited %+v\nwalked %+v",
 			got.Manifest, got.Counts, want.Manifest, want.Counts, want.Walk, entries, a)
+	}
+}
+
+// TestEditForgetsStaleFolderTrees: a watcher-assisted edit changes a file's content, which
+// changes neither its folder's stat nor its ancestors'. The stat cache must then forget those
+// folders' trees, or the next full walk, finding their stat and the file's (new) cache entry
+// unchanged, would reuse the trees of before the edit and record the old content.
+func TestEditForgetsStaleFolderTrees(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	put(t, root, "a/b/f.txt", "before", 0o644)
+	put(t, root, "a/g.txt", "g", 0o644)
+	s := mustOpen(t, root, Options{StateDir: filepath.Join(t.TempDir(), "store")})
+	first, err := s.Checkpoint(ctx, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	backdateIndex(t, s)
+	// Rewrite in place (same inode, folder untouched), then the edit the watcher's hint allows.
+	f, err := os.OpenFile(filepath.Join(root, "a/b/f.txt"), os.O_WRONLY|os.O_TRUNC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString("after!"); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	edited, err := s.CheckpointChanged(ctx, "", &Changed{Since: first.ID, Paths: []string{"a/b/f.txt"}})
+	if err != nil || edited.Walk.Mode != "changed" {
+		t.Fatalf("edit: %+v, %v", edited, err)
+	}
+	backdateIndex(t, s) // the file's new entry vouched for, as it would be a moment later
+	walked, err := s.Checkpoint(ctx, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if walked.Manifest != edited.Manifest {
+		t.Fatalf("a full walk after the edit recorded manifest %s, the edit %s: a folder's tree from before the edit was reused", walked.Manifest, edited.Manifest)
 	}
 }
