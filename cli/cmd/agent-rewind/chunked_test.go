@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -20,7 +21,9 @@ func TestCheckNamesFileOfDamagedChunk(t *testing.T) {
 	ws := t.TempDir()
 	big := make([]byte, 9<<20)
 	r := rand.New(rand.NewPCG(1, 2))
-	for i := range big {
+	// Zeros find no cut point, so the first chunk is as large as a chunk may be (2 MiB) and
+	// stored loose, where this test can remove it; random bytes after.
+	for i := 3 << 20; i < len(big); i++ {
 		big[i] = byte(r.Uint32())
 	}
 	name := filepath.Join(ws, "big.bin")
@@ -33,8 +36,23 @@ func TestCheckNamesFileOfDamagedChunk(t *testing.T) {
 	if err != nil {
 		t.Fatalf("a 9 MiB file has no chunk list: %v", err)
 	}
-	lines := strings.Split(string(list), "\n")
-	chunk := strings.Fields(lines[1])[0] // the first chunk, which the change below replaces
+	// A chunk of over 1 MiB, which is stored loose (smaller ones are packed): the change below
+	// replaces it.
+	var chunk string
+	var at int
+	off := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(list)), "\n")[1:] {
+		f := strings.Fields(line)
+		size, _ := strconv.Atoi(f[1])
+		if size > 1<<20 {
+			chunk, at = f[0], off
+			break
+		}
+		off += size
+	}
+	if chunk == "" {
+		t.Fatalf("no chunk of big.bin is over 1 MiB:\n%s", list)
+	}
 	if err := os.Remove(filepath.Join(stateDir(t, ws), "objects", chunk[:2], chunk[2:])); err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +67,7 @@ func TestCheckNamesFileOfDamagedChunk(t *testing.T) {
 		t.Fatalf("check found %v, want chunk-missing naming big.bin", found)
 	}
 	changed := bytes.Clone(big)
-	copy(changed, "changed since")
+	copy(changed[at:], "changed since")
 	if err := os.WriteFile(name, changed, 0o644); err != nil {
 		t.Fatal(err)
 	}
