@@ -20,9 +20,13 @@ func main() {
 	hook.TuneGC()
 	call, stateDir, ok := hook.ParseArgs(os.Args[1:])
 	if !ok {
-		fmt.Fprintf(os.Stderr, "agent-rewind-hook: usage: agent-rewind-hook %s\n"+
+		version, _ := hook.Stamp()
+		if version == "" {
+			version = "devel"
+		}
+		fmt.Fprintf(os.Stderr, "agent-rewind-hook %s: usage: agent-rewind-hook %s\n"+
 			"It runs only the guard, as agents' hooks call it (got %q); for everything else, and for --help, run agent-rewind.\n",
-			hook.Usage, os.Args[1:])
+			version, hook.Usage, os.Args[1:])
 		os.Exit(2)
 	}
 	if stateDir != "" {

@@ -68,7 +68,7 @@ func mcpFailure(env *Env, err error) error {
 
 // mcpVersion is the version reported on initialize, as "agent-rewind version" prints it.
 func mcpVersion() string {
-	if version != "" {
+	if version, _ := hook.Stamp(); version != "" {
 		return version
 	}
 	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
