@@ -7,8 +7,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // End-to-end tests of agent-rewind-hook, the guard alone in a small binary: it must answer
@@ -106,7 +108,6 @@ func TestHookBinaryMatchesGuard(t *testing.T) {
 			if strings.Join(got[0], "\n") != strings.Join(got[1], "\n") {
 				t.Fatalf("agent-rewind guard and agent-rewind-hook differ:\nagent-rewind:      %q\nagent-rewind-hook: %q", got[0], got[1])
 			}
-			t.Logf("%q", got[0])
 		})
 	}
 }
@@ -125,5 +126,33 @@ func TestHookBinaryRefusesOtherCommands(t *testing.T) {
 		if r.code != 2 || r.stdout != "" || !strings.Contains(r.stderr, "run agent-rewind") || !strings.Contains(r.stderr, "agent-rewind-hook [--workspace DIR]") {
 			t.Errorf("agent-rewind-hook %q: %+v", args, r)
 		}
+	}
+}
+
+// agent-rewind-hook starts the change watcher through the agent-rewind beside it (it cannot run
+// "watch run" itself): after its automatic checkpoint, agent-rewind watches the workspace.
+func TestHookBinaryStartsWatcher(t *testing.T) {
+	needWatcher(t)
+	t.Setenv("REWIND_WATCH", "on")
+	ws := t.TempDir()
+	writeFile(t, filepath.Join(ws, "main.go"), "package main\n")
+	t.Cleanup(func() { run(t, ws, "", "watch", "stop") })
+	edit := hookInput(t, "PreToolUse", "Edit", map[string]any{"file_path": filepath.Join(ws, "main.go")}, "toolu_w1", nil)
+	if r := runBin(t, hookBin, t.TempDir(), edit, "--workspace", ws, "guard", "--checkpoint"); r.code != 0 || r.stdout != "" || r.stderr != "" {
+		t.Fatalf("agent-rewind-hook guard --checkpoint: %+v", r)
+	}
+	// The hook starts the watcher and does not wait for it; this bound is for a watcher that never
+	// comes, not a timing assertion.
+	deadline := time.Now().Add(30 * time.Second)
+	st := watchStatusJSON(t, ws)
+	for !st.Running && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+		st = watchStatusJSON(t, ws)
+	}
+	if !st.Running {
+		t.Fatalf("no watcher runs after agent-rewind-hook's automatic checkpoint: %+v", st)
+	}
+	if exe, err := os.Readlink(filepath.Join("/proc", strconv.Itoa(st.PID), "exe")); err != nil || exe != bin {
+		t.Fatalf("the watcher (pid %d) runs %q (%v), want %s", st.PID, exe, err, bin)
 	}
 }
