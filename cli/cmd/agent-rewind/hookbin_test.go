@@ -156,3 +156,41 @@ func TestHookBinaryStartsWatcher(t *testing.T) {
 		t.Fatalf("the watcher (pid %d) runs %q (%v), want %s", st.PID, exe, err, bin)
 	}
 }
+
+// A guard call looks the workspace's store up once: the identity file and store.json are each
+// opened once, whichever binary runs it (the workspace choice, the worktree check and the rules
+// lookup used to read them three times).
+func TestGuardLooksUpTheStoreOnce(t *testing.T) {
+	if _, err := exec.LookPath("strace"); err != nil {
+		missing(t, "strace (apt-get install strace)")
+	}
+	ws := t.TempDir()
+	writeFile(t, filepath.Join(ws, "main.go"), "package main\n")
+	if err := os.Mkdir(filepath.Join(ws, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ok(t, ws, "checkpoint", "one")
+	input := strings.ReplaceAll(bashHook(t, "PreToolUse", "ls -la", "toolu_s1"), `"/tmp/e2e"`, strconv.Quote(ws))
+	for _, exe := range []string{bin, hookBin} {
+		for _, args := range [][]string{{"--workspace", ws, "guard"}, {"guard"}} {
+			trace := filepath.Join(t.TempDir(), "trace")
+			cmd := exec.Command("strace", append([]string{"-f", "-qq", "-o", trace, "-e", "trace=open,openat,openat2", exe}, args...)...)
+			cmd.Dir, cmd.Stdin = t.TempDir(), strings.NewReader(input)
+			if out, err := cmd.CombinedOutput(); err != nil {
+				if strings.Contains(string(out), "ptrace") {
+					missing(t, "permission to trace (ptrace): "+string(out))
+				}
+				t.Fatalf("strace %s %q: %v\n%s", exe, args, err, out)
+			}
+			b, err := os.ReadFile(trace)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ids := regexp.MustCompile(`"[^"]*/identities/[^"]*"`).FindAllString(string(b), -1)
+			recs := regexp.MustCompile(`"[^"]*/store\.json"`).FindAllString(string(b), -1)
+			if len(ids) != 1 || len(recs) != 1 {
+				t.Errorf("%s %q opened the identity file %d times and store.json %d times, want once each:\n%s\n%s", filepath.Base(exe), args, len(ids), len(recs), ids, recs)
+			}
+		}
+	}
+}
