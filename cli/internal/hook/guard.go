@@ -62,8 +62,12 @@ func Guard(c Call, stdin io.Reader, stdout, stderr io.Writer) int {
 		writeAutoNote(stdout, stderr, true, in, "-", note)
 		return guardJSON(stdout, stderr, o)
 	}
-	io.WriteString(stdout, o.Answer.Stdout)
-	io.WriteString(stderr, o.Answer.Stderr)
+	if o.Answer.Stdout != "" { // an empty write is still a system call, on every hook
+		io.WriteString(stdout, o.Answer.Stdout)
+	}
+	if o.Answer.Stderr != "" {
+		io.WriteString(stderr, o.Answer.Stderr)
+	}
 	writeAutoNote(stdout, stderr, false, in, o.Answer.Stdout, note)
 	if o.Input.Agent == barrier.AgentExplicit && o.Err == nil && !o.Decision.Refused() {
 		fmt.Fprintln(stdout, explicitSummary(o.Decision))
