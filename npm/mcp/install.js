@@ -1,7 +1,12 @@
 // postinstall: put the native binaries in place of their launchers (bin/agent-rewind,
-// bin/agent-rewind-hook), so that what npm links onto PATH runs with no node process in between
-// (a hook that runs on every tool call pays node's start-up otherwise). Any failure keeps that
-// launcher, which works the same, only slower to start; installs with scripts disabled keep both.
+// bin/agent-rewind-hook), so that what runs has no node process in between (a hook that runs on
+// every tool call pays node's start-up otherwise). Any failure keeps that launcher, which works
+// the same, only slower to start; installs with scripts disabled keep both.
+//
+// npm links only agent-rewind onto PATH: with a second "bin" entry, `npx -y @agent-rewind/mcp
+// mcp` would fail ("could not determine executable to run": npx runs a package's only bin, or
+// the one named after the package). A global install gets agent-rewind-hook linked beside it
+// here instead; the Claude Code plugin finds it beside agent-rewind either way.
 "use strict";
 
 const fs = require("fs");
@@ -40,3 +45,31 @@ for (const name of BINARIES) {
     process.stderr.write(`${name}: keeping the node launcher (${err.message.split("\n")[0]})\n`);
   }
 }
+
+// linkHook links bin/agent-rewind-hook into the global bin folder, beside npm's agent-rewind,
+// unless something that is not this link already has the name.
+function linkHook() {
+  if (process.env.npm_config_global !== "true" || !process.env.npm_config_prefix) return;
+  const dir = path.join(process.env.npm_config_prefix, "bin");
+  const link = path.join(dir, "agent-rewind-hook");
+  const target = path.join(__dirname, "bin", "agent-rewind-hook");
+  try {
+    const old = fs.readlinkSync(link);
+    if (!path.resolve(dir, old).endsWith(path.join("@agent-rewind", "mcp", "bin", "agent-rewind-hook"))) return; // not ours
+  } catch (err) {
+    if (err.code !== "ENOENT") return; // a file of someone else's (EINVAL: not a link)
+  }
+  const tmp = `${link}.link-${process.pid}`;
+  try {
+    fs.mkdirSync(dir, { recursive: true });
+    fs.symlinkSync(path.relative(dir, target), tmp);
+    fs.renameSync(tmp, link);
+  } catch (err) {
+    try {
+      fs.unlinkSync(tmp);
+    } catch {}
+    process.stderr.write(`agent-rewind-hook: not linked into ${dir} (${err.message.split("\n")[0]}); agents' hooks can run agent-rewind guard instead\n`);
+  }
+}
+
+linkHook();

@@ -284,10 +284,11 @@ func TestNPMPackage(t *testing.T) {
 	})
 }
 
-// TestNPMHookBinary: the package's second bin, agent-rewind-hook, is the native binary after an
-// install with scripts and the node launcher without, beside agent-rewind where npm links bins;
-// both answer a hook as the release binary does, and with a guard that admits an effect, then
-// refuses it again, through the installed package (needs node and npm).
+// TestNPMHookBinary: the package carries agent-rewind-hook beside agent-rewind: native after an
+// install with scripts, which also links it into the global bin folder, and the node launcher
+// without. It is no "bin" entry, so that npx still knows which program to run (a package with
+// two bins and none named "mcp" makes `npx -y @agent-rewind/mcp mcp` fail). Through the installed
+// package, a guard admits an effect, then refuses it again (needs node and npm).
 func TestNPMHookBinary(t *testing.T) {
 	n := installNPM(t)
 	global := filepath.Join(filepath.Dir(n.global), "agent-rewind-hook")
@@ -298,10 +299,14 @@ func TestNPMHookBinary(t *testing.T) {
 	if !startsWith(t, launcher, "#!/usr/bin/env node") {
 		t.Fatalf("%s: with --ignore-scripts the launcher should have stayed", launcher)
 	}
+	out, errOut, code := n.run(t, n.project, "npx", "-y", "@agent-rewind/mcp", "--json", "version")
+	if code != 0 || !strings.Contains(out, `"version": "v0.3.0-test.1"`) {
+		t.Fatalf("npx -y @agent-rewind/mcp --json version: exit %d\n%s%s", code, out, errOut)
+	}
 	// An effect admitted through the global bin is refused through the launcher: one store.
 	ws := t.TempDir()
 	effect := `{"key": "npm-hook-test", "payload": {"n": 1}}`
-	out, errOut, code := n.run(t, ws, global, "--workspace", ws, "guard", effect)
+	out, errOut, code = n.run(t, ws, global, "--workspace", ws, "guard", effect)
 	if code != 0 || !strings.Contains(out, `admitted "npm-hook-test": spent`) {
 		t.Fatalf("agent-rewind-hook guard: exit %d\n%s%s", code, out, errOut)
 	}
