@@ -280,6 +280,9 @@ func (g *guardRun) workspace(create bool) (*workspace.Workspace, error) {
 		g.noStore = true
 		return nil, nil
 	}
+	if g.at == nil { // no workspace was chosen: newGuard's werr refuses every effect first
+		return nil, errors.New("no workspace was chosen")
+	}
 	var err error
 	if create {
 		// A fresh At: the one the choice probed may hold a failed open's state.
