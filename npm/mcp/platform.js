@@ -1,5 +1,5 @@
-// Which platform package carries the native agent-rewind binary for this machine. Shared by the
-// launcher (bin/agent-rewind) and the postinstall step (install.js); no dependencies.
+// Which platform package carries the native agent-rewind binaries for this machine. Shared by
+// the launcher (launcher.js) and the postinstall step (install.js); no dependencies.
 "use strict";
 
 const path = require("path");
@@ -8,9 +8,13 @@ const path = require("path");
 // exactly these (Go's linux/amd64 is npm's linux-x64) and writes one package for each.
 const SUPPORTED = ["darwin-arm64", "darwin-x64", "linux-arm64", "linux-x64"];
 
-// binaryPath returns the native binary's path, or throws an Error whose message says which
-// platform this is and what to do instead.
-function binaryPath() {
+// BINARIES are the native programs each platform package carries in bin/: agent-rewind, and
+// agent-rewind-hook, the guard alone, which agents' hooks run before and after every tool call.
+const BINARIES = ["agent-rewind", "agent-rewind-hook"];
+
+// binaryPath returns the path of the native binary name (default agent-rewind), or throws an
+// Error whose message says which platform this is and what to do instead.
+function binaryPath(name = "agent-rewind") {
   const platform = `${process.platform}-${process.arch}`;
   if (!SUPPORTED.includes(platform)) {
     const windows = process.platform === "win32" ? " On Windows, run it inside WSL 2 (npm there installs the Linux binary)." : "";
@@ -31,7 +35,7 @@ function binaryPath() {
         `reinstall without omitting optional dependencies, or add it yourself: npm install ${pkg}`
     );
   }
-  return path.join(dir, "bin", "agent-rewind");
+  return path.join(dir, "bin", name);
 }
 
-module.exports = { SUPPORTED, binaryPath };
+module.exports = { SUPPORTED, BINARIES, binaryPath };

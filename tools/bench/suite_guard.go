@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 
@@ -13,22 +14,26 @@ import (
 	"github.com/agent-rewind/rewind/tools/bench/measure"
 )
 
-// The guard suite (issue 4): "agent-rewind guard" as an agent hook runs it, one process per
-// call, alternated with true(1), the process-start floor:
+// The guard suite (issues 4 and 17): "agent-rewind guard" as an agent hook runs it, one process
+// per call, alternated with true(1), the process-start floor:
 //
 //	non-effect PreToolUse (Bash "go test ./... | tail"): exit 0, nothing printed   goal p50 and p99 <= 5 ms
+//	  the same through agent-rewind-hook                                         (reported)
 //	non-effect PostToolUse (the same call, after it ran): exit 0, nothing printed (reported)
 //	admission of a new explicit key: exit 0                                      (reported)
-//	the hook path, guard --checkpoint before a Bash call in an unchanged workspace
-//	  (the decision plus the automatic checkpoint, which reuses the position), a new
-//	  tool call id each time, as agents send them:
+//	the hook path, agent-rewind-hook guard --checkpoint before a Bash call in an unchanged
+//	  workspace (the decision plus the automatic checkpoint, which reuses the position), a
+//	  new tool call id each time, as agents send them:
 //	  with the change watcher running, the run's generated workspace (--quick: 5,000 files)
 //	    against a minimal Go program's whole process                             goal <= 1.5x
+//	    the same through "agent-rewind guard --checkpoint", for comparison       (reported)
 //	  without a watcher (REWIND_WATCH=off: a stat walk), 200 files                (reported)
 //
-// The hook path measures the fixed cost of one hook process as agents meet it: the watcher runs
-// (the first checkpoint starts it), so the checkpoint asks it and looks at nothing else; the
-// no-watcher arm is the stat walk of a small tree (the snapshot suite walks a large one).
+// The hook path measures the fixed cost of one hook process as agents meet it: the plugin's
+// and docs/agents.md's hooks run agent-rewind-hook (the guard alone, which links neither the MCP
+// server, the gateway nor PostgreSQL), the watcher runs (the first checkpoint starts it), so the
+// checkpoint asks it and looks at nothing else; the no-watcher arm is the stat walk of a small
+// tree (the snapshot suite walks a large one).
 //
 // The non-effect calls are Bash calls because the hooks are (integrations/claude-code matches
 // Bash and MCP tools only); they go through the shell splitter and every built-in rule. They
@@ -37,7 +42,7 @@ import (
 func init() {
 	register(Suite{
 		Name:        "guard",
-		Description: "agent-rewind guard per process: non-effect hot path and admission, p50/p99, against true(1)",
+		Description: "agent-rewind guard and agent-rewind-hook per process: non-effect hot path, admission and the hook path, against true(1) and a minimal Go program",
 		Modules:     []string{"barrier", "cli"},
 		Run:         runGuard,
 	})
@@ -84,7 +89,11 @@ func runGuard(ctx context.Context, b *Bench) error {
 			return fmt.Errorf("checkpoint of the watched workspace: %v: %s", err, r.Stderr)
 		}
 	}
-	noWatch := agent.With("REWIND_WATCH=off")
+	hookAgent, err := hookBinary(ctx, b, agent)
+	if err != nil {
+		return err
+	}
+	noWatch := hookAgent.With("REWIND_WATCH=off")
 	goDir, err := b.TempDir("minimal-go")
 	if err != nil {
 		return err
@@ -139,7 +148,7 @@ func runGuard(ctx context.Context, b *Bench) error {
 	for _, w := range []struct {
 		a   *Agent
 		dir string
-	}{{noWatch, autoWS}, {agent, watchedWS}} {
+	}{{noWatch, autoWS}, {hookAgent, watchedWS}} {
 		if _, err := hookCall(w.a, w.dir)(ctx); err != nil {
 			return fmt.Errorf("first automatic checkpoint of %s: %w", w.dir, err)
 		}
@@ -150,6 +159,9 @@ func runGuard(ctx context.Context, b *Bench) error {
 		{Name: "agent-rewind guard, non-effect PreToolUse (Bash)", Run: func(ctx context.Context) (measure.Sample, error) {
 			return guard(ctx, hotWS, pre, true)
 		}},
+		{Name: "agent-rewind-hook guard, non-effect PreToolUse (Bash)", Run: func(ctx context.Context) (measure.Sample, error) {
+			return guardAs(ctx, hookAgent, hotWS, pre, true)
+		}},
 		{Name: "agent-rewind guard, non-effect PostToolUse (Bash)", Run: func(ctx context.Context) (measure.Sample, error) {
 			return guard(ctx, hotWS, post, true)
 		}},
@@ -159,11 +171,12 @@ func runGuard(ctx context.Context, b *Bench) error {
 			return guard(ctx, ws, []byte(in), false)
 		}},
 		{Name: "minimal Go program", Run: minimal.Run},
+		{Name: fmt.Sprintf("agent-rewind-hook guard --checkpoint, PreToolUse (Bash), unchanged workspace of %d files, watcher running", watchedRes.Shape.Files), Run: hookCall(hookAgent, watchedWS)},
+		{Name: "agent-rewind-hook guard --checkpoint, PreToolUse (Bash), unchanged workspace of 200 files, no watcher", Run: hookCall(noWatch, autoWS)},
 		{Name: fmt.Sprintf("agent-rewind guard --checkpoint, PreToolUse (Bash), unchanged workspace of %d files, watcher running", watchedRes.Shape.Files), Run: hookCall(agent, watchedWS)},
-		{Name: "agent-rewind guard --checkpoint, PreToolUse (Bash), unchanged workspace of 200 files, no watcher", Run: hookCall(noWatch, autoWS)},
 	}
 	n := b.Reps(300, 60)
-	b.Logf("%d rounds of true / non-effect PreToolUse / non-effect PostToolUse / admission / minimal Go / hook path with the watcher / hook path without", n)
+	b.Logf("%d rounds of true / non-effect PreToolUse (agent-rewind, agent-rewind-hook) / non-effect PostToolUse / admission / minimal Go / hook path with the watcher / hook path without / agent-rewind guard --checkpoint with the watcher", n)
 	ss, err := measure.Alternate(ctx, n, arms...)
 	if err != nil {
 		return err
@@ -176,11 +189,13 @@ func runGuard(ctx context.Context, b *Bench) error {
 	} else if r, err := measure.Run(agent.Command(ctx, watchedWS, "--json", "watch", "status")); err != nil || !bytes.Contains(r.Stdout, []byte(`"running": true`)) {
 		return fmt.Errorf("the watched workspace's watcher is not running after the hook calls (%v): %.200q", err, r.Stdout)
 	}
-	floor, hot, after, admit, goFloor, hookPath, hookNoWatch := ss[0], ss[1], ss[2], ss[3], ss[4], ss[5], ss[6]
+	floor, hot, hookHot, after, admit, goFloor, hookPath, hookNoWatch, guardPath := ss[0], ss[1], ss[2], ss[3], ss[4], ss[5], ss[6], ss[7], ss[8]
 	p := func(s measure.Series, q float64) float64 { return ms(measure.Percentile(s.Walls(), q)) }
 	b.Value("guard_non_effect_p50", p(hot, 50), "ms", "wall per process, process start included", arm(hot), AtMost(5), "")
 	b.Value("guard_non_effect_p99", p(hot, 99), "ms", "wall per process, process start included", arm(hot), AtMost(5), "")
 	b.Ratio("guard_non_effect_vs_true", hot, floor, NoGoal, "median wall of the hot path over the process-start floor")
+	b.Value("hook_non_effect_p50", p(hookHot, 50), "ms", "wall per process: agent-rewind-hook, process start included", arm(hookHot), NoGoal, "")
+	b.Ratio("hook_non_effect_vs_minimal_go", hookHot, goFloor, NoGoal, "agent-rewind-hook's non-effect hot path over a minimal Go process, same run")
 	b.Value("guard_post_non_effect_p50", p(after, 50), "ms", "wall per process", arm(after), NoGoal, "the hook after every Bash and MCP call: one failed open")
 	b.Value("guard_post_non_effect_p99", p(after, 99), "ms", "wall per process", arm(after), NoGoal, "")
 	b.Value("guard_admission_p50", p(admit, 50), "ms", "wall per process", arm(admit), NoGoal, "")
@@ -188,9 +203,35 @@ func runGuard(ctx context.Context, b *Bench) error {
 	b.Ratio("guard_admission_vs_true", admit, floor, NoGoal, "")
 	b.Value("true_p50", p(floor, 50), "ms", "process-start floor", arm(floor), NoGoal, "")
 	b.Value("minimal_go_p50", p(goFloor, 50), "ms", "a Go program that does nothing, whole process", arm(goFloor), NoGoal, "")
-	b.Value("hook_path_p50", p(hookPath, 50), "ms", fmt.Sprintf("wall per process: guard decision plus automatic checkpoint, unchanged workspace of %d files, watcher running", watchedRes.Shape.Files), arm(hookPath), NoGoal, "")
-	b.Ratio("hook_path_vs_minimal_go", hookPath, goFloor, AtMost(1.5), fmt.Sprintf("guard --checkpoint on an unchanged workspace of %d files with the watcher running, over a minimal Go process, same run", watchedRes.Shape.Files))
+	b.Value("hook_path_p50", p(hookPath, 50), "ms", fmt.Sprintf("wall per process of agent-rewind-hook: guard decision plus automatic checkpoint, unchanged workspace of %d files, watcher running", watchedRes.Shape.Files), arm(hookPath), NoGoal, "")
+	b.Ratio("hook_path_vs_minimal_go", hookPath, goFloor, AtMost(1.5), fmt.Sprintf("agent-rewind-hook guard --checkpoint on an unchanged workspace of %d files with the watcher running, over a minimal Go process, same run", watchedRes.Shape.Files))
+	b.Value("guard_checkpoint_p50", p(guardPath, 50), "ms", "wall per process of agent-rewind guard --checkpoint, the same calls as hook_path", arm(guardPath), NoGoal, "")
+	b.Ratio("guard_checkpoint_vs_minimal_go", guardPath, goFloor, NoGoal, "agent-rewind guard --checkpoint (the whole binary), the same calls as hook_path, over a minimal Go process, same run")
+	b.Ratio("hook_path_vs_guard_checkpoint", hookPath, guardPath, NoGoal, "agent-rewind-hook over agent-rewind guard, the same calls, same run")
 	b.Value("hook_path_no_watcher_p50", p(hookNoWatch, 50), "ms", "wall per process: guard decision plus automatic checkpoint by a stat walk, unchanged workspace of 200 files", arm(hookNoWatch), NoGoal, "")
-	b.Ratio("hook_path_no_watcher_vs_minimal_go", hookNoWatch, goFloor, NoGoal, "guard --checkpoint with REWIND_WATCH=off on an unchanged workspace of 200 files, over a minimal Go process, same run")
+	b.Ratio("hook_path_no_watcher_vs_minimal_go", hookNoWatch, goFloor, NoGoal, "agent-rewind-hook guard --checkpoint with REWIND_WATCH=off on an unchanged workspace of 200 files, over a minimal Go process, same run")
 	return nil
+}
+
+// hookBinary returns agent-rewind-hook as the run's agent: the one beside the agent's binary
+// (releases and npm put them together), else built from this checkout beside the agent this run
+// built, as the release builds it. A binary given with --agent that has none beside it, or the
+// tests' stand-in, is measured itself in the hook arms (said in the log).
+func hookBinary(ctx context.Context, b *Bench, agent *Agent) (*Agent, error) {
+	path := filepath.Join(filepath.Dir(agent.Path), "agent-rewind-hook")
+	if _, err := os.Stat(path); err != nil {
+		if b.run.agentPath != "" || agent.Path != filepath.Join(b.run.tmp, "bin", "agent-rewind") {
+			b.Logf("no agent-rewind-hook beside %s: the hook arms run that binary's guard", agent.Path)
+			return agent, nil
+		}
+		cmd := exec.CommandContext(ctx, "go", "build", "-trimpath", "-ldflags", "-s -w", "-o", path, "./cli/cmd/agent-rewind-hook")
+		cmd.Dir = b.run.root
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return nil, fmt.Errorf("go build ./cli/cmd/agent-rewind-hook: %v: %s", err, bytes.TrimSpace(out))
+		}
+	}
+	h := agent.With()
+	h.Path = path
+	return h, nil
 }

@@ -15,8 +15,15 @@ import (
 	"golang.org/x/mod/semver"
 )
 
-// versionPkg is the package whose version and commit variables the link stamps.
-const versionPkg = "github.com/agent-rewind/rewind/cli/internal/command"
+// versionPkg is the package whose version and commit variables the link stamps: both binaries
+// link it.
+const versionPkg = "github.com/agent-rewind/rewind/cli/internal/hook"
+
+// Binaries are the two programs a release builds for a target: agent-rewind, and
+// agent-rewind-hook, the guard alone for agents' hooks (cli/cmd/agent-rewind-hook).
+type Binaries struct {
+	Main, Hook string // paths
+}
 
 // Options is one release run.
 type Options struct {
@@ -41,9 +48,14 @@ func BinaryName(version string, t Target) string {
 	return "agent-rewind-" + version + "-" + t.OS + "-" + t.Arch
 }
 
-// Build builds the binary of every target into o.Out and writes SHA256SUMS beside them. It
-// returns each target's binary path.
-func Build(ctx context.Context, o Options) (map[Target]string, error) {
+// HookBinaryName is the file name of the release's hook binary for t.
+func HookBinaryName(version string, t Target) string {
+	return "agent-rewind-hook-" + version + "-" + t.OS + "-" + t.Arch
+}
+
+// Build builds both binaries of every target into o.Out and writes SHA256SUMS beside them. It
+// returns each target's binaries.
+func Build(ctx context.Context, o Options) (map[Target]Binaries, error) {
 	if err := CheckVersion(o.Version); err != nil {
 		return nil, err
 	}
@@ -53,23 +65,33 @@ func Build(ctx context.Context, o Options) (map[Target]string, error) {
 	if err := os.MkdirAll(o.Out, 0o755); err != nil {
 		return nil, err
 	}
-	bins := map[Target]string{}
+	bins := map[Target]Binaries{}
 	var names []string
-	for _, t := range o.Targets {
-		name := BinaryName(o.Version, t)
+	build := func(t Target, name, pkg string) (string, error) {
 		out := filepath.Join(o.Out, name)
 		fmt.Fprintf(o.Log, "release: building %s\n", name)
 		ldflags := fmt.Sprintf("-s -w -X %s.version=%s -X %s.commit=%s", versionPkg, o.Version, versionPkg, o.Commit)
-		cmd := exec.CommandContext(ctx, "go", "build", "-trimpath", "-buildvcs=false", "-ldflags", ldflags, "-o", out, "./cmd/agent-rewind")
+		cmd := exec.CommandContext(ctx, "go", "build", "-trimpath", "-buildvcs=false", "-ldflags", ldflags, "-o", out, pkg)
 		cmd.Dir = filepath.Join(o.Root, "cli")
 		// Everything that shapes the bytes is fixed here, not taken from the caller's environment.
 		cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS="+t.OS, "GOARCH="+t.Arch, "GOAMD64=v1", "GOARM64=v8.0",
 			"GOFLAGS=", "GOEXPERIMENT=", "GOWORK="+filepath.Join(o.Root, "go.work"))
 		if b, err := cmd.CombinedOutput(); err != nil {
-			return nil, fmt.Errorf("go build %s: %v\n%s", t, err, b)
+			return "", fmt.Errorf("go build %s %s: %v\n%s", pkg, t, err, b)
 		}
-		bins[t] = out
 		names = append(names, name)
+		return out, nil
+	}
+	for _, t := range o.Targets {
+		main, err := build(t, BinaryName(o.Version, t), "./cmd/agent-rewind")
+		if err != nil {
+			return nil, err
+		}
+		hook, err := build(t, HookBinaryName(o.Version, t), "./cmd/agent-rewind-hook")
+		if err != nil {
+			return nil, err
+		}
+		bins[t] = Binaries{Main: main, Hook: hook}
 	}
 	slices.Sort(names)
 	var sums strings.Builder

@@ -1,6 +1,7 @@
 // Command release releases agent-rewind from this checkout: it tags the Go modules at one
-// version, builds the static binaries with SHA256SUMS beside them, and the npm packages
-// (@agent-rewind/mcp and one package per platform) packed with npm pack.
+// version, builds the static binaries (agent-rewind, and agent-rewind-hook, the guard alone that
+// agents' hooks run) with SHA256SUMS beside them, and the npm packages (@agent-rewind/mcp and one
+// package per platform, each carrying both binaries) packed with npm pack.
 //
 //	go run ./tools/release tag   -version v0.3.0 [-dry-run]
 //	go run ./tools/release build -version v0.3.0 [-out dist] [-targets linux/amd64,...]
@@ -13,7 +14,7 @@
 // (GOPROXY=file://...) of the checkout, which CI and TestReleaseOffline use as a consumer would.
 //
 // A short Go program rather than GoReleaser: GoReleaser is a binary to download and a
-// configuration language to learn for what here is go build four times with fixed flags, a
+// configuration language to learn for what here is go build eight times with fixed flags, a
 // checksum file and a few package.json files; this runs offline with the Go toolchain alone.
 //
 // Builds are reproducible: CGO_ENABLED=0, -trimpath, -buildvcs=false and the version and commit

@@ -41,7 +41,7 @@ type platformPackage struct {
 // Pack writes the npm packages for bins (one per target, and the main package depending on
 // every release platform) under o.Out/npm and packs each with npm pack. It returns the tarballs, the
 // main package's first.
-func Pack(ctx context.Context, o Options, bins map[Target]string) ([]string, error) {
+func Pack(ctx context.Context, o Options, bins map[Target]Binaries) ([]string, error) {
 	version := NPMVersion(o.Version)
 	stage := filepath.Join(o.Out, "npm")
 	if err := os.RemoveAll(stage); err != nil {
@@ -69,15 +69,15 @@ func Pack(ctx context.Context, o Options, bins map[Target]string) ([]string, err
 		pkg := platformPackage{
 			Name:            npmMain + "-" + t.NPMPlatform(),
 			Version:         version,
-			Description:     fmt.Sprintf("The agent-rewind %s binary for %s, installed by %s.", o.Version, t, npmMain),
+			Description:     fmt.Sprintf("The agent-rewind %s binaries for %s, installed by %s.", o.Version, t, npmMain),
 			License:         npmLicense,
 			Repository:      map[string]string{"type": "git", "url": npmRepoURL},
 			OS:              []string{t.OS},
 			CPU:             []string{strings.TrimPrefix(t.NPMPlatform(), t.OS+"-")},
 			PreferUnplugged: true,
-			Files:           []string{"bin/agent-rewind", "LICENSE", "README.md"},
+			Files:           []string{"bin/agent-rewind", "bin/agent-rewind-hook", "LICENSE", "README.md"},
 		}
-		readme := fmt.Sprintf("# %s\n\nThe native agent-rewind binary for %s. Install %s instead: it depends on this package where it fits.\n", pkg.Name, t, npmMain)
+		readme := fmt.Sprintf("# %s\n\nThe native agent-rewind and agent-rewind-hook binaries for %s. Install %s instead: it depends on this package where it fits.\n", pkg.Name, t, npmMain)
 		if err := stagePlatform(dir, pkg, bins[t], license, readme); err != nil {
 			return nil, err
 		}
@@ -99,7 +99,7 @@ func Pack(ctx context.Context, o Options, bins map[Target]string) ([]string, err
 // stageMain copies the main package to dir with every 0.0.0-dev made version, and checks that its
 // optionalDependencies are exactly the platform packages built, at that version.
 func stageMain(src, dir, version string, platforms []string, license []byte) error {
-	for _, f := range []string{"package.json", "platform.js", "install.js", "README.md", "bin/agent-rewind"} {
+	for _, f := range []string{"package.json", "launcher.js", "platform.js", "install.js", "README.md", "bin/agent-rewind", "bin/agent-rewind-hook"} {
 		b, err := os.ReadFile(filepath.Join(src, f))
 		if err != nil {
 			return err
@@ -136,13 +136,17 @@ func stageMain(src, dir, version string, platforms []string, license []byte) err
 	return writeFile(filepath.Join(dir, "LICENSE"), license, 0o644)
 }
 
-// stagePlatform writes one platform package: its package.json, the binary, LICENSE and README.
-func stagePlatform(dir string, pkg platformPackage, bin string, license []byte, readme string) error {
+// stagePlatform writes one platform package: its package.json, both binaries, LICENSE and README.
+func stagePlatform(dir string, pkg platformPackage, bins Binaries, license []byte, readme string) error {
 	b, err := json.MarshalIndent(pkg, "", "  ")
 	if err != nil {
 		return err
 	}
-	exe, err := os.ReadFile(bin)
+	exe, err := os.ReadFile(bins.Main)
+	if err != nil {
+		return err
+	}
+	hook, err := os.ReadFile(bins.Hook)
 	if err != nil {
 		return err
 	}
@@ -150,7 +154,7 @@ func stagePlatform(dir string, pkg platformPackage, bin string, license []byte, 
 		name string
 		data []byte
 		perm os.FileMode
-	}{{"package.json", append(b, '\n'), 0o644}, {"bin/agent-rewind", exe, 0o755}, {"LICENSE", license, 0o644}, {"README.md", []byte(readme), 0o644}} {
+	}{{"package.json", append(b, '\n'), 0o644}, {"bin/agent-rewind", exe, 0o755}, {"bin/agent-rewind-hook", hook, 0o755}, {"LICENSE", license, 0o644}, {"README.md", []byte(readme), 0o644}} {
 		if err := writeFile(filepath.Join(dir, f.name), f.data, f.perm); err != nil {
 			return err
 		}

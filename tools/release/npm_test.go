@@ -36,6 +36,7 @@ type npmInstall struct {
 	tmp      string
 	env      []string // npm with no registry: offline, and the registry a closed loopback port
 	binary   string   // the release binary itself
+	hook     string   // the release's agent-rewind-hook itself
 	global   string   // G/bin/agent-rewind: what npm i -g puts on PATH
 	project  string   // L: a project with @agent-rewind/mcp installed with --ignore-scripts
 	launcher string   // L's bin/agent-rewind: the node launcher
@@ -78,7 +79,7 @@ func installNPM(tb testing.TB) *npmInstall {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	n := &npmInstall{tmp: tmp, binary: bins[host[0]], project: filepath.Join(tmp, "project")}
+	n := &npmInstall{tmp: tmp, binary: bins[host[0]].Main, hook: bins[host[0]].Hook, project: filepath.Join(tmp, "project")}
 	n.env = append(os.Environ(),
 		"npm_config_registry=http://"+closedPort(tb)+"/", "npm_config_offline=true", "npm_config_fetch_retries=0",
 		"npm_config_cache="+filepath.Join(tmp, "npm-cache"), "npm_config_userconfig="+filepath.Join(tmp, "npmrc"),
@@ -281,6 +282,47 @@ func TestNPMPackage(t *testing.T) {
 			t.Fatalf("launcher without its platform package: exit %d, stderr %q", code, errOut)
 		}
 	})
+}
+
+// TestNPMHookBinary: the package carries agent-rewind-hook beside agent-rewind: native after an
+// install with scripts, which also links it into the global bin folder, and the node launcher
+// without. It is no "bin" entry, so that npx still knows which program to run (a package with
+// two bins and none named "mcp" makes `npx -y @agent-rewind/mcp mcp` fail). Through the installed
+// package, a guard admits an effect, then refuses it again (needs node and npm).
+func TestNPMHookBinary(t *testing.T) {
+	n := installNPM(t)
+	global := filepath.Join(filepath.Dir(n.global), "agent-rewind-hook")
+	launcher := filepath.Join(filepath.Dir(n.launcher), "agent-rewind-hook")
+	if startsWith(t, global, "#!") {
+		t.Fatalf("%s is still the node launcher after an install with scripts", global)
+	}
+	if !startsWith(t, launcher, "#!/usr/bin/env node") {
+		t.Fatalf("%s: with --ignore-scripts the launcher should have stayed", launcher)
+	}
+	out, errOut, code := n.run(t, n.project, "npx", "-y", "@agent-rewind/mcp", "--json", "version")
+	if code != 0 || !strings.Contains(out, `"version": "v0.3.0-test.1"`) {
+		t.Fatalf("npx -y @agent-rewind/mcp --json version: exit %d\n%s%s", code, out, errOut)
+	}
+	// An effect admitted through the global bin is refused through the launcher: one store.
+	ws := t.TempDir()
+	effect := `{"key": "npm-hook-test", "payload": {"n": 1}}`
+	out, errOut, code = n.run(t, ws, global, "--workspace", ws, "guard", effect)
+	if code != 0 || !strings.Contains(out, `admitted "npm-hook-test": spent`) {
+		t.Fatalf("agent-rewind-hook guard: exit %d\n%s%s", code, out, errOut)
+	}
+	out, errOut, code = n.run(t, ws, launcher, "--workspace", ws, "guard", effect)
+	if code != 2 || !strings.Contains(errOut, "refused effect npm-hook-test") {
+		t.Fatalf("agent-rewind-hook guard again through the launcher: exit %d\n%s%s", code, out, errOut)
+	}
+	// Anything but the guard: the same answer from the binary and the launcher.
+	dir := t.TempDir()
+	for _, args := range [][]string{{"version"}, {"--json", "guard", `{"key": "k"`}} {
+		bo, be, bc := n.run(t, dir, n.hook, args...)
+		lo, le, lc := n.run(t, dir, launcher, args...)
+		if bo != lo || be != le || bc != lc || bc == 0 {
+			t.Errorf("%v: binary exit %d %q %q; launcher exit %d %q %q", args, bc, bo, be, lc, lo, le)
+		}
+	}
 }
 
 func host(t *testing.T) Target {

@@ -51,7 +51,7 @@ func TestReproducible(t *testing.T) {
 	}
 	tmp := t.TempDir()
 	var sums [2][]byte
-	var bins [2][]byte
+	var bins, hooks [2][]byte
 	for i, dir := range []string{filepath.Join(tmp, "a"), filepath.Join(tmp, "second", "copy", "of", "the", "tree")} {
 		copyTree(t, root, dir)
 		if i == 1 && os.Getenv("REWIND_REPRO_COLD") == "1" {
@@ -62,7 +62,10 @@ func TestReproducible(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if bins[i], err = os.ReadFile(out[o.Targets[0]]); err != nil {
+		if bins[i], err = os.ReadFile(out[o.Targets[0]].Main); err != nil {
+			t.Fatal(err)
+		}
+		if hooks[i], err = os.ReadFile(out[o.Targets[0]].Hook); err != nil {
 			t.Fatal(err)
 		}
 		if sums[i], err = os.ReadFile(filepath.Join(o.Out, "SHA256SUMS")); err != nil {
@@ -72,7 +75,11 @@ func TestReproducible(t *testing.T) {
 	if !bytes.Equal(bins[0], bins[1]) {
 		t.Fatalf("the two builds differ (%d and %d bytes)", len(bins[0]), len(bins[1]))
 	}
-	if !bytes.Equal(sums[0], sums[1]) || !bytes.Contains(sums[0], []byte("  "+BinaryName("v0.3.0", host(t))+"\n")) {
+	if !bytes.Equal(hooks[0], hooks[1]) {
+		t.Fatalf("the two builds of agent-rewind-hook differ (%d and %d bytes)", len(hooks[0]), len(hooks[1]))
+	}
+	if !bytes.Equal(sums[0], sums[1]) || !bytes.Contains(sums[0], []byte("  "+BinaryName("v0.3.0", host(t))+"\n")) ||
+		!bytes.Contains(sums[0], []byte("  "+HookBinaryName("v0.3.0", host(t))+"\n")) {
 		t.Fatalf("SHA256SUMS:\n%s\n%s", sums[0], sums[1])
 	}
 	// The stamped version and commit are what the binary reports.
@@ -81,6 +88,13 @@ func TestReproducible(t *testing.T) {
 	var v struct{ Version, Commit string }
 	if err != nil || json.Unmarshal(out, &v) != nil || v.Version != "v0.3.0" || v.Commit != "0123456789abcdef0123456789abcdef01234567" {
 		t.Fatalf("version: %s (%v)", out, err)
+	}
+	// The hook binary carries the same stamp: its answer to anything but the guard names it.
+	var stderr bytes.Buffer
+	hook := exec.Command(filepath.Join(tmp, "a", "dist", HookBinaryName("v0.3.0", host(t))), "version")
+	hook.Stderr = &stderr
+	if err := hook.Run(); hook.ProcessState.ExitCode() != 2 || !strings.HasPrefix(stderr.String(), "agent-rewind-hook v0.3.0: usage: ") {
+		t.Fatalf("agent-rewind-hook version: %v, %q", err, stderr.String())
 	}
 	// docs/install.md's checks (Linux, macOS), where the tool is present, accept the file as written.
 	for _, argv := range [][]string{{"sha256sum", "--check", "--ignore-missing", "SHA256SUMS"}, {"shasum", "-a", "256", "--check", "--ignore-missing", "SHA256SUMS"}} {

@@ -123,6 +123,10 @@ func TestIntegrationHooks(t *testing.T) {
 				if len(cmds) != 1 {
 					t.Fatalf("%s: %d %s hooks, want one", c.hooks, len(cmds), c.event)
 				}
+				// docs/agents.md: these clients' hooks run the small hook binary.
+				if small := map[string]bool{"codex": true, "cursor": true, "cursor (MCP: prefix)": true, "vscode": true}[c.client]; small != strings.HasPrefix(cmds[0], "agent-rewind-hook guard") {
+					t.Fatalf("%s: %s hook %q: want agent-rewind-hook guard: %v", c.hooks, c.event, cmds[0], small)
+				}
 				h = hookRun{shell: cmds[0]}
 			}
 			dir := map[string]string{"home": home, "cursor": filepath.Join(home, ".cursor"), "root": "/", "elsewhere": t.TempDir()}[c.runIn]

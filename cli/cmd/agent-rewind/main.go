@@ -8,9 +8,10 @@ import (
 	"os"
 
 	"github.com/agent-rewind/rewind/cli/internal/command"
+	"github.com/agent-rewind/rewind/cli/internal/hook"
 )
 
 func main() {
-	tuneGC()
+	hook.TuneGC()
 	os.Exit(command.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }

@@ -12,8 +12,9 @@ import (
 	"testing"
 )
 
-// bin is the agent-rewind binary built once for every end-to-end test in this package.
-var bin string
+// bin is the agent-rewind binary built once for every end-to-end test in this package, and
+// hookBin the agent-rewind-hook binary beside it (as releases place them).
+var bin, hookBin string
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "agent-rewind-e2e-")
@@ -31,10 +32,11 @@ func TestMain(m *testing.M) {
 	if os.Getenv("GORACE") == "" {
 		os.Setenv("GORACE", "atexit_sleep_ms=0")
 	}
-	build := exec.Command("go", "build", "-race", "-o", bin, ".")
+	hookBin = filepath.Join(dir, "agent-rewind-hook")
+	build := exec.Command("go", "build", "-race", "-o", dir, ".", "../agent-rewind-hook")
 	build.Stderr = os.Stderr
 	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "build agent-rewind:", err)
+		fmt.Fprintln(os.Stderr, "build agent-rewind and agent-rewind-hook:", err)
 		os.Exit(1)
 	}
 	code := m.Run()

@@ -35,6 +35,16 @@ func pluginLauncher(t *testing.T, pathDir string) (string, []string) {
 	return launcher, append(env, "PATH="+path, "CLAUDE_PLUGIN_DATA="+t.TempDir(), "NPM_CONFIG_PREFIX="+t.TempDir())
 }
 
+// pluginHookLauncher is the plugin's launcher of agent-rewind-hook, which its hooks run.
+func pluginHookLauncher(t *testing.T) string {
+	t.Helper()
+	l, err := filepath.Abs(filepath.Join(pluginDir, "bin", "agent-rewind-hook"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
 func runLauncher(t *testing.T, launcher string, env []string, stdin string, args ...string) result {
 	t.Helper()
 	cmd := exec.Command(launcher, args...)
@@ -62,18 +72,56 @@ func envValue(env []string, key string) string {
 
 // Without the binary the guard hook fails open with one line Claude Code shows the user
 // (systemMessage, exit 0) instead of blocking every call; the MCP server fails with that line.
+// Both launchers, the hooks' and the server's, fail so.
 func TestClaudeCodePluginLauncherMissing(t *testing.T) {
-	launcher, env := pluginLauncher(t, "")
-	r := runLauncher(t, launcher, env, bashHook(t, "PreToolUse", "git push", "toolu_m1"), pluginGuardArgs[0], t.TempDir(), "guard")
-	var msg struct {
-		SystemMessage string `json:"systemMessage"`
+	main, env := pluginLauncher(t, "")
+	for _, launcher := range []string{main, pluginHookLauncher(t)} {
+		r := runLauncher(t, launcher, env, bashHook(t, "PreToolUse", "git push", "toolu_m1"), pluginGuardArgs[0], t.TempDir(), "guard")
+		var msg struct {
+			SystemMessage string `json:"systemMessage"`
+		}
+		if r.code != 0 || r.stderr != "" || json.Unmarshal([]byte(r.stdout), &msg) != nil || strings.Count(r.stdout, "\n") != 1 ||
+			!strings.Contains(msg.SystemMessage, "npm install -g @agent-rewind/mcp") || !strings.Contains(msg.SystemMessage, "NOT running") {
+			t.Fatalf("%s: guard without a binary: %+v", launcher, r)
+		}
+		if r := runLauncher(t, launcher, env, "", "mcp"); r.code != 127 || r.stdout != "" || strings.Count(r.stderr, "\n") != 1 || !strings.Contains(r.stderr, "npm install -g @agent-rewind/mcp") {
+			t.Fatalf("%s: mcp without a binary: %+v", launcher, r)
+		}
 	}
-	if r.code != 0 || r.stderr != "" || json.Unmarshal([]byte(r.stdout), &msg) != nil || strings.Count(r.stdout, "\n") != 1 ||
-		!strings.Contains(msg.SystemMessage, "npm install -g @agent-rewind/mcp") || !strings.Contains(msg.SystemMessage, "NOT running") {
-		t.Fatalf("guard without a binary: %+v", r)
+}
+
+// The hooks' launcher runs agent-rewind-hook where it is installed, and remembers it; where
+// only agent-rewind is, it runs that, remembering nothing, so that agent-rewind-hook installed
+// later is found at the next call.
+func TestClaudeCodePluginHookLauncher(t *testing.T) {
+	launcher := pluginHookLauncher(t)
+	onlyMain := t.TempDir()
+	if err := os.Symlink(bin, filepath.Join(onlyMain, "agent-rewind")); err != nil {
+		t.Fatal(err)
 	}
-	if r := runLauncher(t, launcher, env, "", "mcp"); r.code != 127 || r.stdout != "" || strings.Count(r.stderr, "\n") != 1 || !strings.Contains(r.stderr, "npm install -g @agent-rewind/mcp") {
-		t.Fatalf("mcp without a binary: %+v", r)
+	_, env := pluginLauncher(t, onlyMain)
+	if r := runLauncher(t, launcher, env, "", "--json", "version"); r.code != 0 || !strings.Contains(r.stdout, `"version"`) {
+		t.Fatalf("only agent-rewind installed: %+v", r)
+	}
+	data := envValue(env, "CLAUDE_PLUGIN_DATA")
+	if _, err := os.Stat(filepath.Join(data, "agent-rewind-hook-path")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the fallback to agent-rewind was remembered (%v)", err)
+	}
+	if err := os.Symlink(hookBin, filepath.Join(onlyMain, "agent-rewind-hook")); err != nil {
+		t.Fatal(err)
+	}
+	// agent-rewind-hook answers anything but the guard with exit 2 and its usage.
+	if r := runLauncher(t, launcher, env, "", "--json", "version"); r.code != 2 || !strings.HasPrefix(r.stderr, "agent-rewind-hook ") {
+		t.Fatalf("agent-rewind-hook installed: %+v", r)
+	}
+	memo, err := os.ReadFile(filepath.Join(data, "agent-rewind-hook-path"))
+	if err != nil || strings.TrimSpace(string(memo)) != filepath.Join(onlyMain, "agent-rewind-hook") {
+		t.Fatalf("remembered %q (%v), want %s", memo, err, filepath.Join(onlyMain, "agent-rewind-hook"))
+	}
+	// The server's launcher still finds agent-rewind, remembered apart.
+	main, _ := pluginLauncher(t, onlyMain)
+	if r := runLauncher(t, main, env, "", "--json", "version"); r.code != 0 || !strings.Contains(r.stdout, `"version"`) {
+		t.Fatalf("bin/agent-rewind beside agent-rewind-hook: %+v", r)
 	}
 }
 
@@ -113,10 +161,12 @@ func TestClaudeCodePluginLauncherFinds(t *testing.T) {
 	}
 }
 
-// TestClaudeCodePluginHookTime measures a guard hook call as installed (through the launcher,
-// binary found on PATH and remembered) against the binary alone, on a call that is no effect.
+// TestClaudeCodePluginHookTime measures a guard hook call as installed (through the hooks'
+// launcher, agent-rewind-hook found on PATH and remembered) against agent-rewind-hook alone and
+// agent-rewind guard, on a call that is no effect.
 func TestClaudeCodePluginHookTime(t *testing.T) {
-	launcher, env := pluginLauncher(t, filepath.Dir(bin))
+	_, env := pluginLauncher(t, filepath.Dir(bin))
+	launcher := pluginHookLauncher(t)
 	project := t.TempDir()
 	input := bashHook(t, "PreToolUse", "ls -la", "toolu_t1")
 	args := []string{"--workspace", project, "guard"}
@@ -132,6 +182,6 @@ func TestClaudeCodePluginHookTime(t *testing.T) {
 		slices.Sort(d)
 		return d[len(d)/2]
 	}
-	direct, via := median(bin), median(launcher)
-	t.Logf("guard hook wall time per call, median of 15 (this test's -race binary): binary %v, through the plugin launcher %v (+%v)", direct.Round(time.Microsecond), via.Round(time.Microsecond), (via - direct).Round(time.Microsecond))
+	main, direct, via := median(bin), median(hookBin), median(launcher)
+	t.Logf("guard hook wall time per call, median of 15 (this test's -race binaries): agent-rewind guard %v, agent-rewind-hook %v, through the plugin launcher %v (+%v)", main.Round(time.Microsecond), direct.Round(time.Microsecond), via.Round(time.Microsecond), (via - direct).Round(time.Microsecond))
 }

@@ -45,9 +45,13 @@ var pluginGuardArgs = []string{"--workspace", "${CLAUDE_PROJECT_DIR}", "guard"}
 // automatic checkpoint before a call that can change files.
 var pluginPreToolUseArgs = append(slices.Clone(pluginGuardArgs), "--checkpoint")
 
-// pluginCommand is what the plugin's hooks and MCP server run: its own launcher script, which
-// finds the native binary once (no Go toolchain, no npx per call).
+// pluginCommand is what the plugin's MCP server runs: its own launcher script, which finds the
+// native binary once (no Go toolchain, no npx per call).
 const pluginCommand = "${CLAUDE_PLUGIN_ROOT}/bin/agent-rewind"
+
+// pluginHookCommand is what the plugin's hooks run: the launcher of agent-rewind-hook, the guard
+// alone, which falls back to agent-rewind.
+const pluginHookCommand = "${CLAUDE_PLUGIN_ROOT}/bin/agent-rewind-hook"
 
 func TestClaudeCodePluginFiles(t *testing.T) {
 	var manifest struct {
@@ -136,8 +140,8 @@ func TestClaudeCodePluginFiles(t *testing.T) {
 			want = pluginPreToolUseArgs
 		}
 		h := g.Hooks[0]
-		if h.Type != "command" || h.Command != pluginCommand || !slices.Equal(h.Args, want) {
-			t.Errorf("%s: hook %+v, want exec form %s %q", event, h, pluginCommand, want)
+		if h.Type != "command" || h.Command != pluginHookCommand || !slices.Equal(h.Args, want) {
+			t.Errorf("%s: hook %+v, want exec form %s %q", event, h, pluginHookCommand, want)
 		}
 		// Only the deciding event blocks when the guard cannot run: a missing binary must not let
 		// effects run unguarded; a failed report is shown and changes nothing.
@@ -164,7 +168,8 @@ func TestClaudeCodePluginHookCommand(t *testing.T) {
 	if err := os.Mkdir(project, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	launcher, env := pluginLauncher(t, filepath.Dir(bin))
+	_, env := pluginLauncher(t, filepath.Dir(bin))
+	launcher := pluginHookLauncher(t)
 	hook := func(input string) result {
 		t.Helper()
 		var in struct {

@@ -3,13 +3,14 @@ package command
 import (
 	"bytes"
 	"errors"
-	"github.com/agent-rewind/rewind/cli/internal/workspace"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/agent-rewind/rewind/cli/internal/hook"
+	"github.com/agent-rewind/rewind/cli/internal/workspace"
 	"github.com/alecthomas/kong"
 )
 
@@ -48,6 +49,12 @@ func TestGuardFastPathMatchesKong(t *testing.T) {
 		}},
 		{"not json", func(root string) []string { return []string{"--workspace", root, "guard"} }},
 		{"not json", func(root string) []string { return []string{"--json", "--workspace", root, "guard"} }},
+		{nonEffect, func(root string) []string { return []string{"--workspace", "", "guard"} }},
+		{effect, func(root string) []string { return []string{"--workspace=", "--json", "guard"} }},
+		{effect, func(root string) []string { return []string{"--workspace", "${CLAUDE_PROJECT_DIR}", "guard"} }},
+		{`{"key": "k", "payload": 1}`, func(root string) []string {
+			return []string{"--state-dir", filepath.Join(root, "..", filepath.Base(root)+"-state"), "--workspace", root, "guard"}
+		}},
 	} {
 		var got [2][3]string
 		for i, fast := range []bool{true, false} {
@@ -93,7 +100,8 @@ func TestGuardFastPathDeclines(t *testing.T) {
 		{"guard", "--bogus"},
 		{"guard", "--", "{}"},
 		{"--workspace", "guard"},
-		{"--workspace", "", "guard"},
+		{"--state-dir", "", "guard"},
+		{"--state-dir", "guard"},
 		{"release", "guard"},
 		{"effects", "guard"},
 		{"guard", "guard", "x"},
@@ -152,9 +160,9 @@ func BenchmarkKongModel(b *testing.B) {
 	}
 }
 
-// FuzzGuardArgs checks the guard's fast path against kong: every command line that
-// parseGuardArgs accepts, kong parses to the guard command with the same workspace, --json and
-// input. (Lines it declines go to kong anyway.) The fuzz input is the arguments joined by NUL.
+// FuzzGuardArgs checks the guard's fast path (and the hook binary's parser) against kong: every
+// command line that hook.ParseArgs accepts, kong parses to the guard command with the same
+// workspace, --workspace as given, --state-dir, --json, --checkpoint and input. (Lines it declines go to kong anyway.) The fuzz input is the arguments joined by NUL.
 func FuzzGuardArgs(f *testing.F) {
 	for _, seed := range []string{
 		"guard",
@@ -172,12 +180,18 @@ func FuzzGuardArgs(f *testing.F) {
 		"--workspace\x00/tmp/w\x00guard\x00--checkpoint",
 		"guard\x00--checkpoint\x00{}",
 		"--checkpoint\x00guard",
+		"--workspace\x00\x00guard",
+		"--workspace=\x00guard\x00--json",
+		"--state-dir\x00/tmp/s\x00guard",
+		"--state-dir=rel\x00--workspace\x00w\x00guard",
+		"--state-dir\x00\x00guard",
+		"--workspace=${CLAUDE_PROJECT_DIR}\x00guard",
 	} {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, joined string) {
 		args := strings.Split(joined, "\x00")
-		g, ok := parseGuardArgs(args)
+		g, stateDir, ok := hook.ParseArgs(args)
 		if !ok {
 			return
 		}
@@ -201,8 +215,9 @@ func FuzzGuardArgs(f *testing.F) {
 		if cmd := ctx.Command(); cmd != "guard" && cmd != "guard <json>" {
 			t.Fatalf("the fast path took %q as guard; kong runs %q", args, cmd)
 		}
-		if cli.Workspace != g.workspace || cli.JSON != g.json || cli.Guard.Input != g.cmd.Input || cli.Guard.Checkpoint != g.cmd.Checkpoint {
-			t.Fatalf("%q: fast path workspace %q json %v input %q checkpoint %v; kong %q %v %q %v", args, g.workspace, g.json, g.cmd.Input, g.cmd.Checkpoint, cli.Workspace, cli.JSON, cli.Guard.Input, cli.Guard.Checkpoint)
+		flag, set := workspaceFlag(args)
+		if cli.Workspace != g.Workspace || cli.StateDir != stateDir || cli.JSON != g.JSON || cli.Guard.Input != g.Input || cli.Guard.Checkpoint != g.Checkpoint || flag != g.WorkspaceFlag || set != g.WorkspaceSet {
+			t.Fatalf("%q: fast path workspace %q (%q %v) state %q json %v input %q checkpoint %v; kong %q (%q %v) %q %v %q %v", args, g.Workspace, g.WorkspaceFlag, g.WorkspaceSet, stateDir, g.JSON, g.Input, g.Checkpoint, cli.Workspace, flag, set, cli.StateDir, cli.JSON, cli.Guard.Input, cli.Guard.Checkpoint)
 		}
 	})
 }

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agent-rewind/rewind/cli/internal/hook"
 	"github.com/agent-rewind/rewind/cli/internal/workspace"
 
 	"github.com/alecthomas/kong"
@@ -94,10 +95,10 @@ func chosenCommand(cli *CLI, args []string) (kong.Option, bool) {
 	for i := 0; i < len(args) && !found; i++ {
 		switch a := args[i]; {
 		case a == "--json":
-		case (a == "--workspace" || a == "--state-dir") && i+1 < len(args) && plainValue(args[i+1]):
+		case (a == "--workspace" || a == "--state-dir") && i+1 < len(args) && hook.PlainValue(args[i+1]):
 			i++
 		case strings.HasPrefix(a, "--workspace=") || strings.HasPrefix(a, "--state-dir="):
-		case plainValue(a):
+		case hook.PlainValue(a):
 			word, found = a, true
 		default:
 			return nil, false
@@ -233,13 +234,5 @@ func (e *Env) fail(err error) int {
 			return code
 		}
 	}
-	if e.JSON {
-		_ = json.NewEncoder(e.Stdout).Encode(struct {
-			Error    string `json:"error"`
-			ExitCode int    `json:"exitCode"`
-		}{err.Error(), code})
-		return code
-	}
-	fmt.Fprintf(e.Stderr, "agent-rewind: %v\n", err)
-	return code
+	return hook.Fail(e.Stdout, e.Stderr, e.JSON, err, code)
 }

@@ -9,6 +9,7 @@ import (
 	"runtime/debug"
 
 	"github.com/agent-rewind/rewind/cli/internal/agentws"
+	"github.com/agent-rewind/rewind/cli/internal/hook"
 	"github.com/agent-rewind/rewind/mcpserver"
 	"github.com/alecthomas/kong"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -30,12 +31,12 @@ func (c *MCPCmd) Run(env *Env) error {
 	}
 	// The workspace is chosen at the first tool call (mcpworkspace.go); a --workspace that
 	// cannot be a workspace at all still stops the server before any protocol traffic.
-	if dir := explicitWorkspace(env); dir != "" {
+	if dir := hook.ExplicitWorkspace(env.WorkspaceSet, env.WorkspaceFlag, env.Workspace); dir != "" {
 		if _, err := agentws.New(dir, agentws.Options{}); err != nil {
 			return mcpFailure(env, err)
 		}
 	}
-	if why := ignoredWorkspaceFlag(env); why != "" {
+	if why := hook.IgnoredWorkspaceFlag(env.WorkspaceSet, env.WorkspaceFlag); why != "" {
 		fmt.Fprintln(env.Stderr, "agent-rewind mcp: "+why)
 	}
 	wd, _ := os.Getwd()
@@ -67,7 +68,7 @@ func mcpFailure(env *Env, err error) error {
 
 // mcpVersion is the version reported on initialize, as "agent-rewind version" prints it.
 func mcpVersion() string {
-	if version != "" {
+	if version, _ := hook.Stamp(); version != "" {
 		return version
 	}
 	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {

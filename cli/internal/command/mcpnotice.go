@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"os"
+
+	"github.com/agent-rewind/rewind/cli/internal/hook"
 )
 
 // mcpTerminalNotice tells a person who typed "agent-rewind mcp" in a terminal what the silent
@@ -16,8 +18,8 @@ func mcpTerminalNotice(env *Env, wd string) {
 	// No client is connected yet, so no roots: the folder as the other rules choose it.
 	what := "an MCP server"
 	if src, err := mcpSources(context.Background(), env, wd); err == nil {
-		if c, err := chooseWorkspace(src, mcpHint); err == nil {
-			what = fmt.Sprintf("an MCP server protecting %s (chosen by %s)", c.root, c.rule)
+		if c, err := hook.Choose(src, mcpHint); err == nil {
+			what = fmt.Sprintf("an MCP server protecting %s (chosen by %s)", c.Root, c.Rule)
 		} else {
 			what = fmt.Sprintf("an MCP server with no workspace yet (%v)", err)
 		}

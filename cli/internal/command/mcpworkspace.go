@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/agent-rewind/rewind/cli/internal/agentws"
+	"github.com/agent-rewind/rewind/cli/internal/hook"
 	"github.com/agent-rewind/rewind/mcpserver"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -53,24 +54,24 @@ func withSession(next mcp.MethodHandler) mcp.MethodHandler {
 // --workspace; CLAUDE_PROJECT_DIR (Claude Code passes it to MCP servers, also a plugin's whose
 // working directory is the plugin cache); the first file root the client lists (roots/list);
 // the working directory. Each but the flag goes up to the nearest enclosing project.
-func mcpSources(ctx context.Context, env *Env, wd string) ([]workspaceSource, error) {
-	src := []workspaceSource{
-		{rule: "--workspace", folder: explicitWorkspace(env), exact: true},
-		{rule: "CLAUDE_PROJECT_DIR", folder: os.Getenv("CLAUDE_PROJECT_DIR"), orItself: true},
+func mcpSources(ctx context.Context, env *Env, wd string) ([]hook.Source, error) {
+	src := []hook.Source{
+		{Rule: "--workspace", Folder: hook.ExplicitWorkspace(env.WorkspaceSet, env.WorkspaceFlag, env.Workspace), Exact: true},
+		{Rule: "CLAUDE_PROJECT_DIR", Folder: os.Getenv("CLAUDE_PROJECT_DIR"), OrItself: true},
 	}
 	if root, err := firstRoot(ctx, src); err != nil {
 		return nil, err
 	} else if root != "" {
-		src = append(src, workspaceSource{rule: "the client's roots/list", folder: root, orItself: true})
+		src = append(src, hook.Source{Rule: "the client's roots/list", Folder: root, OrItself: true})
 	}
-	return append(src, workspaceSource{rule: "the working directory", folder: wd, orItself: true}), nil
+	return append(src, hook.Source{Rule: "the working directory", Folder: wd, OrItself: true}), nil
 }
 
 // firstRoot asks the client for its roots, unless an earlier source already names a folder or
 // the client does not support roots, and returns the first file root's path ("" for none).
-func firstRoot(ctx context.Context, earlier []workspaceSource) (string, error) {
+func firstRoot(ctx context.Context, earlier []hook.Source) (string, error) {
 	for _, s := range earlier {
-		if s.folder != "" {
+		if s.Folder != "" {
 			return "", nil
 		}
 	}
@@ -109,15 +110,15 @@ func (m *mcpWorkspace) get(ctx context.Context) (*agentws.Workspace, error) {
 	if err != nil {
 		return nil, err
 	}
-	c, err := chooseWorkspace(src, mcpHint)
+	c, err := hook.Choose(src, mcpHint)
 	if err != nil {
 		return nil, err
 	}
-	ws, err := agentws.New(c.root, agentws.Options{Log: m.log, Watch: true})
+	ws, err := agentws.New(c.Root, agentws.Options{Log: m.log, Watch: true})
 	if err != nil {
 		return nil, err
 	}
-	fmt.Fprintf(m.log, "agent-rewind mcp: workspace %s (chosen by %s)\n", c.root, c.rule)
+	fmt.Fprintf(m.log, "agent-rewind mcp: workspace %s (chosen by %s)\n", c.Root, c.Rule)
 	m.ws = ws
 	return ws, nil
 }

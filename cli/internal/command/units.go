@@ -1,30 +1,14 @@
 package command
 
 import (
-	"fmt"
+	"github.com/agent-rewind/rewind/cli/internal/hook"
 	"strconv"
 	"time"
 	"unicode/utf8"
 )
 
-// byteSize formats n bytes for people: "512 B", "1.5 KiB", "120.3 MiB", "1.40 GiB".
-func byteSize(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	v, suffix := float64(n)/unit, "KiB"
-	for _, s := range []string{"MiB", "GiB", "TiB"} {
-		if v < unit {
-			break
-		}
-		v, suffix = v/unit, s
-	}
-	if v < 10 {
-		return fmt.Sprintf("%.2f %s", v, suffix)
-	}
-	return fmt.Sprintf("%.1f %s", v, suffix)
-}
+// byteSize formats n bytes for people (hook.ByteSize, which the hook's notes use too).
+var byteSize = hook.ByteSize
 
 // count formats n with thousands separators: 50000 -> "50,000".
 func count[T int | int64](n T) string {

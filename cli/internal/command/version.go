@@ -5,14 +5,9 @@ import (
 	"io"
 	"runtime"
 	"runtime/debug"
-)
 
-// version and commit are stamped at link time by the release tool (tools/release):
-//
-//	-ldflags "-X github.com/agent-rewind/rewind/cli/internal/command.version=v0.3.0 -X ...command.commit=<sha>"
-//
-// A source build leaves them empty and reports the commit Go recorded from the checkout instead.
-var version, commit = "", ""
+	"github.com/agent-rewind/rewind/cli/internal/hook"
+)
 
 // VersionCmd prints the version.
 type VersionCmd struct{}
@@ -39,6 +34,7 @@ func (VersionCmd) Run(env *Env) error {
 // versionInfo is what this binary knows about its own build: the stamped release if there is
 // one, else the module version (go install ...@vX) or "devel", with the checkout's commit.
 func versionInfo() VersionInfo {
+	version, commit := hook.Stamp()
 	info := VersionInfo{Version: version, Commit: commit, Go: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH}
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		if info.Version == "" && bi.Main.Version != "" && bi.Main.Version != "(devel)" {

@@ -118,10 +118,15 @@ func WritePosition(store, id, token string) error {
 	return durable.WriteFile(filepath.Join(dir(store), "position"), b, 0o600)
 }
 
+// Program returns the agent-rewind binary, which runs the watcher ("watch run") and a hook's
+// first checkpoint in the background: this process's own executable, unless a binary that
+// runs neither (agent-rewind-hook) points it elsewhere.
+var Program = os.Executable
+
 // spawn starts "agent-rewind watch run" for root, detached from the caller's session and
 // output, and returns without waiting for it.
 func spawn(root string) (*exec.Cmd, error) {
-	exe, err := os.Executable()
+	exe, err := Program()
 	if err != nil {
 		return nil, fmt.Errorf("start the watcher: %w", err)
 	}

@@ -16,11 +16,26 @@ func HasStore(root string) bool {
 	return w.hasStore()
 }
 
+// Probe is HasStore for a caller that may go on to open the workspace: w (nil when root is not
+// a folder) keeps the store's record the lookup read, so that w.OpenStore does not read the
+// identity file and store.json again.
+func Probe(root string) (w *Workspace, has bool) {
+	w, err := At(root)
+	if err != nil {
+		return nil, false
+	}
+	return w, w.hasStore()
+}
+
+// OpenStore is Open, or with create Init, of a workspace At or Probe returned.
+func (w *Workspace) OpenStore(create bool) error { return w.open(create) }
+
 func (w *Workspace) hasStore() bool {
 	if within(w.Base, w.Root) {
 		return false
 	}
-	if _, ok, err := (registry{w.Base}).find(w.Identity); ok && err == nil {
+	if rec, ok, err := (registry{w.Base}).find(w.Identity); ok && err == nil {
+		w.found = &rec
 		return true
 	}
 	st, err := os.Lstat(w.legacyDir())

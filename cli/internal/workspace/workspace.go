@@ -53,6 +53,7 @@ type Workspace struct {
 
 	anchor string   // the chain's anchor file
 	metaID Identity // the store folder's identity when opened (Check)
+	found  *Record  // the store's record as Probe read it, for OpenStore to use without reading again
 	mu     sync.Mutex
 	chain  *hashchain.Chain // opened by the first Record, closed by Close
 }
@@ -120,6 +121,10 @@ func within(path, dir string) bool {
 func (w *Workspace) open(create bool) error {
 	if within(w.Base, w.Root) {
 		return fmt.Errorf("%w: the state folder %s is inside the workspace %s: a checkpoint would capture it and a rewind, git clean or rm -rf could erase it; choose a folder outside the workspace with --state-dir or %s", ErrStateInWorkspace, w.Base, w.Root, StateDirEnv)
+	}
+	if rec := w.found; rec != nil {
+		w.found = nil
+		return w.use(*rec)
 	}
 	reg := registry{w.Base}
 	rec, ok, err := reg.find(w.Identity)

@@ -1,4 +1,4 @@
-package command
+package hook
 
 import (
 	"strings"
@@ -36,13 +36,13 @@ func TestAutoCall(t *testing.T) {
 
 func TestParseSize(t *testing.T) {
 	for in, want := range map[string]int64{"0": 0, "2GiB": 2 << 30, "500MB": 500e6, "1.5 kib": 1536, "7": 7, "3b": 3, "1TB": 1e12} {
-		if got, err := parseSize(in); err != nil || got != want {
-			t.Errorf("parseSize(%q) = %d, %v; want %d", in, got, err, want)
+		if got, err := ParseSize(in); err != nil || got != want {
+			t.Errorf("ParseSize(%q) = %d, %v; want %d", in, got, err, want)
 		}
 	}
 	for _, in := range []string{"", "lots", "-1GB", "1e30", "GB", "NaN", "Inf"} {
-		if _, err := parseSize(in); err == nil {
-			t.Errorf("parseSize(%q) accepted", in)
+		if _, err := ParseSize(in); err == nil {
+			t.Errorf("ParseSize(%q) accepted", in)
 		}
 	}
 }
@@ -54,8 +54,8 @@ func FuzzParseSize(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		if n, err := parseSize(s); err == nil && n < 0 {
-			t.Fatalf("parseSize(%q) = %d", s, n)
+		if n, err := ParseSize(s); err == nil && n < 0 {
+			t.Fatalf("ParseSize(%q) = %d", s, n)
 		}
 	})
 }

@@ -1,4 +1,4 @@
-package command
+package hook
 
 import (
 	"context"
@@ -7,11 +7,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -152,14 +152,14 @@ func (g *guardRun) autoCheckpoint(call snapshot.ToolCall, werr error) autoNote {
 			return shown(once(fmt.Sprintf("limit %s %d", g.root, limit), fmt.Sprintf(
 				"agent-rewind: no automatic checkpoints in %s: its first checkpoint would store more than %s (%s seen so far). "+
 					"To opt in, exclude what need not be kept in %s, raise %s, or take the first checkpoint yourself: agent-rewind checkpoint",
-				g.root, byteSize(limit), byteSize(size), filepath.Join(g.root, snapshot.IgnoreFile), AutoLimitEnv))), true
+				g.root, ByteSize(limit), ByteSize(size), filepath.Join(g.root, snapshot.IgnoreFile), AutoLimitEnv))), true
 		case size >= backgroundBytes:
 			if err := startFirstCheckpoint(g.root); err != nil {
 				return skipped(fmt.Errorf("start the first checkpoint: %w", err)), true
 			}
 			return shown(once("background "+g.root, fmt.Sprintf(
 				"agent-rewind: taking the first checkpoint of %s (at least %s) in the background; automatic checkpoints before tool calls start when it is done",
-				g.root, byteSize(size)))), true
+				g.root, ByteSize(size)))), true
 		}
 		return autoNote{}, false
 	}
@@ -208,10 +208,10 @@ func (g *guardRun) autoCheckpoint(call snapshot.ToolCall, werr error) autoNote {
 	return autoNote{}
 }
 
-// startFirstCheckpoint starts "agent-rewind --workspace root checkpoint" in a session of its
+// startFirstCheckpoint starts "agent-rewind --workspace root checkpoint" (watch.Program) in a session of its
 // own, and does not wait for it: it outlives the hook.
 func startFirstCheckpoint(root string) error {
-	exe, err := os.Executable()
+	exe, err := watch.Program()
 	if err != nil {
 		return err
 	}
@@ -233,32 +233,11 @@ func autoLimit() (limit int64, off bool, err error) {
 	case "off":
 		return 0, true, nil
 	}
-	n, err := parseSize(v)
+	n, err := ParseSize(v)
 	if err != nil {
 		return 0, false, fmt.Errorf("%s=%q: %v (give a size such as 2GiB or 500MB, 0 for no limit, or off)", AutoLimitEnv, v, err)
 	}
 	return n, false, nil
-}
-
-// parseSize reads a byte count with an optional unit: B, KB, MB, GB, TB (powers of 1000), KiB,
-// MiB, GiB, TiB (powers of 1024); case does not matter.
-func parseSize(s string) (int64, error) {
-	units := []struct {
-		suffix string
-		mult   int64
-	}{{"kib", 1 << 10}, {"mib", 1 << 20}, {"gib", 1 << 30}, {"tib", 1 << 40}, {"kb", 1e3}, {"mb", 1e6}, {"gb", 1e9}, {"tb", 1e12}, {"b", 1}}
-	num, mult := strings.ToLower(strings.TrimSpace(s)), int64(1)
-	for _, u := range units {
-		if n, ok := strings.CutSuffix(num, u.suffix); ok {
-			num, mult = strings.TrimSpace(n), u.mult
-			break
-		}
-	}
-	n, err := strconv.ParseFloat(num, 64)
-	if err != nil || !(n >= 0) || n*float64(mult) > 1<<62 { // !(n >= 0) also refuses NaN
-		return 0, errors.New("not a size")
-	}
-	return int64(n * float64(mult)), nil
 }
 
 // treeSizeOver adds up the sizes of the regular files a checkpoint of root would capture (the
@@ -341,13 +320,13 @@ func tryLock(name string, wait time.Duration) func() (func() error, error) {
 // writeAutoNote writes note on stderr, and a note said once also for Claude Code, whose hooks'
 // stderr is hidden unless the call fails, as the systemMessage it shows, when the answer has
 // no stdout of its own.
-func writeAutoNote(env *Env, in barrier.Input, answerStdout string, note autoNote) {
+func writeAutoNote(stdout, stderr io.Writer, asJSON bool, in barrier.Input, answerStdout string, note autoNote) {
 	if note.text == "" {
 		return
 	}
-	fmt.Fprintln(env.Stderr, note.text)
-	if note.show && in.Agent == barrier.AgentClaudeCode && answerStdout == "" && !env.JSON {
+	fmt.Fprintln(stderr, note.text)
+	if note.show && in.Agent == barrier.AgentClaudeCode && answerStdout == "" && !asJSON {
 		b, _ := json.Marshal(map[string]string{"systemMessage": note.text})
-		fmt.Fprintln(env.Stdout, string(b))
+		fmt.Fprintln(stdout, string(b))
 	}
 }

@@ -1,4 +1,4 @@
-package command
+package hook
 
 import (
 	"os"
@@ -36,22 +36,22 @@ func TestChooseWorkspace(t *testing.T) {
 	}
 	for _, c := range []struct {
 		name    string
-		sources []workspaceSource
+		sources []Source
 		root    string
 		rule    string
 		err     string
 	}{
-		{"flag is exact", []workspaceSource{{rule: "--workspace", folder: sub, exact: true}, {rule: "x", folder: repo}}, sub, "--workspace", ""},
-		{"empty sources are skipped", []workspaceSource{{rule: "--workspace", exact: true}, {rule: "input", folder: sub, orItself: true}}, repo, "input", ""},
-		{"no project, no fallback", []workspaceSource{{rule: "the working directory", folder: bare}}, "", "", "no workspace"},
-		{"no project, the folder itself", []workspaceSource{{rule: "input", folder: bare, orItself: true}}, bare, "input", ""},
-		{"home", []workspaceSource{{rule: "the working directory", folder: home, orItself: true}}, "", "", "the home folder"},
-		{"plugin cache", []workspaceSource{{rule: "the working directory", folder: cache, orItself: true}}, "", "", "a plugin cache"},
-		{"root", []workspaceSource{{rule: "input", folder: "/", orItself: true}}, "", "", "the filesystem root"},
-		{"missing folder", []workspaceSource{{rule: "input", folder: filepath.Join(bare, "gone"), orItself: true}}, "", "", "input names"},
+		{"flag is exact", []Source{{Rule: "--workspace", Folder: sub, Exact: true}, {Rule: "x", Folder: repo}}, sub, "--workspace", ""},
+		{"empty sources are skipped", []Source{{Rule: "--workspace", Exact: true}, {Rule: "input", Folder: sub, OrItself: true}}, repo, "input", ""},
+		{"no project, no fallback", []Source{{Rule: "the working directory", Folder: bare}}, "", "", "no workspace"},
+		{"no project, the folder itself", []Source{{Rule: "input", Folder: bare, OrItself: true}}, bare, "input", ""},
+		{"home", []Source{{Rule: "the working directory", Folder: home, OrItself: true}}, "", "", "the home folder"},
+		{"plugin cache", []Source{{Rule: "the working directory", Folder: cache, OrItself: true}}, "", "", "a plugin cache"},
+		{"root", []Source{{Rule: "input", Folder: "/", OrItself: true}}, "", "", "the filesystem root"},
+		{"missing folder", []Source{{Rule: "input", Folder: filepath.Join(bare, "gone"), OrItself: true}}, "", "", "input names"},
 		{"nothing", nil, "", "", "nothing names the project folder"},
 	} {
-		got, err := chooseWorkspace(c.sources, "HINT")
+		got, err := Choose(c.sources, "HINT")
 		if c.err != "" {
 			if err == nil || !strings.Contains(err.Error(), c.err) || !strings.Contains(err.Error(), "HINT") {
 				t.Errorf("%s: %+v, %v; want error %q with the hint", c.name, got, err, c.err)
@@ -59,7 +59,7 @@ func TestChooseWorkspace(t *testing.T) {
 			continue
 		}
 		want, _ := filepath.EvalSymlinks(c.root)
-		if err != nil || got.root != want || got.rule != c.rule {
+		if err != nil || got.Root != want || got.Rule != c.rule {
 			t.Errorf("%s: %+v, %v; want %s by %s", c.name, got, err, want, c.rule)
 		}
 	}

@@ -1,0 +1,45 @@
+// The node launcher of bin/agent-rewind and bin/agent-rewind-hook: runs the native binary of
+// that name from the platform package npm installed beside this one and passes arguments,
+// standard streams, signals and the exit status through untouched. The postinstall step
+// (install.js) normally puts the binaries themselves in bin/ instead; the launchers run when
+// install scripts were disabled (npm --ignore-scripts).
+"use strict";
+
+const { spawn } = require("child_process");
+const { binaryPath } = require("./platform.js");
+
+module.exports = function launch(name) {
+  let bin;
+  try {
+    bin = binaryPath(name);
+  } catch (err) {
+    process.stderr.write(err.message + "\n");
+    process.exit(1);
+  }
+
+  // stdio "inherit" hands the binary these very file descriptors: nothing is copied or buffered.
+  const child = spawn(bin, process.argv.slice(2), { stdio: "inherit" });
+
+  // A signal sent to the launcher (an MCP client stopping its server, kill, a closed terminal)
+  // goes on to the binary, which decides what it means; the launcher exits the way the binary did.
+  // A terminal's Ctrl-C reaches the binary twice (from the terminal and from here): agent-rewind
+  // treats a second interrupt like the first.
+  const forwarded = ["SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT", "SIGUSR2", "SIGWINCH"];
+  const forward = (sig) => child.kill(sig);
+  for (const sig of forwarded) process.on(sig, forward);
+
+  child.on("error", (err) => {
+    process.stderr.write(`agent-rewind: cannot run ${bin}: ${err.message}. Reinstall @agent-rewind/mcp.\n`);
+    process.exit(1);
+  });
+
+  child.on("exit", (code, signal) => {
+    if (signal) {
+      // Die of the same signal, so whoever waits on the launcher sees what the binary got.
+      for (const sig of forwarded) process.removeListener(sig, forward);
+      process.kill(process.pid, signal);
+      return;
+    }
+    process.exit(code);
+  });
+};
