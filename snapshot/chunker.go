@@ -1,8 +1,6 @@
 package snapshot
 
 import (
-	"crypto/sha256"
-	"encoding/binary"
 	"io"
 )
 
@@ -30,17 +28,6 @@ const (
 	maskSmall uint64 = (1<<21 - 1) << (64 - 21)
 	maskLarge uint64 = (1<<17 - 1) << (64 - 17)
 )
-
-// gear is the gear hash's table: gear[b] is the first 8 bytes, big-endian, of
-// SHA-256("rewind-gear " + byte b). Deriving it from a hash documents it in one line and makes
-// it the same on every machine and in every version (chunker_test.go pins its digest).
-var gear = func() (t [256]uint64) {
-	for i := range t {
-		s := sha256.Sum256(append([]byte("rewind-gear "), byte(i)))
-		t[i] = binary.BigEndian.Uint64(s[:8])
-	}
-	return t
-}()
 
 // cutPoint returns the length of the chunk that starts b: the first boundary in b, or len(b)
 // capped at maxChunk when b holds none (the caller passes at least maxChunk bytes unless they

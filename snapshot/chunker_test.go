@@ -52,6 +52,13 @@ func TestGearTablePinned(t *testing.T) {
 	if got, want := fmt.Sprintf("%x", sha256.Sum256(b)), gearDigest; got != want {
 		t.Fatalf("gear table digest %s, want %s: chunk boundaries would differ from every stored chunk list", got, want)
 	}
+	// The rule that made the written-out table (gear.go).
+	for i, v := range gear {
+		s := sha256.Sum256(append([]byte("rewind-gear "), byte(i)))
+		if want := binary.BigEndian.Uint64(s[:8]); v != want {
+			t.Fatalf("gear[%d] = %#x, want %#x (the first 8 bytes of SHA-256(\"rewind-gear \" + byte %d))", i, v, want, i)
+		}
+	}
 	// As FORMAT.md documents it: printf 'rewind-gear \x00' | sha256sum | cut -c1-16
 	if gear[0] != 0xfd74ed3be012c893 || gear[255] != 0x8308b38285d2756d {
 		t.Fatalf("gear[0] = %#x, gear[255] = %#x, want 0xfd74ed3be012c893 and 0x8308b38285d2756d", gear[0], gear[255])

@@ -17,9 +17,9 @@ import (
 // The watch suite (issue 17, "At the cost of what changed"): checkpoints with the change watcher
 // running, against find's lstat of every entry, on the generated workspace:
 //
-//	automatic checkpoint (the hook: guard --checkpoint), no change          vs find   goal <= 0.1
-//	automatic checkpoint (the hook: guard --checkpoint), 10 changed files   vs find   goal <= 0.15
-//	"agent-rewind checkpoint", no change / 10 changed files                 vs find   (reported)
+//	automatic checkpoint (the hook: agent-rewind-hook guard --checkpoint), no change         vs find   goal <= 0.1
+//	automatic checkpoint (the hook: agent-rewind-hook guard --checkpoint), 10 changed files  vs find   goal <= 0.15
+//	"agent-rewind checkpoint", no change / 10 changed files                                  vs find   (reported)
 //	checkpoints that used the watcher's hint      of all                              goal: all
 //	the watcher's resident memory (VmHWM)                                             goal <= 50 MiB
 //
@@ -79,6 +79,11 @@ func runWatch(ctx context.Context, b *Bench) error {
 	find := measure.Arm{Name: "find (lstat of every entry)", Run: func(ctx context.Context) (measure.Sample, error) {
 		return baseline.Find(ctx, ws)
 	}}
+	// What the integrations' hooks run: agent-rewind-hook (suite_guard.go builds it).
+	hookAgent, err := hookBinary(ctx, b, agent)
+	if err != nil {
+		return err
+	}
 	calls := 0
 	hook := func(ctx context.Context) (measure.Sample, error) {
 		calls++
@@ -89,7 +94,7 @@ func runWatch(ctx context.Context, b *Bench) error {
 		if err != nil {
 			return measure.Sample{}, err
 		}
-		cmd := agent.Command(ctx, ws, "guard", "--checkpoint")
+		cmd := hookAgent.Command(ctx, ws, "guard", "--checkpoint")
 		cmd.Stdin = bytes.NewReader(in)
 		r, err := measure.Run(cmd)
 		if err == nil && len(r.Stdout)+len(r.Stderr) > 0 {
@@ -106,7 +111,7 @@ func runWatch(ctx context.Context, b *Bench) error {
 	reps := b.Reps(9, 5)
 	b.Logf("no-change automatic checkpoint and checkpoint with the watcher vs find, %d each", reps)
 	nochange, err := measure.Alternate(ctx, reps,
-		measure.Arm{Name: "agent-rewind guard --checkpoint (no change, watcher running)", Run: hook},
+		measure.Arm{Name: "agent-rewind-hook guard --checkpoint (no change, watcher running)", Run: hook},
 		measure.Arm{Name: "agent-rewind checkpoint (no change, watcher running)", Run: checkpoint}, find)
 	if err != nil {
 		return err
@@ -115,7 +120,7 @@ func runWatch(ctx context.Context, b *Bench) error {
 	b.Ratio("checkpoint_no_change_watcher", nochange[1], nochange[2], NoGoal, "the checkpoint command: writes a checkpoint")
 	b.Logf("10-change automatic checkpoint and checkpoint with the watcher vs find, %d each", reps)
 	change10, err := measure.Alternate(ctx, reps,
-		measure.Arm{Name: "agent-rewind guard --checkpoint (10 changed files, watcher running)", Setup: changes, Run: hook},
+		measure.Arm{Name: "agent-rewind-hook guard --checkpoint (10 changed files, watcher running)", Setup: changes, Run: hook},
 		measure.Arm{Name: "agent-rewind checkpoint (10 changed files, watcher running)", Setup: changes, Run: checkpoint}, find)
 	if err != nil {
 		return err
