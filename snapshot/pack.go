@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sort"
 	"strings"
 
 	"golang.org/x/sync/errgroup"
@@ -84,22 +85,41 @@ func decodePackIdx(b []byte, packSize int64) ([]packEntry, error) {
 	return out, nil
 }
 
-// packIndex is one pack's index: the pack file and its entries, sorted by hash.
+// packIndex is one pack's index: the pack file and its entries, sorted by hash. A pack this
+// process wrote keeps its decoded entries; one read from its index file keeps the file's entry
+// bytes as they are (raw, 48 bytes an entry), searched in place: a process that looks up a few
+// objects (the hook before a tool call) neither decodes nor hashes every entry of every index.
+// Each object is verified against its hash when it is read, and check verifies whole indexes.
 type packIndex struct {
 	pack    string
 	entries []packEntry
+	raw     []byte
+	size    int64 // the pack's size: a raw entry outside it is not found
 }
 
 // find returns h's entry in the pack, by binary search.
 func (p *packIndex) find(h Hash) (packEntry, bool) {
-	i, ok := slices.BinarySearchFunc(p.entries, h, func(e packEntry, h Hash) int { return bytes.Compare(e.Hash[:], h[:]) })
+	if p.raw == nil {
+		i, ok := slices.BinarySearchFunc(p.entries, h, func(e packEntry, h Hash) int { return bytes.Compare(e.Hash[:], h[:]) })
+		if !ok {
+			return packEntry{}, false
+		}
+		return p.entries[i], true
+	}
+	i, ok := sort.Find(len(p.raw)/48, func(i int) int { return bytes.Compare(h[:], p.raw[i*48:i*48+32]) })
 	if !ok {
 		return packEntry{}, false
 	}
-	return p.entries[i], true
+	r := p.raw[i*48:]
+	e := packEntry{Hash: h, Off: int64(binary.LittleEndian.Uint64(r[32:])), Size: int64(binary.LittleEndian.Uint64(r[40:]))}
+	if e.Off < 0 || e.Size < 0 || e.Off > p.size || e.Size > p.size-e.Off {
+		return packEntry{}, false // a damaged index: the object is missing, which open reports
+	}
+	return e, true
 }
 
-// loadPacks reads every pack index; a pack without an index is not (yet) part of the store.
+// loadPacks reads every pack index for lookups; a pack without an index is not (yet) part of
+// the store.
 func (o *objectStore) loadPacks() ([]packIndex, error) {
 	names, err := readDirNames(o.packDir)
 	if err != nil {
@@ -111,37 +131,67 @@ func (o *objectStore) loadPacks() ([]packIndex, error) {
 		if !ok || strings.HasPrefix(n, ".") {
 			continue
 		}
-		entries, err := o.readPackIdx(id)
+		p, err := o.readPackIdxRaw(id)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, packIndex{pack: filepath.Join(o.packDir, id+".pack"), entries: entries})
+		out = append(out, p)
 	}
 	return out, nil
 }
 
-func (o *objectStore) readPackIdx(id string) ([]packEntry, error) {
+// readPackIdxRaw reads a pack index for lookups: its header and length are checked, its entries
+// are not (see packIndex).
+func (o *objectStore) readPackIdxRaw(id string) (packIndex, error) {
 	idx := filepath.Join(o.packDir, id+".idx")
-	pack := filepath.Join(o.packDir, id+".pack")
-	if err := o.check(idx); err != nil {
-		return nil, &fs.PathError{Op: "read", Path: idx, Err: err}
+	b, size, err := o.readPackIdxFile(id)
+	if err != nil {
+		return packIndex{}, err
 	}
-	b, err := regular.ReadFile(idx)
+	hdr := len(packIdxMagic) + 4
+	if len(b) < hdr+32 || !bytes.Equal(b[:len(packIdxMagic)], []byte(packIdxMagic)) {
+		return packIndex{}, &CorruptError{Path: idx, Reason: "not a version 1 pack index"}
+	}
+	raw := b[hdr : len(b)-32]
+	if n := binary.LittleEndian.Uint32(b[len(packIdxMagic):]); uint64(len(raw)) != uint64(n)*48 {
+		return packIndex{}, &CorruptError{Path: idx, Reason: fmt.Sprintf("%d entries do not fill %d bytes", n, len(raw))}
+	}
+	return packIndex{pack: filepath.Join(o.packDir, id+".pack"), raw: raw, size: size}, nil
+}
+
+// readPackIdx reads and verifies a whole pack index (its checksum, order and bounds), as check
+// and gc need it.
+func (o *objectStore) readPackIdx(id string) ([]packEntry, error) {
+	b, size, err := o.readPackIdxFile(id)
 	if err != nil {
 		return nil, err
 	}
-	fi, err := os.Lstat(pack)
-	if err == nil && !fi.Mode().IsRegular() { // its size would be no size: say what it is
-		return nil, &regular.NotRegularError{Path: pack, Type: fi.Mode().Type()}
-	}
+	entries, err := decodePackIdx(b, size)
 	if err != nil {
-		return nil, &CorruptError{Path: pack, Reason: "pack is missing but its index exists"}
-	}
-	entries, err := decodePackIdx(b, fi.Size())
-	if err != nil {
-		return nil, &CorruptError{Path: idx, Reason: err.Error()}
+		return nil, &CorruptError{Path: filepath.Join(o.packDir, id+".idx"), Reason: err.Error()}
 	}
 	return entries, nil
+}
+
+// readPackIdxFile reads pack id's index file, and the size of its pack, which must exist.
+func (o *objectStore) readPackIdxFile(id string) ([]byte, int64, error) {
+	idx := filepath.Join(o.packDir, id+".idx")
+	pack := filepath.Join(o.packDir, id+".pack")
+	if err := o.check(idx); err != nil {
+		return nil, 0, &fs.PathError{Op: "read", Path: idx, Err: err}
+	}
+	b, err := regular.ReadFile(idx)
+	if err != nil {
+		return nil, 0, err
+	}
+	fi, err := os.Lstat(pack)
+	if err == nil && !fi.Mode().IsRegular() { // its size would be no size: say what it is
+		return nil, 0, &regular.NotRegularError{Path: pack, Type: fi.Mode().Type()}
+	}
+	if err != nil {
+		return nil, 0, &CorruptError{Path: pack, Reason: "pack is missing but its index exists"}
+	}
+	return b, fi.Size(), nil
 }
 
 // packWriter appends the objects of one batch to a new pack file.
