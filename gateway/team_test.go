@@ -387,10 +387,9 @@ func (g *tcpGate) close() {
 	g.conns = nil
 }
 
-// The database goes away mid-run and comes back: meanwhile every call is 503 with Retry-After
-// and none reaches the upstream (in record mode nothing is paid for unrecorded); afterwards the
-// same replica serves again, without a restart.
-func TestTeamDatabaseRestartMidRun(t *testing.T) {
+// gatedTeamDB returns the team database's URL through a TCP gate the test can close and open,
+// the gate, and a key of tenant acme.
+func gatedTeamDB(t *testing.T) (*neturl.URL, *tcpGate, string) {
 	url, s := teamDB(t)
 	_, key := newKey(t, s, "acme")
 	u, err := neturl.Parse(url)
@@ -399,6 +398,14 @@ func TestTeamDatabaseRestartMidRun(t *testing.T) {
 	}
 	gate := newTCPGate(t, u.Host)
 	u.Host = gate.addr
+	return u, gate, key
+}
+
+// The database goes away mid-run and comes back: meanwhile every call is 503 with Retry-After
+// and none reaches the upstream (in record mode nothing is paid for unrecorded); afterwards the
+// same replica serves again, without a restart.
+func TestTeamDatabaseRestartMidRun(t *testing.T) {
+	u, gate, key := gatedTeamDB(t)
 	mock := startMock(t, mockanthropic.Options{})
 	for _, mode := range []func(*Config){nil, func(c *Config) { c.Epoch.set("restart", SourceFlag, "--epoch") }} {
 		gw := teamReplica(t, mock.URL, u.String(), mode)
@@ -434,14 +441,7 @@ func TestTeamDatabaseRestartMidRun(t *testing.T) {
 // The database closes a replica's connections between two calls (a restart, an idle timeout):
 // the next call is served on a new connection, not answered 503 on a dead one.
 func TestTeamDatabaseClosedIdleConnections(t *testing.T) {
-	url, s := teamDB(t)
-	_, key := newKey(t, s, "acme")
-	u, err := neturl.Parse(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	gate := newTCPGate(t, u.Host)
-	u.Host = gate.addr
+	u, gate, key := gatedTeamDB(t)
 	mock := startMock(t, mockanthropic.Options{})
 	for _, mode := range []func(*Config){nil, func(c *Config) { c.Epoch.set("closed", SourceFlag, "--epoch") }} {
 		gw := teamReplica(t, mock.URL, u.String(), mode)
