@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -147,6 +148,14 @@ func main() { fmt.Println(tape.RequestHash(tape.Request{}, nil).String()[:7]) }
 	var v VersionReport
 	if err := json.Unmarshal([]byte(runCmd(t, dir, nil, filepath.Join(tmp, "bin", "agent-rewind"), "--json", "version")), &v); err != nil || v.Version != version {
 		t.Fatalf("installed agent-rewind reports version %q (%v), want %s", v.Version, err, version)
+	}
+	// And the hook binary, as docs/install.md shows: it runs only the guard, and says so.
+	runCmd(t, dir, env, "go", "install", modulePrefix+"cli/cmd/agent-rewind-hook@"+version)
+	hook := exec.Command(filepath.Join(tmp, "bin", "agent-rewind-hook"), "version")
+	out, err := hook.CombinedOutput()
+	var xe *exec.ExitError
+	if !errors.As(err, &xe) || xe.ExitCode() != 2 || !strings.HasPrefix(string(out), "agent-rewind-hook ") {
+		t.Fatalf("installed agent-rewind-hook version: %v\n%s\nwant exit 2 and its usage", err, out)
 	}
 }
 
