@@ -669,13 +669,7 @@ func (s *Store) refreshIndex(c *capture, want []Entry, touched map[string]bool) 
 	live := c.scan.entries
 	changed := map[string]bool{} // touched paths and every directory above one
 	for p := range touched {
-		for !changed[p] {
-			changed[p] = true
-			if p == "" {
-				break
-			}
-			p = parentDir(p)
-		}
+		markUp(changed, p)
 	}
 	rules := c.rules
 	keepTrees := c.trees != nil && c.rulesOK && c.rootSt.Mode != 0 && !changed[IgnoreFile]

@@ -57,6 +57,18 @@ func parentDir(p string) string {
 	return ""
 }
 
+// markUp adds p and every directory above it, up to the root (""), to set. An ancestor of a
+// marked path is marked, so marking stops at the first one already there.
+func markUp(set map[string]bool, p string) {
+	for !set[p] {
+		set[p] = true
+		if p == "" {
+			return
+		}
+		p = parentDir(p)
+	}
+}
+
 // reusableTrees returns the directories (by path, "" for the root) whose cached tree still holds,
 // with that tree's hash: those whose own stat matched the cache (c.dirTrees) and under which
 // nothing changed. Every other directory's tree must be encoded.
@@ -64,35 +76,25 @@ func (c *capture) reusableTrees() map[string]Hash {
 	if c.distrusted || len(c.dirTrees) == 0 {
 		return nil
 	}
-	// Invariant: an ancestor of a bad directory is bad, so marking stops at the first one.
 	bad := map[string]bool{}
-	markUp := func(p string) {
-		for !bad[p] {
-			bad[p] = true
-			if p == "" {
-				return
-			}
-			p = parentDir(p)
-		}
-	}
 	if _, ok := c.dirTrees[""]; !ok {
-		markUp("")
+		markUp(bad, "")
 	}
 	for i := range c.scan.entries {
 		e := &c.scan.entries[i]
 		switch e.Type {
 		case TypeFile:
 			if !e.cached {
-				markUp(parentDir(e.Path))
+				markUp(bad, parentDir(e.Path))
 			}
 		case TypeDir:
 			if _, ok := c.dirTrees[e.Path]; !ok {
-				markUp(e.Path)
+				markUp(bad, e.Path)
 			}
 		case TypeSkipped:
 			// A regular file that kept changing while it was read: not vouched for.
 			if e.St.Mode&syscall.S_IFMT == syscall.S_IFREG {
-				markUp(parentDir(e.Path))
+				markUp(bad, parentDir(e.Path))
 			}
 		}
 	}

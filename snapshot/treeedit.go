@@ -393,15 +393,6 @@ func openCache(name string) (cacheTail, string) {
 	return c, ""
 }
 
-// lookedPaths returns the paths of the entries the edit looked at.
-func (t *treeEdit) lookedPaths() []string {
-	out := make([]string, len(t.looked))
-	for i := range t.looked {
-		out[i] = t.looked[i].Path
-	}
-	return out
-}
-
 // saveCache appends the files read to the stat cache's log, and removes the files gone.
 func (t *treeEdit) saveCache(name string, c cacheTail) error {
 	var set []indexEntry
@@ -412,27 +403,18 @@ func (t *treeEdit) saveCache(name string, c cacheTail) error {
 			now[e.Path] = true
 		}
 	}
-	var removed []string
+	// The files gone, and the cached trees (treecache.go) of every folder above what changed:
+	// a content change keeps a folder's stat, so a later walk would reuse the tree of before.
+	gone := map[string]bool{}
 	for _, p := range t.removed {
+		markUp(gone, p)
+	}
+	for i := range t.looked {
+		markUp(gone, t.looked[i].Path)
+	}
+	var removed []string
+	for p := range gone {
 		if !now[p] {
-			removed = append(removed, p)
-		}
-	}
-	// The folders holding what changed, up to the root, keep their stat when only a file's
-	// content changed: their cached trees (treecache.go) must go, or a later walk would reuse
-	// them and record what was there before.
-	stale := map[string]bool{}
-	for _, p := range append(slices.Clone(t.removed), t.lookedPaths()...) {
-		for !stale[p] {
-			stale[p] = true
-			if p == "" {
-				break
-			}
-			p = parentDir(p)
-		}
-	}
-	for p := range stale {
-		if !now[p] && !slices.Contains(removed, p) {
 			removed = append(removed, p)
 		}
 	}

@@ -1,10 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -43,14 +41,7 @@ func runIn(t *testing.T, dir string, env []string, stdin string, args ...string)
 	t.Helper()
 	cmd := exec.Command(bin, args...)
 	cmd.Dir, cmd.Env, cmd.Stdin = dir, env, strings.NewReader(stdin)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	var xe *exec.ExitError
-	if err != nil && !errors.As(err, &xe) {
-		t.Fatal(err)
-	}
-	return result{out.String(), errb.String(), cmd.ProcessState.ExitCode()}
+	return collect(t, cmd)
 }
 
 // envWithout is this process's environment without the named variables, plus extra.

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -21,14 +19,7 @@ func runBin(t *testing.T, exe, dir, stdin string, args ...string) result {
 	t.Helper()
 	cmd := exec.Command(exe, args...)
 	cmd.Dir, cmd.Stdin = dir, strings.NewReader(stdin)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	var xe *exec.ExitError
-	if err != nil && !errors.As(err, &xe) {
-		t.Fatalf("run %s %q: %v", exe, args, err)
-	}
-	return result{out.String(), errb.String(), cmd.ProcessState.ExitCode()}
+	return collect(t, cmd)
 }
 
 // hookStep is one hook call: the arguments ("ROOT" and "STATE" stand for the workspace and its

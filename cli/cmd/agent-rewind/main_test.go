@@ -56,17 +56,21 @@ func run(t *testing.T, dir, stdin string, args ...string) result {
 	cmd := exec.Command(bin, args...)
 	cmd.Dir = dir
 	cmd.Stdin = strings.NewReader(stdin)
+	return collect(t, cmd)
+}
+
+// collect runs cmd and returns what it printed and its exit status (-1 when a signal ended it);
+// only a command that cannot be started fails the test.
+func collect(t *testing.T, cmd *exec.Cmd) result {
+	t.Helper()
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
-	code := 0
 	var xe *exec.ExitError
-	if errors.As(err, &xe) {
-		code = xe.ExitCode()
-	} else if err != nil {
-		t.Fatalf("run %v: %v", args, err)
+	if err != nil && !errors.As(err, &xe) {
+		t.Fatalf("run %q: %v", cmd.Args, err)
 	}
-	return result{out.String(), errb.String(), code}
+	return result{out.String(), errb.String(), cmd.ProcessState.ExitCode()}
 }
 
 func TestVersion(t *testing.T) {

@@ -1,10 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -34,21 +32,12 @@ func runPromptly(t *testing.T, dir, stdin string, args ...string) result {
 	cmd.Dir = dir
 	cmd.Stdin = strings.NewReader(stdin)
 	cmd.WaitDelay = time.Second
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
 	start := time.Now()
-	err := cmd.Run()
+	r := collect(t, cmd)
 	if ctx.Err() != nil {
-		t.Fatalf("%v hung: killed after %v\nstdout %q\nstderr %q", args, time.Since(start).Round(time.Millisecond), out.String(), errb.String())
+		t.Fatalf("%v hung: killed after %v\nstdout %q\nstderr %q", args, time.Since(start).Round(time.Millisecond), r.stdout, r.stderr)
 	}
-	code := 0
-	var xe *exec.ExitError
-	if errors.As(err, &xe) {
-		code = xe.ExitCode()
-	} else if err != nil {
-		t.Fatalf("run %v: %v", args, err)
-	}
-	return result{out.String(), errb.String(), code}
+	return r
 }
 
 // mkfifo replaces whatever is at name with a FIFO.

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"os"
@@ -51,14 +50,7 @@ func runLauncher(t *testing.T, launcher string, env []string, stdin string, args
 	cmd.Env = env
 	cmd.Dir = t.TempDir()
 	cmd.Stdin = strings.NewReader(stdin)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	var xe *exec.ExitError
-	if err != nil && !errors.As(err, &xe) {
-		t.Fatal(err)
-	}
-	return result{out.String(), errb.String(), cmd.ProcessState.ExitCode()}
+	return collect(t, cmd)
 }
 
 func envValue(env []string, key string) string {

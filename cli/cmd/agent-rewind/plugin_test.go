@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -184,14 +183,7 @@ func TestClaudeCodePluginHookCommand(t *testing.T) {
 		cmd.Dir = t.TempDir()
 		cmd.Env = append(env, "CLAUDE_PROJECT_DIR="+project)
 		cmd.Stdin = strings.NewReader(input)
-		var out, errb bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &errb
-		err := cmd.Run()
-		var xe *exec.ExitError
-		if err != nil && !errors.As(err, &xe) {
-			t.Fatal(err)
-		}
-		return result{out.String(), errb.String(), cmd.ProcessState.ExitCode()}
+		return collect(t, cmd)
 	}
 	// A report after a call that is not an effect creates nothing.
 	if r := hook(bashHook(t, "PostToolUse", "ls -la", "toolu_p0")); r.code != 0 || r.stdout != "" || r.stderr != "" {
