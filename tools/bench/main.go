@@ -35,6 +35,8 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return genMain(ctx, args[1:], stdout, stderr)
 		case "statwalk":
 			return statwalkMain(args[1:], stdout, stderr)
+		case "mock":
+			return mockMain(args[1:], os.Stdin, stdout, stderr)
 		}
 	}
 	return benchMain(ctx, args, stdout, stderr)

@@ -18,6 +18,9 @@ type exchange struct {
 	TTFB  time.Duration // request sent → first byte of the response body
 	Total time.Duration // request sent → last byte of the response body
 	Body  []byte
+	// Arrived is when the upstream had the whole request, if the upstream is the bench's
+	// child mock (headerArrived); zero otherwise.
+	Arrived time.Time
 }
 
 // newBenchClient returns an HTTP client that keeps enough idle connections for the concurrency
@@ -50,7 +53,7 @@ func postMessagesHeader(ctx context.Context, c *http.Client, base string, body [
 		return exchange{}, err
 	}
 	defer resp.Body.Close()
-	x := exchange{Sent: start}
+	x := exchange{Sent: start, Arrived: arrived(resp.Header)}
 	first := make([]byte, 1)
 	n, err := io.ReadFull(resp.Body, first)
 	x.TTFB = time.Since(start)

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/agent-rewind/rewind/tools/bench/measure"
-	"github.com/agent-rewind/rewind/tools/mockanthropic"
 )
 
 // The gateway-overhead suite (issue 8): "agent-rewind gateway" in front of the mock upstream,
@@ -21,7 +20,8 @@ import (
 //	peak RSS with 200 concurrent streams        goal <= 100 MiB
 //
 // Direct and gateway requests alternate one by one. Pass-through requests are all distinct
-// (a counter in metadata.user_id), so no replay can answer them.
+// (a counter in metadata.user_id), so no replay can answer them. The mock upstream runs in a
+// child process (mock_proc.go), as a real upstream runs in another process than its client.
 func init() {
 	register(Suite{
 		Name:        "gateway-overhead",
@@ -43,16 +43,12 @@ func runGatewayOverhead(ctx context.Context, b *Bench) error {
 	if err := agent.Require(ctx, b, []string{"gateway"}); err != nil {
 		return err
 	}
-	b.UsesModules("tools")                // the mock upstream is tools/mockanthropic
-	var arrived atomic.Pointer[time.Time] // when the mock last had a whole request
-	mock := mockanthropic.New(mockanthropic.Options{EventDelay: gatewayEventDelay, OnRequest: func(*http.Request, []byte) {
-		now := time.Now()
-		arrived.Store(&now)
-	}})
-	if err := mock.Start(); err != nil {
+	b.UsesModules("tools") // the mock upstream is tools/mockanthropic
+	mock, err := startMock(ctx, gatewayEventDelay)
+	if err != nil {
 		return err
 	}
-	defer mock.Close()
+	defer mock.stop()
 	ws, err := b.TempDir("gateway")
 	if err != nil {
 		return err
@@ -67,12 +63,15 @@ func runGatewayOverhead(ctx context.Context, b *Bench) error {
 	body := func(stream bool) []byte {
 		return fmt.Appendf(nil, `{"model":"claude-sonnet-5-5","max_tokens":64,"stream":%v,"metadata":{"user_id":"bench-%d"},"messages":[{"role":"user","content":"Reply with OK."}]}`, stream, seq.Add(1))
 	}
+	// last is the latest call's exchange (the measure loop runs one call at a time).
+	var last exchange
 	call := func(base string, stream bool) func(context.Context) (measure.Sample, error) {
 		return func(ctx context.Context) (measure.Sample, error) {
 			x, err := postMessages(ctx, client, base, body(stream))
 			if err == nil && stream && !streamComplete(x.Body) {
 				err = fmt.Errorf("%s: the stream ended without message_stop", base)
 			}
+			last = x
 			return measure.Sample{Wall: x.Total, Elapsed: x.TTFB}, err
 		}
 	}
@@ -100,7 +99,17 @@ func runGatewayOverhead(ctx context.Context, b *Bench) error {
 		return err
 	}
 	m := b.Reps(20000, 3000)
-	before := mock.Hits()
+	// Warm-up, both arms alike: the 8 workers' connections are made here, not in a timed batch.
+	if err := hammer(ctx, client, gw.URL, replayBody, m/10, 8); err != nil {
+		return err
+	}
+	if err := hammer(ctx, client, mock.URL, replayBody, m/10, 8); err != nil {
+		return err
+	}
+	before, err := mock.Hits(ctx)
+	if err != nil {
+		return err
+	}
 	batch := func(base string) func(context.Context) (measure.Sample, error) {
 		return func(ctx context.Context) (measure.Sample, error) {
 			return measure.Timed(func() error { return hammer(ctx, client, base, replayBody, m, 8) })
@@ -114,7 +123,11 @@ func runGatewayOverhead(ctx context.Context, b *Bench) error {
 		return err
 	}
 	direct := int64(m) * int64(len(rates[1].Samples))
-	if leaked := mock.Hits() - before - direct; leaked > 0 {
+	after, err := mock.Hits(ctx)
+	if err != nil {
+		return err
+	}
+	if leaked := after - before - direct; leaked > 0 {
 		return fmt.Errorf("the gateway sent %d of the repeated requests upstream: they were not replayed from memory", leaked)
 	}
 	b.Value("replay_hits_per_s", float64(m)/rates[0].MedianWall().Seconds(), "requests/s", "8 concurrent clients, keep-alive", arm(rates[0]), AtLeast(10000), "")
@@ -130,11 +143,9 @@ func runGatewayOverhead(ctx context.Context, b *Bench) error {
 	stream := func(base string, l *legs) func(context.Context) (measure.Sample, error) {
 		run := call(base, true)
 		return func(ctx context.Context) (measure.Sample, error) {
-			arrived.Store(nil)
-			sent := time.Now()
 			s, err := run(ctx)
-			if at := arrived.Load(); err == nil && at != nil {
-				before := at.Sub(sent)
+			if err == nil && !last.Arrived.IsZero() {
+				before := last.Arrived.Sub(last.Sent)
 				l.before.Samples = append(l.before.Samples, measure.Sample{Wall: before})
 				l.after.Samples = append(l.after.Samples, measure.Sample{Wall: s.Elapsed - before})
 			}
@@ -166,11 +177,11 @@ func runGatewayOverhead(ctx context.Context, b *Bench) error {
 	}
 
 	// RSS with 200 concurrent streams, in a fresh gateway whose peak RSS is read when it exits.
-	slow := mockanthropic.New(mockanthropic.Options{EventDelay: 100 * time.Millisecond})
-	if err := slow.Start(); err != nil {
+	slow, err := startMock(ctx, 100*time.Millisecond)
+	if err != nil {
 		return err
 	}
-	defer slow.Close()
+	defer slow.stop()
 	ws2, err := b.TempDir("gateway-rss")
 	if err != nil {
 		return err

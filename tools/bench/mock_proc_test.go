@@ -1,0 +1,42 @@
+package main
+
+import (
+	"context"
+	"testing"
+	"time"
+)
+
+// TestMockChild checks the gateway suites' upstream: a child process ("bench mock", here the
+// test binary standing in through TestMain) that answers Messages calls, streams, counts its
+// hits, and says in a header when it had each request.
+func TestMockChild(t *testing.T) {
+	ctx := context.Background()
+	m, err := startMock(ctx, time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.stop()
+	if m.cmd.Process.Pid == 0 {
+		t.Fatal("the mock upstream is not a child process")
+	}
+	c := newBenchClient()
+	for _, stream := range []bool{false, true} {
+		body := []byte(`{"model":"claude-sonnet-5-5","max_tokens":8,"stream":` + map[bool]string{false: "false", true: "true"}[stream] + `,"messages":[{"role":"user","content":"hi"}]}`)
+		x, err := postMessages(ctx, c, m.URL, body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if stream && !streamComplete(x.Body) {
+			t.Errorf("stream without message_stop: %s", x.Body)
+		}
+		if x.Arrived.IsZero() {
+			t.Fatalf("no %s header on the response", headerArrived)
+		}
+		if x.Arrived.Before(x.Sent.Add(-time.Second)) || x.Arrived.After(time.Now().Add(time.Second)) {
+			t.Errorf("arrived %v: not between the send (%v) and now", x.Arrived, x.Sent)
+		}
+	}
+	if n, err := m.Hits(ctx); err != nil || n != 2 {
+		t.Errorf("hits %d, %v: want 2", n, err)
+	}
+}
