@@ -37,6 +37,10 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return statwalkMain(args[1:], stdout, stderr)
 		case "mock":
 			return mockMain(args[1:], os.Stdin, stdout, stderr)
+		case "proxy":
+			return proxyMain(args[1:], os.Stdin, stdout, stderr)
+		case "relay":
+			return relayMain(args[1:], os.Stdin, stdout, stderr)
 		}
 	}
 	return benchMain(ctx, args, stdout, stderr)

@@ -6,13 +6,20 @@ import (
 )
 
 // TestMain lets the test binary stand in for the programs the bench runs as children: itself
-// (os.Executable) for "statwalk" and "mock", and, with BENCH_FAKE_AGENT=1, the agent-rewind binary.
+// (os.Executable) for "statwalk", "mock", "proxy" and "relay", and, with BENCH_FAKE_AGENT=1,
+// the agent-rewind binary.
 func TestMain(m *testing.M) {
-	if len(os.Args) > 1 && os.Args[1] == "statwalk" {
-		os.Exit(statwalkMain(os.Args[2:], os.Stdout, os.Stderr))
-	}
-	if len(os.Args) > 1 && os.Args[1] == "mock" {
-		os.Exit(mockMain(os.Args[2:], os.Stdin, os.Stdout, os.Stderr))
+	if len(os.Args) > 1 {
+		switch os.Args[1] {
+		case "statwalk":
+			os.Exit(statwalkMain(os.Args[2:], os.Stdout, os.Stderr))
+		case "mock":
+			os.Exit(mockMain(os.Args[2:], os.Stdin, os.Stdout, os.Stderr))
+		case "proxy":
+			os.Exit(proxyMain(os.Args[2:], os.Stdin, os.Stdout, os.Stderr))
+		case "relay":
+			os.Exit(relayMain(os.Args[2:], os.Stdin, os.Stdout, os.Stderr))
+		}
 	}
 	if os.Getenv("BENCH_FAKE_AGENT") == "1" {
 		os.Exit(fakeAgent(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))

@@ -31,22 +31,35 @@ import (
 // byte's time into the part before the upstream has the request and the part after.
 const headerArrived = "X-Bench-Mock-Arrived"
 
-// mockProc is a running "bench mock" child.
-type mockProc struct {
+// childProc is a running child of this executable ("bench mock", "bench proxy", "bench
+// relay"): a server that printed its URL on one line and serves until its stdin ends.
+type childProc struct {
 	URL   string
 	cmd   *exec.Cmd
 	stdin io.Closer
 	done  chan error
 }
 
+// mockProc is a running "bench mock" child.
+type mockProc struct{ *childProc }
+
 // startMock starts "bench mock" (this executable) with the given event delay and waits for the
 // URL it listens on.
 func startMock(ctx context.Context, eventDelay time.Duration) (*mockProc, error) {
+	c, err := startChild(ctx, "mock", "--event-delay", eventDelay.String())
+	if err != nil {
+		return nil, err
+	}
+	return &mockProc{c}, nil
+}
+
+// startChild starts this executable with args and waits for the URL it prints.
+func startChild(ctx context.Context, args ...string) (*childProc, error) {
 	self, err := os.Executable()
 	if err != nil {
-		return nil, fmt.Errorf("find the bench executable (for its mock subcommand): %w", err)
+		return nil, fmt.Errorf("find the bench executable (for its %s subcommand): %w", args[0], err)
 	}
-	cmd := exec.CommandContext(context.WithoutCancel(ctx), self, "mock", "--event-delay", eventDelay.String())
+	cmd := exec.CommandContext(context.WithoutCancel(ctx), self, args...)
 	var stderr lockedBuffer
 	cmd.Stderr = &stderr
 	stdin, err := cmd.StdinPipe() // the child exits when it reads EOF: when we close it, or die
@@ -60,17 +73,16 @@ func startMock(ctx context.Context, eventDelay time.Duration) (*mockProc, error)
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
-	m := &mockProc{cmd: cmd, stdin: stdin, done: make(chan error, 1)}
 	line, err := bufio.NewReader(stdout).ReadString('\n')
 	if err != nil || !strings.HasPrefix(line, "http://") {
 		stdin.Close()
 		cmd.Process.Kill()
 		cmd.Wait()
-		return nil, fmt.Errorf("bench mock did not say where it listens (%q, %v): %s", line, err, tail(stderr.String(), 600))
+		return nil, fmt.Errorf("bench %v did not say where it listens (%q, %v): %s", args, line, err, tail(stderr.String(), 600))
 	}
-	m.URL = strings.TrimSpace(line)
-	go func() { m.done <- cmd.Wait() }()
-	return m, nil
+	c := &childProc{URL: strings.TrimSpace(line), cmd: cmd, stdin: stdin, done: make(chan error, 1)}
+	go func() { c.done <- cmd.Wait() }()
+	return c, nil
 }
 
 // Hits returns how many Messages calls the mock answered (mockanthropic.Server.Hits).
@@ -92,13 +104,13 @@ func (m *mockProc) Hits(ctx context.Context) (int64, error) {
 }
 
 // stop ends the child: closing its stdin, then SIGKILL after 10 s.
-func (m *mockProc) stop() {
-	m.stdin.Close()
+func (c *childProc) stop() {
+	c.stdin.Close()
 	select {
-	case <-m.done:
+	case <-c.done:
 	case <-time.After(10 * time.Second):
-		m.cmd.Process.Kill()
-		<-m.done
+		c.cmd.Process.Kill()
+		<-c.done
 	}
 }
 
@@ -126,19 +138,24 @@ func mockMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		var at int64
 		h.ServeHTTP(&arrivedWriter{ResponseWriter: w, at: &at}, r.WithContext(context.WithValue(r.Context(), arrivedKey{}, &at)))
 	})
+	return serveChild("bench mock", mux, stdin, stdout, stderr)
+}
+
+// serveChild serves h on a free loopback port, prints its URL, and returns when stdin ends.
+func serveChild(name string, h http.Handler, stdin io.Reader, stdout, stderr io.Writer) int {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		fmt.Fprintf(stderr, "bench mock: %v\n", err)
+		fmt.Fprintf(stderr, "%s: %v\n", name, err)
 		return 1
 	}
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	go func() {
 		io.Copy(io.Discard, stdin)
 		srv.Close()
 	}()
 	fmt.Fprintf(stdout, "http://%s\n", ln.Addr())
 	if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
-		fmt.Fprintf(stderr, "bench mock: %v\n", err)
+		fmt.Fprintf(stderr, "%s: %v\n", name, err)
 		return 1
 	}
 	return 0

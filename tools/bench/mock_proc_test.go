@@ -40,3 +40,32 @@ func TestMockChild(t *testing.T) {
 		t.Errorf("hits %d, %v: want 2", n, err)
 	}
 }
+
+// TestFloorChildren checks the floors the SSE figures are compared with: "bench proxy" and
+// "bench relay" pass a stream from the child mock whole, with the mock's arrival header.
+func TestFloorChildren(t *testing.T) {
+	ctx := context.Background()
+	m, err := startMock(ctx, time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.stop()
+	c := newBenchClient()
+	for _, kind := range []string{"proxy", "relay"} {
+		f, err := startChild(ctx, kind, "--upstream", m.URL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.stop()
+		x, err := postMessages(ctx, c, f.URL, []byte(`{"model":"claude-sonnet-5-5","max_tokens":8,"stream":true,"messages":[{"role":"user","content":"hi"}]}`))
+		if err != nil {
+			t.Fatalf("%s: %v", kind, err)
+		}
+		if !streamComplete(x.Body) || x.Arrived.IsZero() {
+			t.Errorf("%s: stream complete %v, arrival header %v: %s", kind, streamComplete(x.Body), x.Arrived, x.Body)
+		}
+	}
+	if _, err := startChild(ctx, "proxy", "--upstream", "nowhere"); err == nil {
+		t.Error("bench proxy started with an upstream that is not a URL")
+	}
+}

@@ -152,10 +152,28 @@ func runGatewayOverhead(ctx context.Context, b *Bench) error {
 			return s, err
 		}
 	}
+	// The floors, in the same alternation: the least a Go HTTP reverse proxy process adds, and a
+	// process that only copies bytes (floor_proc.go).
+	proxy, err := startChild(ctx, "proxy", "--upstream", mock.URL)
+	if err != nil {
+		return err
+	}
+	defer proxy.stop()
+	relay, err := startChild(ctx, "relay", "--upstream", mock.URL)
+	if err != nil {
+		return err
+	}
+	defer relay.stop()
+	var proxyLegs, relayLegs legs
+	if _, err := measure.Alternate(ctx, 5, measure.Arm{Name: "proxy", Run: stream(proxy.URL, &legs{})}, measure.Arm{Name: "relay", Run: stream(relay.URL, &legs{})}); err != nil {
+		return err
+	}
 	cpu = gw.cpuMeter()
 	sse, err := measure.Alternate(ctx, k,
 		measure.Arm{Name: "SSE through the gateway", Run: stream(gw.URL, &gwLegs)},
-		measure.Arm{Name: "SSE from the mock directly", Run: stream(mock.URL, &directLegs)})
+		measure.Arm{Name: "SSE from the mock directly", Run: stream(mock.URL, &directLegs)},
+		measure.Arm{Name: "SSE through a bare httputil.ReverseProxy process", Run: stream(proxy.URL, &proxyLegs)},
+		measure.Arm{Name: "SSE through a TCP relay process", Run: stream(relay.URL, &relayLegs)})
 	if err != nil {
 		return err
 	}
@@ -169,6 +187,12 @@ func runGatewayOverhead(ctx context.Context, b *Bench) error {
 	}
 	b.Added("sse_added_ttfb_p50", ttfb(sse[0]), ttfb(sse[1]), 50, AtMost(0.3),
 		fmt.Sprintf("the mock spaces events by %v: a proxy that buffered the stream would add at least that much", gatewayEventDelay))
+	b.Added("sse_bare_proxy_added_ttfb_p50", ttfb(sse[2]), ttfb(sse[1]), 50, NoGoal,
+		"a floor: httputil.ReverseProxy with its defaults and nothing else, in a process of its own (bench proxy)")
+	b.Added("sse_tcp_relay_added_ttfb_p50", ttfb(sse[3]), ttfb(sse[1]), 50, NoGoal,
+		"a floor: a process that copies bytes between two TCP connections (bench relay): the cost of any process in the path")
+	b.Added("sse_added_ttfb_vs_bare_proxy_p50", ttfb(sse[0]), ttfb(sse[2]), 50, NoGoal,
+		"what the gateway's own work adds to a stream's first byte, beyond the least a Go reverse proxy does")
 	gwLegs.before.Name, directLegs.before.Name = "SSE through the gateway, sent → the mock has the request", "SSE from the mock directly, sent → the mock has the request"
 	gwLegs.after.Name, directLegs.after.Name = "SSE through the gateway, the mock has the request → first byte", "SSE from the mock directly, the mock has the request → first byte"
 	if len(gwLegs.before.Samples) > 0 && len(directLegs.before.Samples) > 0 {
