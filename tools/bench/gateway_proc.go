@@ -23,7 +23,7 @@ import (
 type gatewayProc struct {
 	URL    string
 	cmd    *exec.Cmd
-	stderr *lockedBuffer
+	stderr *os.File // the gateway's log: a file, so that no goroutine of the bench reads it
 	done   chan error
 }
 
@@ -60,12 +60,23 @@ func startGatewayEnv(ctx context.Context, agent *Agent, ws, upstream string, env
 	args := append([]string{"gateway", "--port", strconv.Itoa(port), "--upstream", upstream}, extra...)
 	cmd := agent.Command(context.WithoutCancel(ctx), ws, args...)
 	cmd.Env = append(cmd.Env, env...)
-	g := &gatewayProc{URL: "http://127.0.0.1:" + strconv.Itoa(port), cmd: cmd, stderr: &lockedBuffer{}, done: make(chan error, 1)}
-	cmd.Stderr = g.stderr
-	if err := cmd.Start(); err != nil {
+	// The log goes to a file beside the workspace, not through a pipe: a pipe would make the
+	// bench process, the client being measured, wake to copy every access-log line.
+	logf, err := os.CreateTemp(filepath.Dir(ws), "gateway-*.log")
+	if err != nil {
 		return nil, err
 	}
-	go func() { g.done <- cmd.Wait() }()
+	g := &gatewayProc{URL: "http://127.0.0.1:" + strconv.Itoa(port), cmd: cmd, stderr: logf, done: make(chan error, 1)}
+	cmd.Stderr = logf
+	if err := cmd.Start(); err != nil {
+		logf.Close()
+		return nil, err
+	}
+	go func() {
+		err := cmd.Wait()
+		logf.Close()
+		g.done <- err
+	}()
 	deadline := time.Now().Add(20 * time.Second)
 	for {
 		c, err := net.DialTimeout("tcp", "127.0.0.1:"+strconv.Itoa(port), 200*time.Millisecond)
@@ -75,7 +86,7 @@ func startGatewayEnv(ctx context.Context, agent *Agent, ws, upstream string, env
 		}
 		select {
 		case err := <-g.done:
-			return nil, fmt.Errorf("agent-rewind %v exited before listening (%v): %s", args, err, tail(g.stderr.String(), 600))
+			return nil, fmt.Errorf("agent-rewind %v exited before listening (%v): %s", args, err, g.logTail())
 		case <-ctx.Done():
 			g.stop()
 			return nil, ctx.Err()
@@ -83,9 +94,15 @@ func startGatewayEnv(ctx context.Context, agent *Agent, ws, upstream string, env
 		}
 		if time.Now().After(deadline) {
 			g.stop()
-			return nil, fmt.Errorf("agent-rewind %v did not accept connections on port %d within 20 s: %s", args, port, tail(g.stderr.String(), 600))
+			return nil, fmt.Errorf("agent-rewind %v did not accept connections on port %d within 20 s: %s", args, port, g.logTail())
 		}
 	}
+}
+
+// logTail returns the end of the gateway's log.
+func (g *gatewayProc) logTail() string {
+	b, _ := os.ReadFile(g.stderr.Name())
+	return tail(string(b), 600)
 }
 
 // stop ends the gateway (SIGTERM, then SIGKILL after 10 s) and returns its peak RSS in bytes.
