@@ -21,6 +21,11 @@
 // 5 ms") are judged on the median or the named percentile, and always shown with their
 // spread. Child processes are measured with their peak RSS from rusage.
 //
+// The gateway suites' mock upstream runs in a child process of its own ("bench mock", this
+// executable again), as a real upstream is another process than its client; "bench proxy" (a
+// bare httputil.ReverseProxy) and "bench relay" (a TCP relay) are the floors the SSE first byte
+// is also measured through.
+//
 // # Suites
 //
 // Each suite is one file, suite_<name>.go, registering a Suite (name, description, the go.work
