@@ -7,6 +7,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"log/slog"
 	"net"
@@ -37,6 +38,7 @@ type Gateway struct {
 	preserve, prune bool
 	proxy           *httputil.ReverseProxy
 	credKey         []byte
+	credMAC         hash.Hash // HMAC-SHA256 keyed with credKey, cloned for each replay key
 
 	mem    *memoryStore // memory replay; nil in tape mode
 	flight singleflight.Group
@@ -129,6 +131,7 @@ func New(cfg *Config) (*Gateway, error) {
 	default:
 		g.mem = newMemoryStore(MaxMemoryTotal)
 	}
+	g.keyCredMAC() // credKey is final: drawn above, or derived from the deployment key in team mode
 	if cfg.SavingsFile != "" || g.team != nil {
 		info := PriceInfo{Source: PriceSource, Date: PriceDate}
 		if cfg.Prices.Source == SourceFile {

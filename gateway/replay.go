@@ -5,6 +5,7 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/binary"
+	"hash"
 	"net/http"
 	"strconv"
 	"sync"
@@ -47,10 +48,12 @@ func (g *Gateway) replayKey(r *http.Request, body []byte, scope string) [32]byte
 }
 
 // tenantReplayKey is replayKey for tenant (a team gateway's tenant comes from the API key).
+// It runs before every Messages call goes upstream, so it allocates little: the credential
+// MAC starts from a copy of the keyed state (credMAC) and the key's input is one buffer.
 func (g *Gateway) tenantReplayKey(r *http.Request, body []byte, tenant, scope string) [32]byte {
 	rh := tape.RequestHash(tape.Request{Method: r.Method, Path: r.URL.RequestURI(), Header: r.Header, Body: body}, AnswerHeaders)
-	mac := hmac.New(sha256.New, g.credKey)
-	var buf []byte
+	mac := g.newCredMAC()
+	buf := make([]byte, 0, 256)
 	for _, name := range credentialHeaders {
 		vs := r.Header[name]
 		buf = appendStr(buf[:0], name)
@@ -60,18 +63,30 @@ func (g *Gateway) tenantReplayKey(r *http.Request, body []byte, tenant, scope st
 		}
 		mac.Write(buf)
 	}
-	var cred [32]byte
-	mac.Sum(cred[:0])
-	h := sha256.New()
 	buf = append(buf[:0], replayKeyPrefix...)
 	buf = append(buf, rh[:]...)
 	buf = appendStr(buf, tenant)
 	buf = appendStr(buf, scope)
-	buf = append(buf, cred[:]...)
-	h.Write(buf)
-	var k [32]byte
-	h.Sum(k[:0])
-	return k
+	buf = mac.Sum(buf)
+	return sha256.Sum256(buf)
+}
+
+// newCredMAC returns an HMAC-SHA256 under credKey, ready for a message: a clone of credMAC,
+// whose key pads were hashed once (hmac.New would hash them again and allocate more).
+func (g *Gateway) newCredMAC() hash.Hash {
+	if c, ok := g.credMAC.(hash.Cloner); ok {
+		if mac, err := c.Clone(); err == nil {
+			return mac
+		}
+	}
+	return hmac.New(sha256.New, g.credKey)
+}
+
+// keyCredMAC keys credMAC with credKey; New calls it once credKey is final.
+func (g *Gateway) keyCredMAC() {
+	mac := hmac.New(sha256.New, g.credKey)
+	mac.Reset() // hashes the key's pads once and keeps the states (crypto/hmac)
+	g.credMAC = mac
 }
 
 func appendStr(b []byte, s string) []byte {
