@@ -158,17 +158,26 @@ func (e *entry) serve(w http.ResponseWriter, how string) {
 	w.Write(e.body)
 }
 
-// memoryStore holds memory replay's records, at most limit bytes, oldest dropped first.
+// memoryStore holds memory replay's records, at most limit bytes, oldest dropped first, and
+// the responses sent but not yet recorded (pending).
 type memoryStore struct {
-	mu    sync.RWMutex
-	m     map[[32]byte]*entry
-	order *list.List // of *entry, oldest first
-	bytes int
-	limit int
+	mu      sync.RWMutex
+	m       map[[32]byte]*entry
+	pending map[[32]byte]*pendingEntry
+	order   *list.List // of *entry, oldest first
+	bytes   int
+	limit   int
+}
+
+// pendingEntry is a response already sent to its client and being recorded: e is set, and
+// done closed, when the record is in the store (e nil: not recordable).
+type pendingEntry struct {
+	e    *entry
+	done chan struct{}
 }
 
 func newMemoryStore(limit int) *memoryStore {
-	return &memoryStore{m: map[[32]byte]*entry{}, order: list.New(), limit: limit}
+	return &memoryStore{m: map[[32]byte]*entry{}, pending: map[[32]byte]*pendingEntry{}, order: list.New(), limit: limit}
 }
 
 func (s *memoryStore) get(k [32]byte) (*entry, bool) {
@@ -176,6 +185,45 @@ func (s *memoryStore) get(k [32]byte) (*entry, bool) {
 	e, ok := s.m[k]
 	s.mu.RUnlock()
 	return e, ok
+}
+
+// lookup is get that also waits for a response of key k that was sent and is being recorded:
+// a request made once its client has that response is a hit, as if the record were there.
+func (s *memoryStore) lookup(k [32]byte) (*entry, bool) {
+	s.mu.RLock()
+	e, ok := s.m[k]
+	p := s.pending[k]
+	s.mu.RUnlock()
+	if ok || p == nil {
+		return e, ok
+	}
+	<-p.done
+	return p.e, p.e != nil
+}
+
+// begin registers key k's response as sent and not yet recorded; nil if another is already.
+func (s *memoryStore) begin(k [32]byte) *pendingEntry {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.pending[k] != nil {
+		return nil
+	}
+	p := &pendingEntry{done: make(chan struct{})}
+	s.pending[k] = p
+	return p
+}
+
+// finish records e (nil: nothing to record) for the pending response p of key k, and wakes
+// the requests waiting for it.
+func (s *memoryStore) finish(k [32]byte, p *pendingEntry, e *entry) {
+	if e != nil {
+		s.put(e)
+	}
+	s.mu.Lock()
+	p.e = e
+	delete(s.pending, k)
+	s.mu.Unlock()
+	close(p.done)
 }
 
 func (s *memoryStore) put(e *entry) {
