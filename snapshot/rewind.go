@@ -172,7 +172,7 @@ func (s *Store) restoreLocked(ctx context.Context, j *Journal, t *target, r rule
 			return nil, err
 		}
 	}
-	p := planRestore(c.manifest(), t.entries, r)
+	p := planRestore(c.entriesExcept(t.shared), t.entries, r)
 	touched, kept, err := s.apply(ctx, &p, c)
 	if err != nil && errors.Is(err, ErrCorrupt) {
 		return nil, fmt.Errorf("%s to %s cannot read the target: %w", j.Op, j.To, err) // the caller undoes it
@@ -184,7 +184,7 @@ func (s *Store) restoreLocked(ctx context.Context, j *Journal, t *target, r rule
 		return nil, fmt.Errorf("flush restored files: %w", err)
 	}
 	res := &RestoreResult{Op: j.Op, OpID: j.OpID, From: j.From, To: t.meta.ID, Safety: j.Safety, Changes: nonNil(withoutKept(p.changes, kept)), Kept: append(p.kept, kept...)}
-	if err := s.refreshIndex(c, t.entries, touched); err != nil {
+	if err := s.refreshIndex(c, t, touched); err != nil {
 		return nil, err
 	}
 	pos, err := s.readPosition()
