@@ -99,17 +99,40 @@ func applyIndexLog(entries []indexEntry, base uint32, data []byte) (out []indexE
 		}
 		delete(ops, entries[i].Path)
 	}
-	if n := len(out); len(ops) > 0 { // paths new to the cache
+	if len(ops) > 0 { // paths new to the cache: sorted, then merged in (sorting the whole cache
+		// again costs more than the rest of loading it)
+		var added []indexEntry
 		for _, e := range ops {
 			if e != nil {
-				out = append(out, *e)
+				added = append(added, *e)
 			}
 		}
-		if len(out) > n {
-			sortIndex(out)
-		}
+		sortIndex(added)
+		out = mergeIndex(out, added)
 	}
 	return out, at, torn
+}
+
+// mergeIndex returns the entries of a and b (each sorted, no path in both), sorted; a's backing
+// array is reused when it has room.
+func mergeIndex(a, b []indexEntry) []indexEntry {
+	if len(b) == 0 {
+		return a
+	}
+	n := len(a)
+	a = slices.Grow(a, len(b))[:n+len(b)]
+	// From the back, so that nothing of a is overwritten before it is moved.
+	i, j := n-1, len(b)-1
+	for k := len(a) - 1; j >= 0; k-- {
+		if i >= 0 && a[i].Path > b[j].Path {
+			a[k] = a[i]
+			i--
+		} else {
+			a[k] = b[j]
+			j--
+		}
+	}
+	return a
 }
 
 // decodeLogRecord decodes the record at the front of b (s is b as a string). Every set entry's
