@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"syscall"
+	"unsafe"
 
 	"github.com/agent-rewind/rewind/internal/regular"
 )
@@ -68,8 +69,10 @@ func applyIndexLog(entries []indexEntry, base uint32, data []byte) (out []indexE
 	}
 	// The log is small next to the index: gather its outcome per path (nil: removed), then
 	// apply it in one pass over the sorted entries.
-	ops := map[string]*indexEntry{}
-	all := string(data) // paths are substrings of one string
+	ops := make(map[string]*indexEntry, len(data)/128) // an entry takes about 128 bytes
+	// Paths are substrings of one string, the log as read, which no one writes to afterwards
+	// (as the index's, see decodeIndex): copying it would cost as much again as reading it.
+	all := unsafe.String(unsafe.SliceData(data), len(data))
 	at := hdr
 	for at < len(data) {
 		set, gone, n, err := decodeLogRecord(data[at:], all[at:])
