@@ -1,6 +1,7 @@
 package snapshot
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -90,5 +91,30 @@ func TestEntriesExcept(t *testing.T) {
 		if !slices.Equal(got, want) {
 			t.Errorf("shared %q:\n got %q\nwant %q", shared, got, want)
 		}
+	}
+}
+
+// TestRewindRefusesParentSwappedForSymlink: a folder replaced by a symlink to a folder outside
+// the workspace after the safety checkpoint captured it (while the rewind runs) is refused as a
+// parent (ErrUnsafePath), and nothing is written outside.
+func TestRewindRefusesParentSwappedForSymlink(t *testing.T) {
+	root, s := logTree(t, 20)
+	outside := t.TempDir()
+	a, err := s.Checkpoint(ctx, "A")
+	if err != nil {
+		t.Fatal(err)
+	}
+	put(t, root, "d1/f001.txt", "changed\n", 0o644)
+	s.beforeApply = func() {
+		os.RemoveAll(filepath.Join(root, "d1"))
+		os.Symlink(outside, filepath.Join(root, "d1"))
+	}
+	_, err = s.Rewind(ctx, a.ID, RestoreOptions{})
+	s.beforeApply = nil
+	if !errors.Is(err, ErrUnsafePath) {
+		t.Fatalf("rewind through a swapped folder: %v, want ErrUnsafePath", err)
+	}
+	if ents, _ := os.ReadDir(outside); len(ents) != 0 {
+		t.Fatalf("wrote outside the workspace: %v", ents)
 	}
 }
