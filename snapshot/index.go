@@ -215,7 +215,8 @@ func (s *Store) writeIndex(c *capture) error {
 // indexEntries returns the stat cache a capture leaves: its files, and, when its trees were
 // encoded under rules with a key, its directories with their trees (treecache.go), sorted.
 func (c *capture) indexEntries() []indexEntry {
-	var entries []indexEntry
+	// At most one per entry, and the root: grown by append, 20,000 files cost 2,000 page faults.
+	entries := make([]indexEntry, 0, len(c.scan.entries)+1)
 	dirs := c.trees != nil && c.rulesOK && c.rootSt.Mode != 0 // a full walk's, see captureLiveRules
 	if h, ok := c.trees[""]; ok && dirs && c.rootSt.Mode != 0 {
 		entries = append(entries, indexEntry{Path: "", St: c.rootSt, Blob: h})

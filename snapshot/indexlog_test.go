@@ -189,3 +189,33 @@ func cachedFiles(idx *statIndex) int {
 	}
 	return n
 }
+
+// TestIndexLogMergesNewPaths: paths new to the cache, before, between and after the index's own,
+// are merged in order with the sets and removals of the log's records.
+func TestIndexLogMergesNewPaths(t *testing.T) {
+	mk := func(paths ...string) []indexEntry {
+		var es []indexEntry
+		for i, p := range paths {
+			es = append(es, indexEntry{Path: p, St: statInfo{Size: int64(i + 1)}})
+		}
+		return es
+	}
+	base := mk("b", "d", "d/x", "f", "h")
+	hdr := append([]byte(indexLogMagic), 1, 0, 0, 0)
+	log := append(hdr, encodeLogRecord(mk("a", "c", "d.y", "d/w", "z"), []string{"f"})...)
+	log = append(log, sealLogRecord(log[len(hdr):], 5)...)
+	body := encodeLogRecord(mk("e", "h"), []string{"a"})
+	log = append(log, body...)
+	log = append(log, sealLogRecord(body, 6)...)
+	out, valid, torn := applyIndexLog(slices.Clone(base), 1, log)
+	if torn || valid != len(log) {
+		t.Fatalf("valid %d of %d, torn %v", valid, len(log), torn)
+	}
+	var got []string
+	for _, e := range out {
+		got = append(got, e.Path)
+	}
+	if want := []string{"b", "c", "d", "d.y", "d/w", "d/x", "e", "h", "z"}; !slices.Equal(got, want) {
+		t.Fatalf("paths %q, want %q", got, want)
+	}
+}

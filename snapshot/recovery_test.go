@@ -47,6 +47,33 @@ func TestOpenFinishesInterruptedRestore(t *testing.T) {
 	}
 }
 
+// A restore of chosen paths killed while writing a file leaves a temporary file beside it, outside
+// the chosen paths: recovery removes it with them.
+func TestOpenFinishesInterruptedRestorePaths(t *testing.T) {
+	root := t.TempDir()
+	baseTree(t, root)
+	s := mustOpen(t, root, Options{})
+	a, _ := s.Checkpoint(ctx, "a")
+	want := readState(t, root)
+	put(t, root, "src/main.go", "edited", 0o644)
+	b, _ := s.Checkpoint(ctx, "b")
+	put(t, root, "src/"+tmpPrefix+"0123456789abcdef", "", 0o600)
+	j := &Journal{Op: "restore", OpID: "00112233aabbccdd", From: b.ID, To: a.ID, Safety: b.ID, Time: time.Now(), Paths: []string{"src/main.go"}}
+	if err := s.writeJournal(j); err != nil {
+		t.Fatal(err)
+	}
+	s2, err := Open(root, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := diffStates(want, readState(t, root)); d != "" {
+		t.Fatalf("after recovery:\n%s", d)
+	}
+	if rec := s2.Recovered(); rec == nil || rec.Outcome != "completed" {
+		t.Fatalf("recovery report: %+v", rec)
+	}
+}
+
 // When the target is gone, recovery restores the safety checkpoint; when both are, Open refuses
 // with a RecoveryError that names them.
 func TestRecoveryFallsBackThenRefuses(t *testing.T) {

@@ -57,6 +57,10 @@ type target struct {
 	meta    *Checkpoint
 	entries []Entry
 	ignore  *Ignore
+	// shared are the folders whose tree equals the live capture's (loadTargetLive), in the order
+	// of their contents' paths: entries lists the folders but not what is in them, which is the
+	// live workspace's, so a restore has nothing to do there.
+	shared []string
 }
 
 // loadTarget reads everything a restore to id needs and refuses a manifest that could make the
@@ -65,18 +69,27 @@ func (s *Store) loadTarget(id string) (*target, error) {
 	return s.loadTargetLive(id, nil)
 }
 
-// loadTargetLive is loadTarget that does not read the target's trees that equal the live
-// workspace's as the capture c encoded them (its safety checkpoint's): their entries are c's.
-// A rewind of a few changes then reads the trees of the changed folders and their ancestors,
-// not the whole manifest.
+// loadTargetLive is loadTarget that neither reads nor lists the contents of the target's folders
+// whose tree equals the live workspace's as the capture c encoded it (its safety checkpoint's):
+// those are t.shared. A rewind of a few changes then reads, and compares, the trees of the
+// changed folders and their ancestors, not the whole manifest. The folders in the state
+// directory's way and the root's .rewindignore are always listed: a shared folder holds neither
+// (the capture never lists the state directory).
 func (s *Store) loadTargetLive(id string, c *capture) (*target, error) {
 	meta, err := s.readCheckpoint(id)
 	if err != nil {
 		return nil, err
 	}
+	t := &target{meta: meta}
 	var known knownTree
 	if c != nil && c.trees != nil {
-		known = c.liveSubtree
+		known = func(dir string, h Hash) ([]Entry, bool) {
+			if got, ok := c.trees[dir]; !ok || got != h {
+				return nil, false
+			}
+			t.shared = append(t.shared, dir)
+			return nil, true
+		}
 	}
 	entries, _, err := s.readManifestKnown(meta.Manifest, known)
 	if err != nil {
@@ -85,7 +98,7 @@ func (s *Store) loadTargetLive(id string, c *capture) (*target, error) {
 	if err := s.checkStateDir(entries); err != nil {
 		return nil, err
 	}
-	t := &target{meta: meta, entries: entries}
+	t.entries = entries
 	if t.ignore, err = s.ignoreOf(entries); err != nil {
 		return nil, err
 	}
@@ -187,6 +200,50 @@ func keptAncestor(kept map[string]bool, p string) (string, bool, bool) {
 		}
 	}
 	return "", false, false
+}
+
+// allEntries returns every entry of t: its own, with the shared folders' contents taken from the
+// live capture c they equal.
+func (s *Store) allEntries(t *target, c *capture) ([]Entry, error) {
+	if len(t.shared) == 0 {
+		return t.entries, nil
+	}
+	entries, _, err := s.readManifestKnown(t.meta.Manifest, c.liveSubtree)
+	return entries, err
+}
+
+// entriesExcept returns the capture's entries but for the contents of the folders shared (as
+// target.shared: in the order of their contents' paths), which a restore compares with nothing.
+func (c *capture) entriesExcept(shared []string) []Entry {
+	live := c.scan.entries
+	n := len(live)
+	for _, d := range shared {
+		lo, hi := c.contents(d)
+		n -= hi - lo
+	}
+	out := make([]Entry, 0, n)
+	i := 0
+	for _, d := range shared {
+		lo, hi := c.contents(d)
+		for ; i < lo; i++ {
+			out = append(out, live[i].Entry)
+		}
+		i = max(i, hi)
+	}
+	for ; i < len(live); i++ {
+		out = append(out, live[i].Entry)
+	}
+	return out
+}
+
+// contents returns the range of the capture's entries under folder d.
+func (c *capture) contents(d string) (lo, hi int) {
+	live := c.scan.entries
+	at := func(p string) int {
+		i, _ := slices.BinarySearchFunc(live, p, func(e liveEntry, p string) int { return strings.Compare(e.Path, p) })
+		return i
+	}
+	return at(d + "/"), at(d + "0") // '0' follows '/': every path under d sorts between the two
 }
 
 // stat returns the stat the capture recorded for p.
@@ -312,6 +369,10 @@ func (s *Store) apply(ctx context.Context, p *plan, c *capture) (touched map[str
 func (a *applier) full(p string) string { return filepath.Join(a.s.root, p) }
 
 // checkParents verifies that every parent directory of p is a real directory (not a symlink).
+// Each is checked with one lstat of its full path, top down, so that every component above it is
+// already known to be a directory (through the os.Root, each check would open every component
+// again: 15 opens for a file five folders deep). The check does not write; what follows it goes
+// through the os.Root, which no symlink put there since can lead out of the workspace.
 func (a *applier) checkParents(p string) error {
 	for i := 0; i < len(p); i++ {
 		if p[i] != '/' {
@@ -324,9 +385,9 @@ func (a *applier) checkParents(p string) error {
 		if ok {
 			continue
 		}
-		fi, err := a.root.Lstat(d)
+		fi, err := os.Lstat(a.full(d))
 		if err != nil {
-			return fmt.Errorf("%w: %s: %v", ErrUnsafePath, a.full(d), err)
+			return fmt.Errorf("%w: %s: %v", ErrUnsafePath, a.full(d), bare(err))
 		}
 		if !fi.IsDir() {
 			return fmt.Errorf("%w: %s is a %s, not a directory; nothing is written through it (move it away and retry)", ErrUnsafePath, a.full(d), describeMode(fi.Mode()))
@@ -660,12 +721,71 @@ func fileMode(m uint32) fs.FileMode {
 	return mode
 }
 
-// refreshIndex rebuilds the stat cache after a restore: the target's files, with the stat seen in
+// refreshIndex brings the stat cache up to date after a restore. What the cache held before is
+// still true of every path the restore did not touch (an entry is a fact about a stat, and those
+// stats did not change), so it only appends one record to the cache's log (indexlog.go): the
+// files the restore wrote, with a fresh lstat and the target's content, and the removal of every
+// other path it touched and of the cached trees of the directories above them. It rebuilds the
+// whole cache instead when there is no index to add to, when the log is due to be folded, or when
+// the restore changed the exclusion rules (which the cached trees were made under).
+func (s *Store) refreshIndex(c *capture, t *target, touched map[string]bool) error {
+	if len(touched) == 0 {
+		return nil
+	}
+	name := filepath.Join(s.state, "index")
+	tail, why := openCache(name)
+	if why != "" || touched[IgnoreFile] {
+		return s.rebuildIndex(c, t, touched)
+	}
+	changed := map[string]bool{} // touched paths and every directory above one
+	for p := range touched {
+		markUp(changed, p)
+	}
+	var set []indexEntry
+	var removed []string
+	for p := range changed {
+		if touched[p] {
+			if e := findEntry(t.entries, p); e != nil && e.Type == TypeFile { // a touched path is listed
+				st, err := lstatPath(filepath.Join(s.root, p))
+				if err == nil && st.Mode&syscall.S_IFMT == syscall.S_IFREG && st.Size == e.Size {
+					set = append(set, indexEntry{Path: p, St: st, Blob: e.Blob})
+					continue
+				}
+			}
+		}
+		removed = append(removed, p)
+	}
+	sortIndex(set)
+	slices.Sort(removed)
+	body := encodeLogRecord(set, removed)
+	if tail.logSize+int64(len(body)) > max(tail.size/4, 64<<10) {
+		return s.rebuildIndex(c, t, touched)
+	}
+	if err := appendIndexLog(name, tail.base, body); err != nil {
+		return fmt.Errorf("write stat cache: %w", err)
+	}
+	return nil
+}
+
+// findEntry returns the entry of path p in entries (sorted by path), or nil.
+func findEntry(entries []Entry, p string) *Entry {
+	i, ok := slices.BinarySearchFunc(entries, p, func(e Entry, p string) int { return strings.Compare(e.Path, p) })
+	if !ok {
+		return nil
+	}
+	return &entries[i]
+}
+
+// rebuildIndex writes a new stat cache after a restore: the target's files, with the stat seen in
 // the live capture c for files left alone and a fresh lstat for files the restore wrote. A target
 // file the restore left alone (excluded) is cached only if the live file has its content. The
 // trees c encoded (a safety checkpoint's) stay cached for the directories under which the restore
 // touched nothing: their stat and content are what c saw (treecache.go).
-func (s *Store) refreshIndex(c *capture, want []Entry, touched map[string]bool) error {
+func (s *Store) rebuildIndex(c *capture, t *target, touched map[string]bool) error {
+	want, err := s.allEntries(t, c)
+	if err != nil {
+		return fmt.Errorf("write stat cache: %w", err)
+	}
 	live := c.scan.entries
 	changed := map[string]bool{} // touched paths and every directory above one
 	for p := range touched {
@@ -682,29 +802,29 @@ func (s *Store) refreshIndex(c *capture, want []Entry, touched map[string]bool) 
 	}
 	j := 0
 	for i := range want {
-		t := &want[i]
-		for j < len(live) && live[j].Path < t.Path {
+		w := &want[i]
+		for j < len(live) && live[j].Path < w.Path {
 			j++
 		}
 		lv := (*liveEntry)(nil)
-		if j < len(live) && live[j].Path == t.Path {
+		if j < len(live) && live[j].Path == w.Path {
 			lv = &live[j]
 		}
-		switch t.Type {
+		switch w.Type {
 		case TypeDir:
-			if h, ok := c.trees[t.Path]; ok && keepTrees && !changed[t.Path] && lv != nil && lv.Type == TypeDir && lv.St.Mode != 0 {
-				out = append(out, indexEntry{Path: t.Path, St: lv.St, Blob: h})
+			if h, ok := c.trees[w.Path]; ok && keepTrees && !changed[w.Path] && lv != nil && lv.Type == TypeDir && lv.St.Mode != 0 {
+				out = append(out, indexEntry{Path: w.Path, St: lv.St, Blob: h})
 			}
 		case TypeFile:
-			if touched[t.Path] {
-				st, err := lstatPath(filepath.Join(s.root, t.Path))
-				if err == nil && st.Mode&syscall.S_IFMT == syscall.S_IFREG && st.Size == t.Size {
-					out = append(out, indexEntry{Path: t.Path, St: st, Blob: t.Blob})
+			if touched[w.Path] {
+				st, err := lstatPath(filepath.Join(s.root, w.Path))
+				if err == nil && st.Mode&syscall.S_IFMT == syscall.S_IFREG && st.Size == w.Size {
+					out = append(out, indexEntry{Path: w.Path, St: st, Blob: w.Blob})
 				}
 				continue
 			}
-			if lv != nil && lv.Type == TypeFile && lv.Blob == t.Blob {
-				out = append(out, indexEntry{Path: t.Path, St: lv.St, Blob: t.Blob})
+			if lv != nil && lv.Type == TypeFile && lv.Blob == w.Blob {
+				out = append(out, indexEntry{Path: w.Path, St: lv.St, Blob: w.Blob})
 			}
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path"
 	"slices"
 	"strings"
 	"time"
@@ -214,11 +215,16 @@ func (s *Store) keepPosition(cur string, opErr error) error {
 // non-folder where a folder must be, is refused before anything is written (strict; recovery
 // is not, as an interrupted run may have deleted a path).
 func selectPaths(live, want []Entry, paths []string, id string, strict bool) ([]Entry, []Entry, error) {
+	// A temporary file beside a chosen path is one a killed run was writing (applier.writeFile):
+	// it goes with the chosen paths.
 	chosen := func(p string) bool {
 		for _, q := range paths {
 			if p == q || strings.HasPrefix(p, q+"/") {
 				return true
 			}
+		}
+		if dir, name := path.Split(p); strings.HasPrefix(name, tmpPrefix) {
+			return slices.ContainsFunc(paths, func(q string) bool { d, _ := path.Split(q); return d == dir })
 		}
 		return false
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/agent-rewind/rewind/internal/durable"
+	"golang.org/x/sync/errgroup"
 )
 
 // RestoreOptions modifies Rewind and Replay.
@@ -117,15 +118,27 @@ func (s *Store) move(ctx context.Context, op, ref string, opts RestoreOptions) (
 	if err != nil {
 		return nil, fmt.Errorf("safety checkpoint before %s (nothing was changed): %w", op, err)
 	}
+	// The journal is written while the target's trees are read: its fsyncs then cost no time of
+	// their own. Nothing is changed before both are done; a journal whose target turns out not to
+	// be readable is removed (were the process killed first, the next command would find the
+	// target unreadable and restore the safety checkpoint, which the workspace still is).
+	j := &Journal{Op: op, OpID: randomHex(8), From: pos.Current, To: id, Safety: safety.ID, Time: time.Now().UTC()}
+	journaled := make(chan error, 1)
+	go func() { journaled <- s.writeJournal(j) }()
 	t, err := s.loadTargetLive(id, c)
+	if jerr := <-journaled; jerr != nil {
+		if rerr := durable.Remove(s.journalPath()); rerr != nil && !os.IsNotExist(rerr) {
+			return nil, fmt.Errorf("write journal: %w; removing it failed too (%v): the next agent-rewind command finds the workspace as it is, checkpoint %s", jerr, rerr, safety.ID)
+		}
+		return nil, fmt.Errorf("write journal (nothing was changed): %w", jerr)
+	}
 	if err != nil {
+		if rerr := durable.Remove(s.journalPath()); rerr != nil {
+			return nil, fmt.Errorf("read checkpoint %s (nothing was changed; the workspace as it is is checkpoint %s): %w; removing the journal failed too (%v): the next agent-rewind command puts back that checkpoint, which changes nothing", id, safety.ID, err, rerr)
+		}
 		return nil, fmt.Errorf("read checkpoint %s (nothing was changed; the workspace as it is is checkpoint %s): %w", id, safety.ID, err)
 	}
 	r := rules{liveIgn, t.ignore}
-	j := &Journal{Op: op, OpID: randomHex(8), From: pos.Current, To: id, Safety: safety.ID, Time: time.Now().UTC()}
-	if err := s.writeJournal(j); err != nil {
-		return nil, fmt.Errorf("write journal (nothing was changed): %w", err)
-	}
 	res, err := s.restoreLocked(ctx, j, t, r, c, false, "completed")
 	if err != nil && errors.Is(err, ErrCorrupt) {
 		// The target cannot be read (a damaged or unreadable object, an I/O error): undo now
@@ -172,7 +185,7 @@ func (s *Store) restoreLocked(ctx context.Context, j *Journal, t *target, r rule
 			return nil, err
 		}
 	}
-	p := planRestore(c.manifest(), t.entries, r)
+	p := planRestore(c.entriesExcept(t.shared), t.entries, r)
 	touched, kept, err := s.apply(ctx, &p, c)
 	if err != nil && errors.Is(err, ErrCorrupt) {
 		return nil, fmt.Errorf("%s to %s cannot read the target: %w", j.Op, j.To, err) // the caller undoes it
@@ -184,7 +197,7 @@ func (s *Store) restoreLocked(ctx context.Context, j *Journal, t *target, r rule
 		return nil, fmt.Errorf("flush restored files: %w", err)
 	}
 	res := &RestoreResult{Op: j.Op, OpID: j.OpID, From: j.From, To: t.meta.ID, Safety: j.Safety, Changes: nonNil(withoutKept(p.changes, kept)), Kept: append(p.kept, kept...)}
-	if err := s.refreshIndex(c, t.entries, touched); err != nil {
+	if err := s.refreshIndex(c, t, touched); err != nil {
 		return nil, err
 	}
 	pos, err := s.readPosition()
@@ -267,28 +280,33 @@ func (s *Store) flushRestored(touched map[string]bool) error {
 			dirs = append(dirs, d)
 		}
 	}
+	// Files and directories together: the order in which they reach the disk does not matter,
+	// since the journal stays until every one has (a crash before that redoes the restore).
 	// Files that are gone or are symlinks (O_NOFOLLOW fails) are covered by their directory.
-	err = fsyncAll(files, func(p string) (*os.File, error) {
-		// O_NONBLOCK and the type check: a FIFO put there since must neither block nor fail
-		// the restore (fsync of a FIFO is EINVAL); it is not restored content.
-		f, err := root.OpenFile(p, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
-		if err != nil {
-			return nil, fs.ErrNotExist
-		}
-		if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
-			f.Close()
-			return nil, fs.ErrNotExist
-		}
-		return f, nil
+	var g errgroup.Group
+	g.Go(func() error {
+		return fsyncAll(dirs, func(d string) (*os.File, error) {
+			f, err := root.OpenFile(d, os.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NOFOLLOW, 0)
+			if err != nil {
+				return nil, fs.ErrNotExist // removed itself: its parent is in the set
+			}
+			return f, nil
+		})
 	})
-	if err != nil {
-		return err
-	}
-	return fsyncAll(dirs, func(d string) (*os.File, error) {
-		f, err := root.OpenFile(d, os.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NOFOLLOW, 0)
-		if err != nil {
-			return nil, fs.ErrNotExist // removed itself: its parent is in the set
-		}
-		return f, nil
+	g.Go(func() error {
+		return fsyncAll(files, func(p string) (*os.File, error) {
+			// O_NONBLOCK and the type check: a FIFO put there since must neither block nor fail
+			// the restore (fsync of a FIFO is EINVAL); it is not restored content.
+			f, err := root.OpenFile(p, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+			if err != nil {
+				return nil, fs.ErrNotExist
+			}
+			if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+				f.Close()
+				return nil, fs.ErrNotExist
+			}
+			return f, nil
+		})
 	})
+	return g.Wait()
 }
