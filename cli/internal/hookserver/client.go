@@ -83,7 +83,7 @@ func Stop(socket string) (int, error) {
 func StartDetached(program string) error {
 	cmd := exec.Command(program, "hook-server", "run")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true} // stdin, stdout and stderr: /dev/null
-	cmd.Dir = "/"                                         // holding no folder as its working directory
+	cmd.Dir = "/"                                        // holding no folder as its working directory
 	for _, kv := range os.Environ() {
 		if len(kv) <= len(hookwire.ClientEnv) || kv[:len(hookwire.ClientEnv)+1] != hookwire.ClientEnv+"=" {
 			cmd.Env = append(cmd.Env, kv)
