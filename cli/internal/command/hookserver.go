@@ -120,6 +120,9 @@ func hookSocket() (string, error) {
 	return s, nil
 }
 
+// startWait bounds how long the call that starts a guard server waits for it to listen.
+const startWait = 2 * time.Second
+
 // hookFallback is what agent-rewind runs when agent-rewind-hook hands it a call it could not
 // have served (hookwire.ClientEnv is set to mode): exactly what agent-rewind-hook answers, the
 // guard's command line or its usage, and, when no server answered, a server started in the
@@ -137,8 +140,10 @@ func hookFallback(mode string, args []string, stdin io.Reader, stdout, stderr io
 	code := hook.Guard(call, stdin, stdout, stderr)
 	// A --state-dir other than the environment's would start a server where no client looks.
 	if mode == hookwire.StartServer && (stateDir == "" || stateDir == envBase) {
-		if exe, err := os.Executable(); err == nil {
-			hookserver.StartDetached(exe) // correctness never depends on it: a failure is silent
+		exe, err := os.Executable()
+		socket, serr := hookwire.Socket(os.Getenv)
+		if err == nil && serr == nil {
+			hookserver.Start(exe, socket, startWait) // correctness never depends on it: a failure is silent
 		}
 	}
 	return code

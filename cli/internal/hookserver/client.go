@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"strings"
 	"syscall"
 	"time"
 
@@ -77,20 +78,39 @@ func Stop(socket string) (int, error) {
 	}
 }
 
-// StartDetached starts "program hook-server run" in a session of its own, with this process's
-// environment less hookwire.ClientEnv, and does not wait for it: a hook must not. A second
-// server started by a racing caller exits at once on the lock.
-func StartDetached(program string) error {
+// Start starts "program hook-server run" in a session of its own, with this process's
+// environment less hookwire.ClientEnv, and waits up to wait for it to answer on socket (or to
+// exit: a racing caller's server won the lock). It outlives the caller. Waiting costs the call
+// that starts a server a few tens of milliseconds, once per server, and leaves nothing half
+// started behind the call: when it returns, the server listens, or has gone.
+func Start(program, socket string, wait time.Duration) error {
 	cmd := exec.Command(program, "hook-server", "run")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true} // stdin, stdout and stderr: /dev/null
 	cmd.Dir = "/"                                        // holding no folder as its working directory
 	for _, kv := range os.Environ() {
-		if len(kv) <= len(hookwire.ClientEnv) || kv[:len(hookwire.ClientEnv)+1] != hookwire.ClientEnv+"=" {
+		if !strings.HasPrefix(kv, hookwire.ClientEnv+"=") {
 			cmd.Env = append(cmd.Env, kv)
 		}
 	}
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("start the guard server: %w", err)
 	}
-	return cmd.Process.Release()
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	for deadline := time.Now().Add(wait); ; {
+		if _, err := StatusOf(socket); err == nil {
+			return nil
+		}
+		select {
+		case err := <-exited:
+			if _, serr := StatusOf(socket); serr == nil {
+				return nil // another caller's server answers
+			}
+			return fmt.Errorf("the guard server exited at start (%v)", err)
+		case <-time.After(5 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("the guard server did not answer within %s", wait)
+		}
+	}
 }
