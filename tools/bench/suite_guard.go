@@ -104,8 +104,14 @@ func runGuard(ctx context.Context, b *Bench) error {
 		return err
 	}
 	fallBack := hookAgent.With("REWIND_HOOK_SERVER=off")
+	// The guard servers are agent-rewind's to show and stop, for each state folder.
+	server := func(a *Agent) *Agent {
+		s := a.With()
+		s.Path = agent.Path
+		return s
+	}
 	for _, a := range []*Agent{hookAgent, noWatch} {
-		defer measure.Run(a.Command(context.Background(), "/", "hook-server", "stop"))
+		defer measure.Run(server(a).Command(context.Background(), "/", "hook-server", "stop"))
 	}
 	goDir, err := b.TempDir("minimal-go")
 	if err != nil {
@@ -168,7 +174,7 @@ func runGuard(ctx context.Context, b *Bench) error {
 		if hookAgent.Path == agent.Path {
 			continue // no hook binary: no server
 		}
-		if _, err := waitServed(ctx, w.a); err != nil {
+		if _, err := waitServed(ctx, server(w.a)); err != nil {
 			return err
 		}
 		for range 5 {
@@ -177,7 +183,7 @@ func runGuard(ctx context.Context, b *Bench) error {
 			}
 		}
 	}
-	served0, _ := waitServed(ctx, hookAgent)
+	served0, _ := waitServed(ctx, server(hookAgent))
 	key := 0
 	arms := []measure.Arm{
 		{Name: "true(1)", Run: baseline.True},
@@ -218,7 +224,7 @@ func runGuard(ctx context.Context, b *Bench) error {
 	if hookAgent.Path != agent.Path {
 		// Every hook-path call and every non-effect hook call must have been served: a server
 		// that fell back would measure the fallback.
-		if served, err := waitServed(ctx, hookAgent); err != nil || served-served0 < int64(2*n) {
+		if served, err := waitServed(ctx, server(hookAgent)); err != nil || served-served0 < int64(2*n) {
 			return fmt.Errorf("the guard server served %d of the %d measured hook calls (%v): the hook path was not measured served", served-served0, 2*n, err)
 		}
 	}
@@ -248,8 +254,8 @@ func runGuard(ctx context.Context, b *Bench) error {
 	return nil
 }
 
-// waitServed waits for a's guard server (its state folder's) to answer and returns how many
-// calls it has served.
+// waitServed waits for the guard server of a's state folder to answer (a is agent-rewind) and
+// returns how many calls it has served.
 func waitServed(ctx context.Context, a *Agent) (int64, error) {
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
 		r, err := measure.Run(a.Command(ctx, "/", "--json", "hook-server", "status"))

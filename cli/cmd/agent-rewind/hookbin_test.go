@@ -161,6 +161,9 @@ func TestGuardLooksUpTheStoreOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	ok(t, ws, "checkpoint", "one")
+	// The traced process itself must run the guard: agent-rewind-hook then execs agent-rewind's
+	// (a served call runs the same hook.Guard in the guard server, which strace does not see).
+	t.Setenv("REWIND_HOOK_SERVER", "off")
 	input := strings.ReplaceAll(bashHook(t, "PreToolUse", "ls -la", "toolu_s1"), `"/tmp/e2e"`, strconv.Quote(ws))
 	for _, exe := range []string{bin, hookBin} {
 		for _, args := range [][]string{{"--workspace", ws, "guard"}, {"guard"}} {

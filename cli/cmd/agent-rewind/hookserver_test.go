@@ -128,10 +128,11 @@ func TestHookServedMatchesFallback(t *testing.T) {
 					t.Setenv("REWIND_WATCH", "")
 					t.Cleanup(func() { run(t, root, "", "watch", "stop") })
 				}
+				var srv *exec.Cmd
 				if mode == "off" {
 					t.Setenv("REWIND_HOOK_SERVER", "off")
 				} else {
-					startHookServer(t)
+					srv = startHookServer(t)
 				}
 				norm := strings.NewReplacer(root, "ROOT", state, "STATE", wd, "WD")
 				for _, s := range steps {
@@ -153,6 +154,11 @@ func TestHookServedMatchesFallback(t *testing.T) {
 				got[i] = append(got[i], "effects: "+norm.Replace(blankVolatile(effects.stdout)))
 				list := run(t, root, "", "--json", "list")
 				got[i] = append(got[i], fmt.Sprintf("checkpoints: %d", strings.Count(list.stdout, `"id"`)))
+				if watcher && srv != nil { // the served calls' watcher runs in the server (watch.InProcess)
+					if w := watchStatusJSON(t, root); !w.Running || w.PID != srv.Process.Pid {
+						t.Errorf("the watcher %+v, want one running in the guard server (pid %d)", w, srv.Process.Pid)
+					}
+				}
 				st := hookServerStatus(t)
 				switch {
 				case mode == "off" && st.Running:

@@ -17,6 +17,7 @@ import (
 	"github.com/agent-rewind/rewind/cli/internal/hook"
 	"github.com/agent-rewind/rewind/cli/internal/hookwire"
 	"github.com/agent-rewind/rewind/cli/internal/statebase"
+	"github.com/agent-rewind/rewind/cli/internal/watch"
 )
 
 // ErrRunning is returned by Run when another server already runs for the state base.
@@ -82,6 +83,9 @@ func Run(ctx context.Context, o Options) error {
 	if err != nil {
 		return err
 	}
+	// The watchers the served calls start run here: the automatic checkpoint then asks its
+	// watcher without a connection or a process switch (watch.InProcess).
+	watch.InProcess = true
 	s := &server{o: o, uid: o.UID, env: ownEnv(), umask: readUmask(), base: base,
 		status: Status{PID: os.Getpid(), Version: hookwire.Version(), Socket: o.Socket, Started: time.Now().UTC()}}
 	if s.uid == 0 {
