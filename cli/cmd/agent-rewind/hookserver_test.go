@@ -429,3 +429,30 @@ func TestHookLargeInput(t *testing.T) {
 		t.Fatalf("served %d, want 3", st.Served)
 	}
 }
+
+// The commands docs/agents.md shows: status and stop, as text and as JSON.
+func TestHookServerStatusAndStop(t *testing.T) {
+	serverWorkspace(t)
+	if r := run(t, "/", "", "hook-server", "status"); r.code != 0 || !strings.HasPrefix(r.stdout, "no guard server runs on ") {
+		t.Fatalf("status with none: %+v", r)
+	}
+	if r := run(t, "/", "", "hook-server", "stop"); r.code != 0 || r.stdout != "no guard server was running\n" {
+		t.Fatalf("stop with none: %+v", r)
+	}
+	srv := startHookServer(t)
+	pid := srv.Process.Pid
+	if r := run(t, "/", "", "hook-server", "status"); r.code != 0 || !strings.HasPrefix(r.stdout, fmt.Sprintf("guard server: pid %d, devel, 0 calls served since ", pid)) {
+		t.Fatalf("status: %+v", r)
+	}
+	r := run(t, "/", "", "--json", "hook-server", "stop")
+	var out struct {
+		Stopped bool `json:"stopped"`
+		PID     int  `json:"pid"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil || r.code != 0 || !out.Stopped || out.PID != pid {
+		t.Fatalf("stop --json: %+v (%v)", r, err)
+	}
+	if st := hookServerStatus(t); st.Running {
+		t.Fatalf("still running after stop: %+v", st)
+	}
+}
