@@ -17,6 +17,7 @@
 package main
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -160,13 +161,21 @@ func failClosed(why string) {
 }
 
 // agentRewind finds agent-rewind: beside this binary (release archives, the npm package and
-// the plugin put them together), else on PATH.
+// the plugin put them together), under the name that matches this one's (a release's
+// agent-rewind-hook-v1.2.3-linux-amd64 is beside agent-rewind-v1.2.3-linux-amd64) or as
+// agent-rewind, else on PATH.
 func agentRewind() (string, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return "", err
 	}
-	if p := filepath.Join(filepath.Dir(exe), "agent-rewind"); executable(p) {
+	dir, base := filepath.Split(exe)
+	if suffix, ok := strings.CutPrefix(base, "agent-rewind-hook"); ok && suffix != "" {
+		if p := filepath.Join(dir, "agent-rewind"+suffix); executable(p) {
+			return p, nil
+		}
+	}
+	if p := filepath.Join(dir, "agent-rewind"); executable(p) {
 		return p, nil
 	}
 	for _, d := range filepath.SplitList(os.Getenv("PATH")) {
@@ -174,7 +183,7 @@ func agentRewind() (string, error) {
 			return p, nil
 		}
 	}
-	return "", &os.PathError{Op: "find", Path: "agent-rewind", Err: syscall.ENOENT}
+	return "", errors.New("agent-rewind is neither beside " + exe + " nor on PATH: install agent-rewind with agent-rewind-hook")
 }
 
 func executable(p string) bool {
