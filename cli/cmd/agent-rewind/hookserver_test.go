@@ -324,7 +324,7 @@ func TestHookServerVersionMismatch(t *testing.T) {
 	if r := collect(t, cmd); r.code != 0 || r.stdout+r.stderr != "" {
 		t.Fatalf("the stamped client's call: %+v", r)
 	}
-	waitFor(t, "the old server to stop", func() bool { return srv.ProcessState != nil || syscall.Kill(srv.Process.Pid, 0) != nil })
+	waitFor(t, "the old server to stop", func() bool { return exited(srv.Process.Pid) })
 	waitFor(t, "a server of the client's build", func() bool { st := hookServerStatus(t); return st.Running && st.PID != srv.Process.Pid })
 	if n := admissions(t, root); n != 1 {
 		t.Fatalf("%d admissions, want 1", n)
@@ -395,13 +395,14 @@ func TestHookServerExitsWhenSocketRemoved(t *testing.T) {
 	if err := os.Remove(hookServerStatus(t).Socket); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the server to exit", func() bool { return syscall.Kill(srv.Process.Pid, 0) != nil || isZombie(srv.Process.Pid) })
+	waitFor(t, "the server to exit", func() bool { return exited(srv.Process.Pid) })
 }
 
-// isZombie reports whether pid has exited and waits to be reaped.
-func isZombie(pid int) bool {
+// exited reports whether the process pid has exited: gone, or a zombie waiting to be reaped
+// (startHookServer's Wait reaps it).
+func exited(pid int) bool {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	return err == nil && strings.Contains(string(b), ") Z ")
+	return err != nil || strings.Contains(string(b), ") Z ")
 }
 
 // A 1 MiB hook input reaches the guard whole, served and fallen back (the fall back hands the
