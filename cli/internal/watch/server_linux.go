@@ -131,7 +131,7 @@ func (s *server) serve(c net.Conn) {
 		r = s.reply()
 		r.Error = fmt.Sprintf("unreadable request: %v", err)
 	} else {
-		r = s.answer(req)
+		r = s.answer(req, false)
 	}
 	json.NewEncoder(c).Encode(&r)
 }
@@ -141,9 +141,9 @@ func (s *server) reply() Reply {
 	return Reply{ID: s.id, PID: os.Getpid(), Root: s.o.Root, Started: s.started, Watched: s.t.watched()}
 }
 
-// answer answers one request, from the socket or from this process (Ask, for a watcher
-// running in the asking process).
-func (s *server) answer(req Request) Reply {
+// answer answers one request, from the socket or, with local, from this process (Ask, for a
+// watcher running in the asking process).
+func (s *server) answer(req Request, local bool) Reply {
 	s.last.Store(time.Now().UnixNano())
 	r := s.reply()
 	switch {
@@ -151,7 +151,11 @@ func (s *server) answer(req Request) Reply {
 	case req.Op == "stop":
 		defer s.stop()
 	case req.Op == "since":
-		if err := s.sync(); err != nil {
+		catchUp := s.sync // the asker's changes are queued before its question: the cookie's event comes after them
+		if local {
+			catchUp = s.t.caughtUp // the asker is this process: drain the queue itself
+		}
+		if err := catchUp(); err != nil {
 			r.Refused = err.Error()
 			break
 		}
@@ -171,7 +175,7 @@ func askLocal(store string, req Request) (r Reply, ok bool) {
 	if !ok {
 		return r, false
 	}
-	return v.(*server).answer(req), true
+	return v.(*server).answer(req, true), true
 }
 
 // local holds the watchers running in this process, by store: the guard server's (InProcess).
