@@ -457,3 +457,30 @@ func TestHookServerStatusAndStop(t *testing.T) {
 		t.Fatalf("still running after stop: %+v", st)
 	}
 }
+
+// The first call starts the guard server and no watcher; the next, served, starts the watcher
+// inside the server, which the calls after it ask without a connection (watch.InProcess).
+func TestHookServerRunsTheWatcher(t *testing.T) {
+	needWatcher(t)
+	root := serverWorkspace(t)
+	t.Setenv("REWIND_WATCH", "")
+	stopHookServers(t)
+	t.Cleanup(func() { run(t, root, "", "watch", "stop") })
+	for i := range 3 {
+		edit := hookInput(t, "PreToolUse", "Edit", map[string]any{"file_path": filepath.Join(root, "main.go")}, fmt.Sprintf("toolu_w%d", i), nil)
+		if r := hookCall(t, root, edit, nil, "--workspace", root, "guard", "--checkpoint"); r.code != 0 || r.stdout+r.stderr != "" {
+			t.Fatalf("call %d: %+v", i, r)
+		}
+		if i == 0 {
+			if st := hookServerStatus(t); !st.Running {
+				t.Fatalf("the first call started no server: %+v", st)
+			}
+			if w := watchStatusJSON(t, root); w.Running {
+				t.Fatalf("the call that started the server started a watcher too: %+v", w)
+			}
+		}
+	}
+	if w, st := watchStatusJSON(t, root), hookServerStatus(t); !w.Running || w.PID != st.PID || st.Served != 2 {
+		t.Fatalf("watcher %+v, server %+v: want the watcher in the server, which served 2 calls", w, st)
+	}
+}

@@ -137,14 +137,16 @@ func hookFallback(mode string, args []string, stdin io.Reader, stdout, stderr io
 	if stateDir != "" {
 		os.Setenv(statebase.Env, stateDir) // as agent-rewind does: its children read it too
 	}
-	code := hook.Guard(call, stdin, stdout, stderr)
-	// A --state-dir other than the environment's would start a server where no client looks.
+	// A server started first serves the calls that follow; it starts the change watcher, in
+	// itself, so this call starts none (it would walk the tree either way). A --state-dir other
+	// than the environment's would start a server where no client looks.
 	if mode == hookwire.StartServer && (stateDir == "" || stateDir == envBase) {
 		exe, err := os.Executable()
 		socket, serr := hookwire.Socket(os.Getenv)
-		if err == nil && serr == nil {
-			hookserver.Start(exe, socket, startWait) // correctness never depends on it: a failure is silent
-		}
+		if err == nil && serr == nil && hookserver.Start(exe, socket, startWait) == nil {
+			call.NoWatcherStart = true
+		} // correctness never depends on it: a failure is silent
 	}
+	code := hook.Guard(call, stdin, stdout, stderr)
 	return code
 }

@@ -24,6 +24,9 @@ type Call struct {
 	// Dir is the caller's working directory, absolute: a guard server serves many callers, so
 	// nothing of a call is read from the process (its working directory, its arguments).
 	Dir string
+	// NoWatcherStart: the automatic checkpoint starts no change watcher when none runs (a guard
+	// server was just started for the calls that follow: it starts the watcher, in itself).
+	NoWatcherStart bool
 }
 
 // Guard decides whether one tool call or explicit effect may run (barrier/doc.go, HOOKS.md) and
@@ -58,7 +61,7 @@ func Guard(c Call, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "agent-rewind guard: %s; workspace %s\n", why, orNone(choice.Root, werr))
 	}
 	g := newGuard(choice, werr)
-	g.input = raw
+	g.input, g.noWatcherStart = raw, c.NoWatcherStart
 	defer g.close()
 	o := g.guard.Run(in, perr)
 	var note autoNote
@@ -203,6 +206,8 @@ type guardRun struct {
 	// noStore: the workspace had no store when looked for
 	noStore bool
 	input   []byte // the guard input, to tell a decision from a report (ledger)
+	// noWatcherStart: Call.NoWatcherStart
+	noWatcherStart bool
 }
 
 // newGuard prepares a guard for the chosen workspace. It finds the store (one statx and two
