@@ -18,6 +18,7 @@ package main
 
 import (
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -127,10 +128,10 @@ func readAll(r hookwire.Conn, limit int) ([]byte, error) {
 		}
 		n, err := r.Read(b[len(b):min(cap(b), limit)])
 		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, nil
+		}
 		if err != nil {
-			if err.Error() == "EOF" {
-				return b, nil
-			}
 			return b, err
 		}
 	}

@@ -12,7 +12,8 @@
 // An Answer's fields are: kind (one byte, see Kind), exit code (4 bytes), stdout, stderr.
 //
 // The server answers a guard request with one Answer of kind FallBack (it did nothing: the
-// client runs the full guard itself), or with Accepted then Result. Accepted is sent before
+// client runs the full guard itself; Code Restart when the server stops), with Result alone
+// (a command line that is not the guard's: its usage), or with Accepted then Result. Accepted is sent before
 // the server does anything that could record: it carries what to print should the connection
 // break before the Result (the guard's own answer for an error while deciding, which fails
 // closed), so that a client never falls back after the server may have acted.
