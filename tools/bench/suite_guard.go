@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/agent-rewind/rewind/tools/bench/baseline"
 	"github.com/agent-rewind/rewind/tools/bench/measure"
@@ -18,22 +19,25 @@ import (
 // per call, alternated with true(1), the process-start floor:
 //
 //	non-effect PreToolUse (Bash "go test ./... | tail"): exit 0, nothing printed   goal p50 and p99 <= 5 ms
-//	  the same through agent-rewind-hook                                         (reported)
+//	  the same through agent-rewind-hook, served by the guard server             (reported)
 //	non-effect PostToolUse (the same call, after it ran): exit 0, nothing printed (reported)
 //	admission of a new explicit key: exit 0                                      (reported)
 //	the hook path, agent-rewind-hook guard --checkpoint before a Bash call in an unchanged
 //	  workspace (the decision plus the automatic checkpoint, which reuses the position), a
 //	  new tool call id each time, as agents send them:
-//	  with the change watcher running, the run's generated workspace (--quick: 5,000 files)
-//	    against a minimal Go program's whole process                             goal <= 1.5x
-//	    the same through "agent-rewind guard --checkpoint", for comparison       (reported)
-//	  without a watcher (REWIND_WATCH=off: a stat walk), 200 files                (reported)
+//	  served by the warm guard server, with the change watcher running, the run's generated
+//	    workspace (--quick: 5,000 files), against a minimal Go program's whole process  goal <= 1.5x
+//	  the same with REWIND_HOOK_SERVER=off: the client runs agent-rewind's whole guard (reported)
+//	  the same through "agent-rewind guard --checkpoint", for comparison       (reported)
+//	  without a watcher (REWIND_WATCH=off: a stat walk), 200 files, served by a server of that
+//	    environment (a state folder of its own)                                   (reported)
 //
 // The hook path measures the fixed cost of one hook process as agents meet it: the plugin's
-// and docs/agents.md's hooks run agent-rewind-hook (the guard alone, which links neither the MCP
-// server, the gateway nor PostgreSQL), the watcher runs (the first checkpoint starts it), so the
-// checkpoint asks it and looks at nothing else; the no-watcher arm is the stat walk of a small
-// tree (the snapshot suite walks a large one).
+// and docs/agents.md's hooks run agent-rewind-hook, a thin client of the per-user guard server
+// (agent-rewind hook-server), which the first calls start and which is warm when measured; the
+// watcher runs (the first checkpoint starts it), so the checkpoint asks it and looks at nothing
+// else; the no-watcher arm is the stat walk of a small tree (the snapshot suite walks a large
+// one). The servers are stopped at the end.
 //
 // The non-effect calls are Bash calls because the hooks are (integrations/claude-code matches
 // Bash and MCP tools only); they go through the shell splitter and every built-in rule. They
@@ -77,23 +81,39 @@ func runGuard(ctx context.Context, b *Bench) error {
 			return err
 		}
 	}
-	// The realistic workspace, with its watcher: its first checkpoint starts the watcher and
-	// walks, the second takes the watcher's first token.
+	// The realistic workspace, with its watcher as agents meet it: the first checkpoint (here
+	// the command's, outside the measurement) walks; the hook calls then start the watcher, in
+	// the guard server that serves them (watch.InProcess), and the warm-up calls take its
+	// first token. A watcher started by the command line would be a process of its own, which
+	// the hook calls ask over its socket.
 	watchedWS, watchedRes, err := b.FreshWorkspace(ctx, b.Shape())
 	if err != nil {
 		return err
 	}
 	defer measure.Run(agent.Command(context.Background(), watchedWS, "watch", "stop"))
-	for range 2 {
-		if r, err := measure.Run(agent.Command(ctx, watchedWS, "checkpoint")); err != nil {
-			return fmt.Errorf("checkpoint of the watched workspace: %v: %s", err, r.Stderr)
-		}
+	if r, err := measure.Run(agent.With("REWIND_WATCH=off").Command(ctx, watchedWS, "checkpoint")); err != nil {
+		return fmt.Errorf("checkpoint of the watched workspace: %v: %s", err, r.Stderr)
 	}
 	hookAgent, err := hookBinary(ctx, b, agent)
 	if err != nil {
 		return err
 	}
+	// The no-watcher arm's environment differs from the hook path's in REWIND_WATCH, so it has a
+	// state folder, and a guard server, of its own; the fallback arm never uses a server.
 	noWatch := hookAgent.With("REWIND_WATCH=off")
+	if noWatch.StateHome, err = b.TempDir("no-watch-state"); err != nil {
+		return err
+	}
+	fallBack := hookAgent.With("REWIND_HOOK_SERVER=off")
+	// The guard servers are agent-rewind's to show and stop, for each state folder.
+	server := func(a *Agent) *Agent {
+		s := a.With()
+		s.Path = agent.Path
+		return s
+	}
+	for _, a := range []*Agent{hookAgent, noWatch} {
+		defer measure.Run(server(a).Command(context.Background(), "/", "hook-server", "stop"))
+	}
 	goDir, err := b.TempDir("minimal-go")
 	if err != nil {
 		return err
@@ -144,7 +164,7 @@ func runGuard(ctx context.Context, b *Bench) error {
 		}
 	}
 	// The first automatic checkpoint of each workspace, outside the measurement: later calls
-	// find it unchanged.
+	// find it unchanged. The first calls start the guard servers: wait for them, then warm them.
 	for _, w := range []struct {
 		a   *Agent
 		dir string
@@ -152,7 +172,19 @@ func runGuard(ctx context.Context, b *Bench) error {
 		if _, err := hookCall(w.a, w.dir)(ctx); err != nil {
 			return fmt.Errorf("first automatic checkpoint of %s: %w", w.dir, err)
 		}
+		if hookAgent.Path == agent.Path {
+			continue // no hook binary: no server
+		}
+		if _, err := waitServed(ctx, server(w.a)); err != nil {
+			return err
+		}
+		for range 5 {
+			if _, err := hookCall(w.a, w.dir)(ctx); err != nil {
+				return fmt.Errorf("warm-up call in %s: %w", w.dir, err)
+			}
+		}
 	}
+	served0, _ := waitServed(ctx, server(hookAgent))
 	key := 0
 	arms := []measure.Arm{
 		{Name: "true(1)", Run: baseline.True},
@@ -173,10 +205,11 @@ func runGuard(ctx context.Context, b *Bench) error {
 		{Name: "minimal Go program", Run: minimal.Run},
 		{Name: fmt.Sprintf("agent-rewind-hook guard --checkpoint, PreToolUse (Bash), unchanged workspace of %d files, watcher running", watchedRes.Shape.Files), Run: hookCall(hookAgent, watchedWS)},
 		{Name: "agent-rewind-hook guard --checkpoint, PreToolUse (Bash), unchanged workspace of 200 files, no watcher", Run: hookCall(noWatch, autoWS)},
+		{Name: fmt.Sprintf("agent-rewind-hook guard --checkpoint with REWIND_HOOK_SERVER=off, unchanged workspace of %d files, watcher running", watchedRes.Shape.Files), Run: hookCall(fallBack, watchedWS)},
 		{Name: fmt.Sprintf("agent-rewind guard --checkpoint, PreToolUse (Bash), unchanged workspace of %d files, watcher running", watchedRes.Shape.Files), Run: hookCall(agent, watchedWS)},
 	}
 	n := b.Reps(300, 60)
-	b.Logf("%d rounds of true / non-effect PreToolUse (agent-rewind, agent-rewind-hook) / non-effect PostToolUse / admission / minimal Go / hook path with the watcher / hook path without / agent-rewind guard --checkpoint with the watcher", n)
+	b.Logf("%d rounds of true / non-effect PreToolUse (agent-rewind, agent-rewind-hook) / non-effect PostToolUse / admission / minimal Go / hook path with the watcher / hook path without / hook path with the server off / agent-rewind guard --checkpoint with the watcher", n)
 	ss, err := measure.Alternate(ctx, n, arms...)
 	if err != nil {
 		return err
@@ -189,7 +222,14 @@ func runGuard(ctx context.Context, b *Bench) error {
 	} else if r, err := measure.Run(agent.Command(ctx, watchedWS, "--json", "watch", "status")); err != nil || !bytes.Contains(r.Stdout, []byte(`"running": true`)) {
 		return fmt.Errorf("the watched workspace's watcher is not running after the hook calls (%v): %.200q", err, r.Stdout)
 	}
-	floor, hot, hookHot, after, admit, goFloor, hookPath, hookNoWatch, guardPath := ss[0], ss[1], ss[2], ss[3], ss[4], ss[5], ss[6], ss[7], ss[8]
+	if hookAgent.Path != agent.Path {
+		// Every hook-path call and every non-effect hook call must have been served: a server
+		// that fell back would measure the fallback.
+		if served, err := waitServed(ctx, server(hookAgent)); err != nil || served-served0 < int64(2*n) {
+			return fmt.Errorf("the guard server served %d of the %d measured hook calls (%v): the hook path was not measured served", served-served0, 2*n, err)
+		}
+	}
+	floor, hot, hookHot, after, admit, goFloor, hookPath, hookNoWatch, hookOff, guardPath := ss[0], ss[1], ss[2], ss[3], ss[4], ss[5], ss[6], ss[7], ss[8], ss[9]
 	p := func(s measure.Series, q float64) float64 { return ms(measure.Percentile(s.Walls(), q)) }
 	b.Value("guard_non_effect_p50", p(hot, 50), "ms", "wall per process, process start included", arm(hot), AtMost(5), "")
 	b.Value("guard_non_effect_p99", p(hot, 99), "ms", "wall per process, process start included", arm(hot), AtMost(5), "")
@@ -208,9 +248,29 @@ func runGuard(ctx context.Context, b *Bench) error {
 	b.Value("guard_checkpoint_p50", p(guardPath, 50), "ms", "wall per process of agent-rewind guard --checkpoint, the same calls as hook_path", arm(guardPath), NoGoal, "")
 	b.Ratio("guard_checkpoint_vs_minimal_go", guardPath, goFloor, NoGoal, "agent-rewind guard --checkpoint (the whole binary), the same calls as hook_path, over a minimal Go process, same run")
 	b.Ratio("hook_path_vs_guard_checkpoint", hookPath, guardPath, NoGoal, "agent-rewind-hook over agent-rewind guard, the same calls, same run")
+	b.Value("hook_path_server_off_p50", p(hookOff, 50), "ms", "wall per process: agent-rewind-hook with REWIND_HOOK_SERVER=off (the client execs agent-rewind's whole guard), the same calls as hook_path", arm(hookOff), NoGoal, "")
+	b.Ratio("hook_path_server_off_vs_minimal_go", hookOff, goFloor, NoGoal, "the hook path with REWIND_HOOK_SERVER=off, over a minimal Go process, same run: the fallback when no server answers")
 	b.Value("hook_path_no_watcher_p50", p(hookNoWatch, 50), "ms", "wall per process: guard decision plus automatic checkpoint by a stat walk, unchanged workspace of 200 files", arm(hookNoWatch), NoGoal, "")
 	b.Ratio("hook_path_no_watcher_vs_minimal_go", hookNoWatch, goFloor, NoGoal, "agent-rewind-hook guard --checkpoint with REWIND_WATCH=off on an unchanged workspace of 200 files, over a minimal Go process, same run")
 	return nil
+}
+
+// waitServed waits for the guard server of a's state folder to answer (a is agent-rewind) and
+// returns how many calls it has served.
+func waitServed(ctx context.Context, a *Agent) (int64, error) {
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		r, err := measure.Run(a.Command(ctx, "/", "--json", "hook-server", "status"))
+		var st struct {
+			Running bool  `json:"running"`
+			Served  int64 `json:"served"`
+		}
+		if err == nil && json.Unmarshal(r.Stdout, &st) == nil && st.Running {
+			return st.Served, nil
+		}
+		if time.Now().After(deadline) {
+			return 0, fmt.Errorf("no guard server answers for %s after the first hook calls (%v): %.200q", a.StateHome, err, r.Stderr)
+		}
+	}
 }
 
 // hookBinary returns agent-rewind-hook as the run's agent: the one beside the agent's binary

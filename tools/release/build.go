@@ -17,7 +17,7 @@ import (
 
 // versionPkg is the package whose version and commit variables the link stamps: both binaries
 // link it.
-const versionPkg = "github.com/agent-rewind/rewind/cli/internal/hook"
+const versionPkg = "github.com/agent-rewind/rewind/cli/internal/hookwire"
 
 // Binaries are the two programs a release builds for a target: agent-rewind, and
 // agent-rewind-hook, the guard alone for agents' hooks (cli/cmd/agent-rewind-hook).

@@ -1,55 +1,193 @@
-// Command agent-rewind-hook is agent-rewind's guard alone, for agents' hooks: the same
-// command line (hook.Usage), input, output, exit codes and chain records as "agent-rewind
-// guard", in a binary that links none of the MCP server, the gateway, PostgreSQL or the
-// command-line library, so that the process an agent starts before and after every tool call
-// costs little more than starting any Go program. Every other command is agent-rewind's.
+// Command agent-rewind-hook is agent-rewind's guard for agents' hooks: the same command line
+// (hook.Usage), input, output, exit codes and chain records as "agent-rewind guard", from a
+// process that does as little as it can, since an agent starts one before and after every tool
+// call. It is a thin client: it reads its standard input and hands the call, with its
+// arguments, working directory, environment and umask, to the per-user guard server
+// ("agent-rewind hook-server", cli/internal/hookserver), which runs the guard in a process that
+// is already warm, and relays the answer.
+//
+// When no server answers, or the server says to fall back (another build, another
+// environment), or REWIND_HOOK_SERVER=off, it becomes "agent-rewind <the same arguments>"
+// (exec, with the standard input it read given back), which runs the whole guard and, when no
+// server answered, starts one for the next calls. Once a server has accepted a call it never
+// falls back: the server may have recorded it, and a second decision would refuse the effect as
+// a duplicate; a server that stops before answering fails the call closed.
+//
+// It links the standard library's smallest parts and cli/internal/hookwire only (deps_test.go).
 package main
 
 import (
-	"fmt"
+	"errors"
+	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
+	"strings"
+	"syscall"
 
-	"github.com/agent-rewind/rewind/cli/internal/hook"
-	"github.com/agent-rewind/rewind/cli/internal/watch"
-	"github.com/agent-rewind/rewind/cli/internal/workspace"
+	"github.com/agent-rewind/rewind/cli/internal/hookwire"
 )
 
+// answerTimeout bounds, in seconds, each wait for the server: generous (a checkpoint without
+// the watcher walks the tree), and below the minute agents give a hook.
+const answerTimeout = 50
+
 func main() {
-	hook.TuneGC()
-	call, stateDir, ok := hook.ParseArgs(os.Args[1:])
-	if !ok {
-		version, _ := hook.Stamp()
-		if version == "" {
-			version = "devel"
+	args := os.Args[1:]
+	if os.Getenv(hookwire.ServerEnv) == "off" {
+		handOver(args, nil, false, hookwire.NoStart)
+	}
+	readStdin := !inputArg(args)
+	var in []byte
+	if readStdin {
+		var st syscall.Stat_t
+		if syscall.Fstat(0, &st) == nil && st.Mode&syscall.S_IFMT == syscall.S_IFCHR {
+			handOver(args, nil, false, hookwire.NoStart) // a terminal: the guard says what it wants
 		}
-		fmt.Fprintf(os.Stderr, "agent-rewind-hook %s: usage: agent-rewind-hook %s\n"+
-			"It runs only the guard, as agents' hooks call it (got %q); for everything else, and for --help, run agent-rewind.\n",
-			version, hook.Usage, os.Args[1:])
-		os.Exit(2)
+		var err error
+		if in, err = readAll(hookwire.Conn(0), hookwire.MaxField); err != nil {
+			os.Stderr.WriteString("agent-rewind: guard: read standard input: " + err.Error() + "\n")
+			os.Exit(1)
+		}
 	}
-	if stateDir != "" {
-		os.Setenv(workspace.StateDirEnv, stateDir) // as agent-rewind does: its children read it too
+	sock, err := hookwire.Socket(os.Getenv)
+	if err != nil {
+		handOver(args, in, readStdin, hookwire.NoStart)
 	}
-	watch.Program = mainProgram
-	os.Exit(hook.Guard(call, os.Stdin, os.Stdout, os.Stderr))
+	fd, err := hookwire.Dial(sock, answerTimeout)
+	if err != nil {
+		handOver(args, in, readStdin, hookwire.StartServer)
+	}
+	wd, _ := os.Getwd()
+	mask := syscall.Umask(0)
+	syscall.Umask(mask)
+	conn := hookwire.Conn(fd)
+	req := hookwire.Request{Op: hookwire.OpGuard, Version: hookwire.Version(), Dir: wd, Umask: uint32(mask),
+		StdinRead: readStdin, Stdin: in, Args: args, Env: os.Environ()}
+	if _, err := conn.Write(hookwire.AppendRequest(nil, &req)); err != nil {
+		syscall.Close(fd) // the server has not read the whole request: it did nothing
+		handOver(args, in, readStdin, hookwire.StartServer)
+	}
+	a, err := readAnswer(conn)
+	if err != nil {
+		syscall.Close(fd)
+		if err == syscall.EAGAIN { // timed out: the server may act yet
+			failClosed("the guard server (agent-rewind hook-server) did not answer within 50s; see agent-rewind hook-server status, or set REWIND_HOOK_SERVER=off")
+		}
+		handOver(args, in, readStdin, hookwire.StartServer) // closed before accepting: it did nothing
+	}
+	switch a.Kind {
+	case hookwire.FallBack:
+		syscall.Close(fd)
+		mode := hookwire.NoStart
+		if a.Code == hookwire.Restart {
+			mode = hookwire.StartServer
+		}
+		handOver(args, in, readStdin, mode)
+	case hookwire.Accepted:
+		if r, err := readAnswer(conn); err == nil && r.Kind == hookwire.Result {
+			a = r
+		} // else the server stopped while deciding: a's answer fails the call closed
+	}
+	os.Stdout.Write(a.Stdout)
+	os.Stderr.Write(a.Stderr)
+	os.Exit(a.Code)
 }
 
-// mainProgram finds agent-rewind, which runs the change watcher and a large first checkpoint:
-// beside this binary (release archives, the npm package and the plugin put them together),
-// else on PATH.
-func mainProgram() (string, error) {
+// readAnswer reads one answer.
+func readAnswer(c hookwire.Conn) (*hookwire.Answer, error) {
+	p, err := hookwire.ReadMessage(c)
+	if err != nil {
+		return nil, err
+	}
+	return hookwire.DecodeAnswer(p)
+}
+
+// inputArg reports whether the guard's input is an argument, so that it reads no standard
+// input, as hook.ParseArgs would take args. Should it guess wrong, the server falls back.
+func inputArg(args []string) bool {
+	seenGuard := false
+	for i := 0; i < len(args); i++ {
+		switch a := args[i]; {
+		case a == "--workspace" || a == "--state-dir":
+			i++
+		case a == "guard" && !seenGuard:
+			seenGuard = true
+		case seenGuard && a != "" && !strings.HasPrefix(a, "-"):
+			return true
+		}
+	}
+	return false
+}
+
+// readAll reads r to its end, or to limit bytes.
+func readAll(r hookwire.Conn, limit int) ([]byte, error) {
+	b := make([]byte, 0, 16<<10)
+	for len(b) < limit {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		n, err := r.Read(b[len(b):min(cap(b), limit)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return b, err
+		}
+	}
+	return b, nil
+}
+
+// handOver becomes "agent-rewind args...", the whole guard, with ClientEnv set to mode. When
+// stdin was read, the guard gets what was read as its standard input.
+func handOver(args []string, stdin []byte, read bool, mode string) {
+	exe, err := agentRewind()
+	if err != nil {
+		failClosed(err.Error())
+	}
+	if read {
+		if err := giveBack(stdin); err != nil {
+			failClosed("cannot hand standard input to agent-rewind: " + err.Error())
+		}
+	}
+	env := append(os.Environ(), hookwire.ClientEnv+"="+mode)
+	err = syscall.Exec(exe, append([]string{exe}, args...), env)
+	failClosed("cannot run " + exe + ": " + err.Error())
+}
+
+// failClosed refuses the call when no guard could decide it: exit 2, the reason on stderr.
+func failClosed(why string) {
+	os.Stderr.WriteString("agent-rewind-hook refused this call: no guard could decide it, so it would run unrecorded: " + why + "\n")
+	os.Exit(2)
+}
+
+// agentRewind finds agent-rewind: beside this binary (release archives, the npm package and
+// the plugin put them together), under the name that matches this one's (a release's
+// agent-rewind-hook-v1.2.3-linux-amd64 is beside agent-rewind-v1.2.3-linux-amd64) or as
+// agent-rewind, else on PATH.
+func agentRewind() (string, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return "", err
 	}
-	beside := filepath.Join(filepath.Dir(exe), "agent-rewind")
-	if st, err := os.Stat(beside); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
-		return beside, nil
+	dir, base := filepath.Split(exe)
+	if suffix, ok := strings.CutPrefix(base, "agent-rewind-hook"); ok && suffix != "" {
+		if p := filepath.Join(dir, "agent-rewind"+suffix); executable(p) {
+			return p, nil
+		}
 	}
-	if p, err := exec.LookPath("agent-rewind"); err == nil {
+	if p := filepath.Join(dir, "agent-rewind"); executable(p) {
 		return p, nil
 	}
-	return "", fmt.Errorf("agent-rewind is neither beside %s nor on PATH: install agent-rewind with agent-rewind-hook", exe)
+	for _, d := range filepath.SplitList(os.Getenv("PATH")) {
+		if p := filepath.Join(d, "agent-rewind"); filepath.IsAbs(p) && executable(p) {
+			return p, nil
+		}
+	}
+	return "", errors.New("agent-rewind is neither beside " + exe + " nor on PATH: install agent-rewind with agent-rewind-hook")
+}
+
+func executable(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0
 }

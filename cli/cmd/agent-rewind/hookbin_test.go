@@ -128,9 +128,12 @@ func TestHookBinaryStartsWatcher(t *testing.T) {
 	ws := t.TempDir()
 	writeFile(t, filepath.Join(ws, "main.go"), "package main\n")
 	t.Cleanup(func() { run(t, ws, "", "watch", "stop") })
-	edit := hookInput(t, "PreToolUse", "Edit", map[string]any{"file_path": filepath.Join(ws, "main.go")}, "toolu_w1", nil)
-	if r := runBin(t, hookBin, t.TempDir(), edit, "--workspace", ws, "guard", "--checkpoint"); r.code != 0 || r.stdout != "" || r.stderr != "" {
-		t.Fatalf("agent-rewind-hook guard --checkpoint: %+v", r)
+	// Two calls: a call that starts the guard server leaves the watcher to the server's calls.
+	for _, id := range []string{"toolu_w1", "toolu_w2"} {
+		edit := hookInput(t, "PreToolUse", "Edit", map[string]any{"file_path": filepath.Join(ws, "main.go")}, id, nil)
+		if r := runBin(t, hookBin, t.TempDir(), edit, "--workspace", ws, "guard", "--checkpoint"); r.code != 0 || r.stdout != "" || r.stderr != "" {
+			t.Fatalf("agent-rewind-hook guard --checkpoint: %+v", r)
+		}
 	}
 	// The hook starts the watcher and does not wait for it; this bound is for a watcher that never
 	// comes, not a timing assertion.
@@ -161,6 +164,9 @@ func TestGuardLooksUpTheStoreOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	ok(t, ws, "checkpoint", "one")
+	// The traced process itself must run the guard: agent-rewind-hook then execs agent-rewind's
+	// (a served call runs the same hook.Guard in the guard server, which strace does not see).
+	t.Setenv("REWIND_HOOK_SERVER", "off")
 	input := strings.ReplaceAll(bashHook(t, "PreToolUse", "ls -la", "toolu_s1"), `"/tmp/e2e"`, strconv.Quote(ws))
 	for _, exe := range []string{bin, hookBin} {
 		for _, args := range [][]string{{"--workspace", ws, "guard"}, {"guard"}} {

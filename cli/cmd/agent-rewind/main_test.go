@@ -40,6 +40,9 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	code := m.Run()
+	// The hook calls started a guard server for this state folder: stop it (one started for a
+	// test's own state folder exits when its socket goes with the folder).
+	exec.Command(bin, "hook-server", "stop").Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
 }

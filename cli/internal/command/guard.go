@@ -22,9 +22,10 @@ var errGuardExit = errors.New("guard")
 
 // Run runs hook.Guard with the global flags.
 func (c *GuardCmd) Run(env *Env) error {
+	wd, _ := os.Getwd() // none (a removed folder): the guard then needs --workspace or the input's
 	call := hook.Call{
 		Workspace: env.Workspace, WorkspaceFlag: env.WorkspaceFlag, WorkspaceSet: env.WorkspaceSet,
-		JSON: env.JSON, Checkpoint: c.Checkpoint, Input: c.Input,
+		JSON: env.JSON, Checkpoint: c.Checkpoint, Input: c.Input, Dir: wd,
 	}
 	if code := hook.Guard(call, env.Stdin, env.Stdout, env.Stderr); code != 0 {
 		return &ExitError{Code: code, Err: errGuardExit, Silent: true}
@@ -44,7 +45,8 @@ func guardFastPath(args []string, stdin io.Reader, stdout, stderr io.Writer) (co
 	if !fastGuard {
 		return 0, false
 	}
-	call, stateDir, ok := hook.ParseArgs(args)
+	wd, _ := os.Getwd()
+	call, stateDir, ok := hook.ParseArgs(args, wd)
 	if !ok {
 		return 0, false
 	}

@@ -191,7 +191,8 @@ func FuzzGuardArgs(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, joined string) {
 		args := strings.Split(joined, "\x00")
-		g, stateDir, ok := hook.ParseArgs(args)
+		wd, _ := os.Getwd()
+		g, stateDir, ok := hook.ParseArgs(args, wd)
 		if !ok {
 			return
 		}

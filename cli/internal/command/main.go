@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/agent-rewind/rewind/cli/internal/hook"
+	"github.com/agent-rewind/rewind/cli/internal/hookwire"
 	"github.com/agent-rewind/rewind/cli/internal/workspace"
 
 	"github.com/alecthomas/kong"
@@ -33,6 +34,7 @@ type CLI struct {
 	Check      CheckCmd      `cmd:"" help:"Verify the whole store: every checkpoint, manifest and stored content, the stat cache against the files, the hash chain. Exit 0 when all agree, 1 otherwise. Details: docs/check.md."`
 	Watch      WatchCmd      `cmd:"" help:"Run, show or stop the workspace's change watcher, which lets a checkpoint look only at what changed (Linux; started by checkpoints). Details: docs/watch.md."`
 	UI         UICmd         `cmd:"" name:"ui" help:"Serve a local web page of the workspace's history: timeline, diffs, restore, effects, the chain's proof, savings (127.0.0.1 only). Details: docs/ui.md."`
+	HookServer HookServerCmd `cmd:"" name:"hook-server" help:"Run, show or stop the per-user guard server that answers agent-rewind-hook's calls from a warm process (the hook starts it). Details: docs/agents.md."`
 	Store      StoreCmd      `cmd:"" help:"Print where the workspace's store is (outside the workspace), its id, identity and size; --adopt continues an earlier folder's history. Details: docs/store.md."`
 
 	Guard   GuardCmd   `cmd:"" help:"Decide whether a tool call or an explicit effect may run (agents' hooks call it): exit 0 allowed, 2 refused. Details: docs/barrier.md."`
@@ -139,6 +141,11 @@ type exitPanic int
 
 // Main parses args, runs the chosen command and returns the process exit code.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
+	// agent-rewind-hook hands over a call it could not have served (hookFallback).
+	if mode, ok := os.LookupEnv(hookwire.ClientEnv); ok {
+		os.Unsetenv(hookwire.ClientEnv)
+		return hookFallback(mode, args, stdin, stdout, stderr)
+	}
 	// Agents' hooks run "guard" before and after every tool call: it skips building the kong
 	// model (see guardFastPath).
 	if code, ok := guardFastPath(args, stdin, stdout, stderr); ok {

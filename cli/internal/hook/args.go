@@ -14,10 +14,11 @@ const Usage = "[--workspace DIR] [--state-dir DIR] [--json] guard [--checkpoint]
 // it before and after every tool call, one process each, and building a command model costs
 // more than the guard's decision. It takes exactly what agent-rewind's kong parser takes to the
 // same values (FuzzGuardArgs in cli/internal/command checks it), and declines (ok false) every
-// other form: help, other flags, "--", a second argument... stateDir is --state-dir, absolute,
-// or "" when not given.
-func ParseArgs(args []string) (c Call, stateDir string, ok bool) {
-	c.Workspace = "."
+// other form: help, other flags, "--", a second argument... Relative paths are taken from wd,
+// the caller's working directory, which becomes c.Dir. stateDir is --state-dir, absolute, or ""
+// when not given.
+func ParseArgs(args []string, wd string) (c Call, stateDir string, ok bool) {
+	c.Workspace, c.Dir = ".", wd
 	seenGuard, seenArg := false, false
 	for i := 0; i < len(args); i++ {
 		a := args[i]
@@ -51,12 +52,12 @@ func ParseArgs(args []string) (c Call, stateDir string, ok bool) {
 	case c.WorkspaceSet && c.WorkspaceFlag == "":
 		c.Workspace = "" // as kong leaves it; the guard ignores an empty --workspace and says so
 	case c.WorkspaceSet:
-		c.Workspace = expandPath(c.WorkspaceFlag)
+		c.Workspace = expandPath(c.WorkspaceFlag, wd)
 	default:
-		c.Workspace = expandPath(".")
+		c.Workspace = expandPath(".", wd)
 	}
 	if stateDir != "" {
-		stateDir = expandPath(stateDir)
+		stateDir = expandPath(stateDir, wd)
 	}
 	return c, stateDir, true
 }
@@ -65,9 +66,9 @@ func ParseArgs(args []string) (c Call, stateDir string, ok bool) {
 // UTF-8 (kong replaces invalid bytes with U+FFFD).
 func PlainValue(a string) bool { return a != "" && !strings.HasPrefix(a, "-") && utf8.ValidString(a) }
 
-// expandPath makes path absolute, with a leading "~/" the user's home, as kong's "path" type
-// does (kong.ExpandPath).
-func expandPath(path string) string {
+// expandPath makes path absolute (from wd), with a leading "~/" the user's home, as kong's
+// "path" type does (kong.ExpandPath).
+func expandPath(path, wd string) string {
 	if filepath.IsAbs(path) {
 		return path
 	}
@@ -78,8 +79,5 @@ func expandPath(path string) string {
 		}
 		return filepath.Join(u.HomeDir, path[2:])
 	}
-	if abs, err := filepath.Abs(path); err == nil {
-		return abs
-	}
-	return path
+	return filepath.Join(wd, path)
 }

@@ -1,6 +1,7 @@
 package hook
 
 import (
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -8,6 +9,10 @@ import (
 )
 
 func TestParseArgs(t *testing.T) {
+	cwd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		args  []string
 		ok    bool
@@ -28,7 +33,7 @@ func TestParseArgs(t *testing.T) {
 		{[]string{"--", "guard"}, false, "", "", ""},
 		{[]string{"guard", "-h"}, false, "", "", ""},
 	} {
-		call, state, ok := ParseArgs(c.args)
+		call, state, ok := ParseArgs(c.args, cwd)
 		if ok != c.ok {
 			t.Errorf("%q: ok %v, want %v", c.args, ok, c.ok)
 			continue
@@ -57,7 +62,7 @@ func FuzzParseArgs(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, joined string) {
 		args := strings.Split(joined, "\x00")
-		call, state, ok := ParseArgs(args)
+		call, state, ok := ParseArgs(args, "/wd")
 		if !ok {
 			return
 		}

@@ -2,9 +2,9 @@
 // effect decision (barrier), the automatic checkpoint before a call that can change files, the
 // choice of the workspace from the hook input and the flags, and the notes said once.
 //
-// Both binaries run it: "agent-rewind guard" (cli/internal/command) and agent-rewind-hook
-// (cli/cmd/agent-rewind-hook), which links this package and what it imports, and none of the
-// MCP server, the gateway, PostgreSQL or the command-line library, so that a hook process costs
-// little more than starting any Go program. Keep it so: cli/cmd/agent-rewind-hook's
-// TestLinksNoHeavyPackage fails when a heavy package is linked.
+// agent-rewind runs it for "agent-rewind guard" (cli/internal/command), and its guard server
+// ("agent-rewind hook-server", cli/internal/hookserver) runs it for agent-rewind-hook, the thin
+// client agents' hooks start (cli/cmd/agent-rewind-hook). A server runs many calls at once, for
+// different workspaces, so nothing of a call is read from the process: Call carries its working
+// directory, and Guard its input and output.
 package hook

@@ -21,6 +21,12 @@ type Call struct {
 	JSON          bool   // --json: print the barrier.Decision
 	Checkpoint    bool   // --checkpoint: also take the automatic checkpoint (autocheckpoint.go)
 	Input         string // the JSON argument; "" reads standard input
+	// Dir is the caller's working directory, absolute: a guard server serves many callers, so
+	// nothing of a call is read from the process (its working directory, its arguments).
+	Dir string
+	// NoWatcherStart: the automatic checkpoint starts no change watcher when none runs (a guard
+	// server was just started for the calls that follow: it starts the watcher, in itself).
+	NoWatcherStart bool
 }
 
 // Guard decides whether one tool call or explicit effect may run (barrier/doc.go, HOOKS.md) and
@@ -43,15 +49,19 @@ func Guard(c Call, stdin io.Reader, stdout, stderr io.Writer) int {
 	if perr != nil {
 		in = barrier.Input{Event: barrier.EventOf(raw)}
 	}
-	choice, werr := Choose(guardSources(c, in), guardHint)
+	folder := in.Folder()
+	if folder != "" && !filepath.IsAbs(folder) {
+		folder = filepath.Join(c.Dir, folder) // as the caller's process would resolve it
+	}
+	choice, werr := Choose(guardSources(c, in, folder), guardHint)
 	if werr == nil {
-		choice = choice.NestedWorktree(in.Folder())
+		choice = choice.NestedWorktree(folder)
 	}
 	if why := IgnoredWorkspaceFlag(c.WorkspaceSet, c.WorkspaceFlag); why != "" {
 		fmt.Fprintf(stderr, "agent-rewind guard: %s; workspace %s\n", why, orNone(choice.Root, werr))
 	}
 	g := newGuard(choice, werr)
-	g.input = raw
+	g.input, g.noWatcherStart = raw, c.NoWatcherStart
 	defer g.close()
 	o := g.guard.Run(in, perr)
 	var note autoNote
@@ -89,6 +99,29 @@ func Fail(stdout, stderr io.Writer, asJSON bool, err error, code int) int {
 	return code
 }
 
+// Interrupted answers call c, whose input is stdin (unless c.Input), as the guard answers an
+// error while deciding: a deciding event is refused (exit 2, err as the reason), a report exits
+// 1 with err on stderr (shown, not blocking), and with --json the usual {"error", "exitCode"}.
+// The guard server computes it before deciding, for its client to print should the server stop
+// before it answers: the call may have been recorded, so running it unchecked is not an option.
+func Interrupted(c Call, stdin []byte, err error, stdout, stderr io.Writer) int {
+	raw := stdin
+	if c.Input != "" {
+		raw = []byte(c.Input)
+	}
+	in, perr := barrier.ParseHookInput(raw)
+	if perr != nil {
+		in = barrier.Input{Event: barrier.EventOf(raw)}
+	}
+	o := barrier.Outcome{Input: in, Err: err, Answer: barrier.Respond(in, barrier.Decision{}, err)}
+	if c.JSON {
+		return guardJSON(stdout, stderr, o)
+	}
+	io.WriteString(stdout, o.Answer.Stdout)
+	io.WriteString(stderr, o.Answer.Stderr)
+	return o.Answer.ExitCode
+}
+
 // guardHint says what to configure when the guard finds no workspace.
 const guardHint = `pass the project folder with --workspace in the hook command (for Claude Code: "${CLAUDE_PROJECT_DIR}"), or run the hook in the project`
 
@@ -97,12 +130,11 @@ const guardHint = `pass the project folder with --workspace in the hook command 
 // follows a worktree; Cursor and Cline: the workspace root; Windsurf: the command's cwd), up to
 // its project; then the working directory's project. Only a person's explicit input falls back
 // to the working directory itself.
-func guardSources(c Call, in barrier.Input) []Source {
-	wd, _ := os.Getwd()
+func guardSources(c Call, in barrier.Input, folder string) []Source {
 	return []Source{
 		{Rule: "--workspace", Folder: ExplicitWorkspace(c.WorkspaceSet, c.WorkspaceFlag, c.Workspace), Exact: true},
-		{Rule: "the folder the " + string(in.Agent) + " hook input names", Folder: in.Folder(), OrItself: true},
-		{Rule: "the working directory", Folder: wd, OrItself: in.Agent == barrier.AgentExplicit},
+		{Rule: "the folder the " + string(in.Agent) + " hook input names", Folder: folder, OrItself: true},
+		{Rule: "the working directory", Folder: c.Dir, OrItself: in.Agent == barrier.AgentExplicit},
 	}
 }
 
@@ -174,6 +206,8 @@ type guardRun struct {
 	// noStore: the workspace had no store when looked for
 	noStore bool
 	input   []byte // the guard input, to tell a decision from a report (ledger)
+	// noWatcherStart: Call.NoWatcherStart
+	noWatcherStart bool
 }
 
 // newGuard prepares a guard for the chosen workspace. It finds the store (one statx and two

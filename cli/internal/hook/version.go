@@ -1,12 +1,7 @@
 package hook
 
-// version and commit are stamped at link time by the release tool (tools/release), in both
-// binaries (each links this package):
-//
-//	-ldflags "-X github.com/agent-rewind/rewind/cli/internal/hook.version=v0.3.0 -X ...hook.commit=<sha>"
-//
-// A source build leaves them empty.
-var version, commit = "", ""
+import "github.com/agent-rewind/rewind/cli/internal/hookwire"
 
-// Stamp returns the release version and commit stamped at link time ("" in a source build).
-func Stamp() (v, c string) { return version, commit }
+// Stamp returns the release version and commit stamped at link time ("" in a source build):
+// hookwire holds them, since the hook client links it and not this package.
+func Stamp() (v, c string) { return hookwire.Stamp() }

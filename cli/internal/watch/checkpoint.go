@@ -77,7 +77,7 @@ func hintFor(root, store, current string, start bool, wait time.Duration) (hint 
 	hint, token, why, err := Hint(store, current)
 	if errors.Is(err, ErrNotRunning) && start {
 		if wait == 0 {
-			if err := startDetached(root); err != nil {
+			if err := startDetached(root, store); err != nil {
 				return nil, "", fmt.Sprintf("no watcher was running, and starting one failed: %v", err)
 			}
 			return nil, "", "no watcher was running: one was started in the background for the next checkpoints"

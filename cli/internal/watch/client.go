@@ -3,6 +3,7 @@ package watch
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -19,8 +20,15 @@ import (
 // ErrNotRunning is returned by Ask when no watcher answers for the store.
 var ErrNotRunning = errors.New("no watcher is running for this workspace")
 
-// Ask sends one request to the store's watcher and returns its reply.
+// Ask sends one request to the store's watcher and returns its reply: over its socket, or
+// directly when the watcher runs in this process (InProcess).
 func Ask(store string, req Request, timeout time.Duration) (*Reply, error) {
+	if r, ok := askLocal(store, req); ok {
+		if r.Error != "" {
+			return nil, fmt.Errorf("the watcher: %s", r.Error)
+		}
+		return &r, nil
+	}
 	name, done, err := sockName(store)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
@@ -139,9 +147,24 @@ func spawn(root string) (*exec.Cmd, error) {
 	return cmd, nil
 }
 
-// startDetached starts a watcher for root and does not wait for it (a hook must not): it
-// outlives the caller, and a second one started by a racing caller exits at once on the lock.
-func startDetached(root string) error {
+// InProcess makes the watchers this process starts for hooks run in this process rather than
+// as processes of their own: the guard server (agent-rewind hook-server) sets it, so that the
+// automatic checkpoint before a tool call asks its watcher without a connection, a process
+// switch or JSON. Such a watcher serves the store's socket as any does, and ends with the
+// server.
+var InProcess bool
+
+// inProcessIdle is an in-process watcher's idle period, as "watch run"'s default.
+const inProcessIdle = 2 * time.Hour
+
+// startDetached starts a watcher for root (whose store is store) and does not wait for it (a
+// hook must not): it outlives the caller, and a second one started by a racing caller exits at
+// once on the lock. With InProcess it runs in this process.
+func startDetached(root, store string) error {
+	if InProcess {
+		go Run(context.Background(), Options{Root: root, Store: store, Idle: inProcessIdle})
+		return nil
+	}
 	cmd, err := spawn(root)
 	if err != nil {
 		return err

@@ -31,6 +31,7 @@ type tree struct {
 	f      *os.File
 	fd     int // f's descriptor, used only with mu held and f open (Fd would make f blocking)
 
+	rmu      sync.Mutex // held while reading events and recording them (drain)
 	mu       sync.Mutex
 	wds      map[int]string // watch descriptor -> directory, relative ("" for the root)
 	dirs     map[string]int
@@ -128,16 +129,41 @@ func (t *tree) dropTree(rel string) {
 
 // read handles events until the inotify file is closed.
 func (t *tree) read() {
+	rc, err := t.f.SyscallConn()
+	if err != nil {
+		return
+	}
 	buf := make([]byte, 64<<10)
+	// Drain what is queued, then wait until more is; returns once the descriptor is closed.
+	rc.Read(func(fd uintptr) bool { return !t.drain(int(fd), buf) })
+}
+
+// drain reads and records every event the kernel has queued, until none is left (true), or the
+// descriptor fails or is closed (false). rmu makes reading a batch and recording it one step, so
+// that whoever holds rmu after a drain knows every queued event has been recorded.
+func (t *tree) drain(fd int, buf []byte) bool {
+	t.rmu.Lock()
+	defer t.rmu.Unlock()
+	t.mu.Lock()
+	open := t.fd == fd // close sets -1, holding rmu, before it closes fd
+	t.mu.Unlock()
+	if !open {
+		return false
+	}
 	for {
-		n, err := t.f.Read(buf)
-		if err != nil {
-			return
+		n, err := syscall.Read(fd, buf)
+		switch {
+		case err == syscall.EINTR:
+			continue
+		case err == syscall.EAGAIN:
+			return true
+		case err != nil || n <= 0:
+			return false
 		}
 		t.mu.Lock()
 		if t.fd < 0 {
 			t.mu.Unlock()
-			return
+			return false
 		}
 		for off := 0; off+syscall.SizeofInotifyEvent <= n; {
 			ev := (*syscall.InotifyEvent)(unsafe.Pointer(&buf[off]))
@@ -150,6 +176,19 @@ func (t *tree) read() {
 		}
 		t.mu.Unlock()
 	}
+}
+
+// caughtUp records every event queued so far, for a question asked in this process: inotify
+// queues an event in the system call that makes the change, so a change made before the
+// question is queued before it, and draining the queue has seen it, with no cookie round trip.
+func (t *tree) caughtUp() error {
+	t.mu.Lock()
+	fd := t.fd
+	t.mu.Unlock()
+	if fd < 0 || !t.drain(fd, make([]byte, 64<<10)) {
+		return errors.New("the watcher has stopped")
+	}
+	return nil
 }
 
 // event records one event. Called with mu held.
@@ -215,10 +254,12 @@ func (t *tree) event(wd int, mask uint32, name string) {
 }
 
 func (t *tree) close() error {
+	t.rmu.Lock() // no drain is reading the descriptor; none starts after this
 	t.mu.Lock()
-	defer t.mu.Unlock()
 	t.fd = -1
-	return t.f.Close()
+	t.mu.Unlock()
+	t.rmu.Unlock()
+	return t.f.Close() // waits for the reader's drain, which now stops
 }
 
 // watched is how many directories are watched.

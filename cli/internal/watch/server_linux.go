@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -32,6 +33,7 @@ type server struct {
 	t       *tree
 	cookies atomic.Int64
 	last    atomic.Int64 // unix ns of the last request
+	stop    func()
 }
 
 // Run watches o.Root and answers on the store's socket until ctx ends, the idle period passes,
@@ -80,6 +82,9 @@ func Run(ctx context.Context, o Options) error {
 	defer ln.Close()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	s.stop = cancel
+	local.Store(o.Store, s)
+	defer local.CompareAndDelete(o.Store, s)
 	go func() {
 		tick := time.NewTicker(250 * time.Millisecond)
 		defer tick.Stop()
@@ -109,40 +114,72 @@ func Run(ctx context.Context, o Options) error {
 			}
 			return fmt.Errorf("accept: %w", err)
 		}
-		go s.serve(c, cancel)
+		go s.serve(c)
 	}
 }
 
-func (s *server) serve(c net.Conn, stop func()) {
+func (s *server) serve(c net.Conn) {
 	defer c.Close()
 	c.SetDeadline(time.Now().Add(catchUp + 5*time.Second))
-	s.last.Store(time.Now().UnixNano())
-	r := Reply{ID: s.id, PID: os.Getpid(), Root: s.o.Root, Started: s.started, Watched: s.t.watched()}
 	line, err := bufio.NewReader(io.LimitReader(c, maxRequest)).ReadBytes('\n')
 	var req Request
 	if err == nil {
 		err = json.Unmarshal(line, &req)
 	}
-	switch {
-	case err != nil:
+	var r Reply
+	if err != nil {
+		r = s.reply()
 		r.Error = fmt.Sprintf("unreadable request: %v", err)
+	} else {
+		r = s.answer(req, false)
+	}
+	json.NewEncoder(c).Encode(&r)
+}
+
+// reply is a Reply that says who answers.
+func (s *server) reply() Reply {
+	return Reply{ID: s.id, PID: os.Getpid(), Root: s.o.Root, Started: s.started, Watched: s.t.watched()}
+}
+
+// answer answers one request, from the socket or, with local, from this process (Ask, for a
+// watcher running in the asking process).
+func (s *server) answer(req Request, local bool) Reply {
+	s.last.Store(time.Now().UnixNano())
+	r := s.reply()
+	switch {
 	case req.Op == "status":
 	case req.Op == "stop":
-		defer stop()
+		defer s.stop()
 	case req.Op == "since":
-		if err := s.sync(); err != nil {
+		catchUp := s.sync // the asker's changes are queued before its question: the cookie's event comes after them
+		if local {
+			catchUp = s.t.caughtUp // the asker is this process: drain the queue itself
+		}
+		if err := catchUp(); err != nil {
 			r.Refused = err.Error()
 			break
 		}
 		r.Paths, r.Token, r.Refused = s.t.since(s.id, req.Token)
 		if r.Refused != "" && r.Token == "" {
-			defer stop() // the watch cannot be trusted any more: the next checkpoint starts a fresh one
+			defer s.stop() // the watch cannot be trusted any more: the next checkpoint starts a fresh one
 		}
 	default:
 		r.Error = fmt.Sprintf("unknown op %q (want since, status or stop)", req.Op)
 	}
-	json.NewEncoder(c).Encode(&r)
+	return r
 }
+
+// askLocal answers req when this process runs the store's watcher (ok false otherwise).
+func askLocal(store string, req Request) (r Reply, ok bool) {
+	v, ok := local.Load(store)
+	if !ok {
+		return r, false
+	}
+	return v.(*server).answer(req, true), true
+}
+
+// local holds the watchers running in this process, by store: the guard server's (InProcess).
+var local sync.Map
 
 // sync returns once every event that happened before it was called has been read: it creates a
 // cookie file in a watched folder and waits for its event, which the kernel queues after them.

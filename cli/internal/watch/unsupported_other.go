@@ -15,3 +15,6 @@ const Supported = false
 func Run(ctx context.Context, o Options) error {
 	return errors.New("no change watcher on this system: checkpoints walk the whole tree")
 }
+
+// askLocal: no watcher runs here.
+func askLocal(store string, req Request) (Reply, bool) { return Reply{}, false }

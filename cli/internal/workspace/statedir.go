@@ -4,35 +4,27 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
+
+	"github.com/agent-rewind/rewind/cli/internal/statebase"
 )
 
 // StateDirEnv names the environment variable that chooses where stores live (the --state-dir
 // flag sets it). Before stores left the workspace it held only the chains' anchors; it now
 // holds the stores as well, and the anchors beside them.
-const StateDirEnv = "REWIND_STATE_DIR"
+const StateDirEnv = statebase.Env
 
 // StateBase returns the folder that holds every workspace's store: $REWIND_STATE_DIR, else
 // $XDG_STATE_HOME/agent-rewind (when absolute, as the XDG spec requires), else the platform's
 // per-user state folder: ~/Library/Application Support/agent-rewind on macOS,
 // ~/.local/state/agent-rewind elsewhere. It reads the environment and nothing else.
 func StateBase() (string, error) {
-	if d := os.Getenv(StateDirEnv); d != "" {
-		return filepath.Abs(d)
-	}
-	if x := os.Getenv("XDG_STATE_HOME"); filepath.IsAbs(x) {
-		return filepath.Join(x, "agent-rewind"), nil
-	}
-	home, err := os.UserHomeDir()
+	d, err := statebase.Dir(os.Getenv)
 	if err != nil {
 		return "", fmt.Errorf("no folder for agent-rewind's stores: %w (set %s or HOME)", err, StateDirEnv)
 	}
-	if runtime.GOOS == "darwin" {
-		return filepath.Join(home, "Library", "Application Support", "agent-rewind"), nil
-	}
-	return filepath.Join(home, ".local", "state", "agent-rewind"), nil
+	return filepath.Abs(d)
 }
 
 // InState reports whether path is inside agent-rewind's state: the state base (every store and

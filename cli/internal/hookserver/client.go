@@ -1,0 +1,116 @@
+package hookserver
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/agent-rewind/rewind/cli/internal/hookwire"
+)
+
+// ErrNotRunning is returned when no guard server answers on the socket.
+var ErrNotRunning = errors.New("no guard server is running")
+
+// Ask sends one request of op (status or stop) to the server on socket and returns its answer.
+func Ask(socket, op string, timeout time.Duration) (*hookwire.Answer, error) {
+	name, done, err := hookwire.SockName(socket)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, ErrNotRunning
+		}
+		return nil, err
+	}
+	c, err := net.DialTimeout("unix", name, timeout)
+	done()
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ECONNREFUSED) {
+			return nil, ErrNotRunning
+		}
+		return nil, fmt.Errorf("reach the guard server at %s: %w", socket, err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(timeout))
+	if _, err := c.Write(hookwire.AppendRequest(nil, &hookwire.Request{Op: op, Version: hookwire.Version()})); err != nil {
+		return nil, fmt.Errorf("ask the guard server at %s: %w", socket, err)
+	}
+	p, err := hookwire.ReadMessage(c)
+	if err != nil {
+		return nil, fmt.Errorf("read the guard server's answer (%s): %w", socket, err)
+	}
+	return hookwire.DecodeAnswer(p)
+}
+
+// StatusOf returns the status of the server on socket, or ErrNotRunning.
+func StatusOf(socket string) (*Status, error) {
+	a, err := Ask(socket, hookwire.OpStatus, 5*time.Second)
+	if err != nil {
+		return nil, err
+	}
+	var st Status
+	if a.Kind != hookwire.Result || json.Unmarshal(a.Stdout, &st) != nil {
+		return nil, fmt.Errorf("the guard server at %s gave an unreadable status (%c %q)", socket, a.Kind, a.Stdout)
+	}
+	return &st, nil
+}
+
+// Stop stops the server on socket and waits for it to go; it returns its pid, or ErrNotRunning.
+func Stop(socket string) (int, error) {
+	st, err := StatusOf(socket)
+	if err != nil {
+		return 0, err
+	}
+	if _, err := Ask(socket, hookwire.OpStop, 5*time.Second); err != nil && !errors.Is(err, ErrNotRunning) {
+		return 0, err
+	}
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if _, err := StatusOf(socket); errors.Is(err, ErrNotRunning) {
+			return st.PID, nil
+		}
+		if time.Now().After(deadline) {
+			return 0, fmt.Errorf("the guard server (pid %d) did not stop within 5s: end it with kill %d", st.PID, st.PID)
+		}
+	}
+}
+
+// Start starts "program hook-server run" in a session of its own, with this process's
+// environment less hookwire.ClientEnv, and waits up to wait for it to answer on socket (or to
+// exit: a racing caller's server won the lock). It outlives the caller. Waiting costs the call
+// that starts a server a few tens of milliseconds, once per server, and leaves nothing half
+// started behind the call: when it returns, the server listens, or has gone.
+func Start(program, socket string, wait time.Duration) error {
+	cmd := exec.Command(program, "hook-server", "run")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true} // stdin, stdout and stderr: /dev/null
+	cmd.Dir = "/"                                        // holding no folder as its working directory
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, hookwire.ClientEnv+"=") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("start the guard server: %w", err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	for deadline := time.Now().Add(wait); ; {
+		if _, err := StatusOf(socket); err == nil {
+			return nil
+		}
+		select {
+		case err := <-exited:
+			if _, serr := StatusOf(socket); serr == nil {
+				return nil // another caller's server answers
+			}
+			return fmt.Errorf("the guard server exited at start (%v)", err)
+		case <-time.After(5 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("the guard server did not answer within %s", wait)
+		}
+	}
+}

@@ -1,0 +1,260 @@
+package hookserver
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/agent-rewind/rewind/cli/internal/hook"
+	"github.com/agent-rewind/rewind/cli/internal/hookwire"
+	"github.com/agent-rewind/rewind/cli/internal/statebase"
+	"github.com/agent-rewind/rewind/cli/internal/watch"
+)
+
+// ErrRunning is returned by Run when another server already runs for the state base.
+var ErrRunning = errors.New("a guard server is already running")
+
+// Options configure Run.
+type Options struct {
+	Socket string        // hookwire.Socket for the server's environment
+	Idle   time.Duration // exit after this long with no request (0: never)
+	// UID is the only peer uid served; tests set another to see a stranger refused. Zero means
+	// the server's own (a root server serves root alone either way).
+	UID int
+}
+
+// readTimeout bounds the wait for a request once a client has connected.
+const readTimeout = 10 * time.Second
+
+// Status is the --json shape of "hook-server status" when a server runs, and the answer to a
+// status request.
+type Status struct {
+	PID     int       `json:"pid"`
+	Version string    `json:"version"` // hookwire.Version of its build
+	Socket  string    `json:"socket"`
+	Started time.Time `json:"started"`
+	Served  int64     `json:"served"` // guard calls served since it started
+}
+
+type server struct {
+	o      Options
+	uid    int
+	env    map[string]string
+	umask  uint32
+	base   string // the state base the server's environment names
+	status Status
+	served atomic.Int64
+	last   atomic.Int64 // unix ns of the last request
+	stop   func()
+}
+
+// Run serves guard calls on o.Socket until ctx ends, the idle period passes, the socket file
+// is removed or replaced, a client asks it to stop, or a client of another build calls.
+// Requests already accepted are answered before it returns.
+func Run(ctx context.Context, o Options) error {
+	d := filepath.Dir(o.Socket)
+	if err := os.MkdirAll(d, 0o700); err != nil {
+		return fmt.Errorf("create %s: %w", d, err)
+	}
+	if err := os.Chmod(d, 0o700); err != nil { // the socket's folder is what keeps others out
+		return err
+	}
+	lock, err := os.OpenFile(filepath.Join(d, "lock"), os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return err
+	}
+	defer lock.Close()
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return ErrRunning
+		}
+		return fmt.Errorf("lock %s: %w", lock.Name(), err)
+	}
+	base, err := statebase.Dir(os.Getenv)
+	if err != nil {
+		return err
+	}
+	// The watchers the served calls start run here: the automatic checkpoint then asks its
+	// watcher without a connection or a process switch (watch.InProcess).
+	watch.InProcess = true
+	s := &server{o: o, uid: o.UID, env: ownEnv(), umask: readUmask(), base: base,
+		status: Status{PID: os.Getpid(), Version: hookwire.Version(), Socket: o.Socket, Started: time.Now().UTC()}}
+	if s.uid == 0 {
+		s.uid = os.Getuid()
+	}
+	s.last.Store(time.Now().UnixNano())
+	os.Remove(o.Socket) // a dead server's: the lock says none runs
+	name, done, err := hookwire.SockName(o.Socket)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("unix", name)
+	done()
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", o.Socket, err)
+	}
+	ln.(*net.UnixListener).SetUnlinkOnClose(false)
+	mine, err := os.Stat(o.Socket)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	defer func() {
+		if st, err := os.Stat(o.Socket); err == nil && os.SameFile(st, mine) {
+			os.Remove(o.Socket)
+		}
+	}()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	s.stop = cancel
+	go func() {
+		tick := time.NewTicker(250 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				ln.Close()
+				return
+			case <-tick.C:
+				st, err := os.Stat(o.Socket)
+				if err != nil || !os.SameFile(st, mine) {
+					cancel() // removed or replaced: another server, or nobody, owns it now
+				}
+				if o.Idle > 0 && time.Since(time.Unix(0, s.last.Load())) > o.Idle {
+					cancel()
+				}
+			}
+		}
+	}()
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return fmt.Errorf("accept: %w", err)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s.serve(c.(*net.UnixConn))
+		}()
+	}
+}
+
+// serve answers one connection. A panic while deciding closes the connection without a
+// Result: the client then prints the Accepted answer, which fails closed.
+func (s *server) serve(c *net.UnixConn) {
+	defer c.Close()
+	defer func() {
+		if r := recover(); r != nil {
+			fmt.Fprintf(os.Stderr, "agent-rewind hook-server: a request panicked: %v\n", r)
+		}
+	}()
+	s.last.Store(time.Now().UnixNano())
+	if uid, err := peerUID(c); err != nil || uid != s.uid {
+		return // not this user's: nothing is read, nothing is said
+	}
+	c.SetReadDeadline(time.Now().Add(readTimeout))
+	p, err := hookwire.ReadMessage(c)
+	if err != nil {
+		return
+	}
+	req, err := hookwire.DecodeRequest(p)
+	if err != nil {
+		return
+	}
+	c.SetReadDeadline(time.Time{})
+	send := func(a *hookwire.Answer) error {
+		_, err := c.Write(hookwire.AppendAnswer(nil, a))
+		return err
+	}
+	switch req.Op {
+	case hookwire.OpStatus:
+		st := s.status
+		st.Served = s.served.Load()
+		b, _ := json.Marshal(st)
+		send(&hookwire.Answer{Kind: hookwire.Result, Stdout: b})
+	case hookwire.OpStop:
+		send(&hookwire.Answer{Kind: hookwire.Result})
+		s.stop()
+	case hookwire.OpGuard:
+		s.guard(req, send)
+		s.last.Store(time.Now().UnixNano())
+	default:
+		send(&hookwire.Answer{Kind: hookwire.FallBack, Stderr: []byte("unknown op " + req.Op)})
+	}
+}
+
+// guard runs one guard call, or says why it falls back.
+func (s *server) guard(req *hookwire.Request, send func(*hookwire.Answer) error) {
+	fallBack := func(why string) {
+		send(&hookwire.Answer{Kind: hookwire.FallBack, Stderr: []byte(why)})
+	}
+	if req.Version != s.status.Version {
+		// An upgrade: this server stops, and the client's full guard starts one of its build.
+		send(&hookwire.Answer{Kind: hookwire.FallBack, Code: hookwire.Restart,
+			Stderr: []byte("the client is " + req.Version + ", this server " + s.status.Version + ": it stops")})
+		s.stop()
+		return
+	}
+	if k := envDiffers(s.env, req.Env); k != "" {
+		fallBack("the client's " + k + " differs from the server's")
+		return
+	}
+	if req.Umask != s.umask {
+		fallBack("the client's umask differs from the server's")
+		return
+	}
+	if !filepath.IsAbs(req.Dir) {
+		fallBack("no working directory")
+		return
+	}
+	var out, errb bytes.Buffer
+	call, stateDir, ok := hook.ParseArgs(req.Args, req.Dir)
+	if !ok {
+		code := hook.Refuse(req.Args, &errb)
+		send(&hookwire.Answer{Kind: hookwire.Result, Code: code, Stderr: errb.Bytes()})
+		return
+	}
+	if stateDir != "" && stateDir != s.base {
+		fallBack("--state-dir names another state folder than the server's")
+		return
+	}
+	if call.Input == "" && !req.StdinRead {
+		fallBack("the guard reads standard input, which the client did not send")
+		return
+	}
+	code := hook.Interrupted(call, req.Stdin, errInterrupted, &out, &errb)
+	if send(&hookwire.Answer{Kind: hookwire.Accepted, Code: code, Stdout: out.Bytes(), Stderr: errb.Bytes()}) != nil {
+		return // the client is gone before anything was done: nothing to answer
+	}
+	out.Reset()
+	errb.Reset()
+	s.served.Add(1)
+	code = hook.Guard(call, bytes.NewReader(req.Stdin), &out, &errb)
+	send(&hookwire.Answer{Kind: hookwire.Result, Code: code, Stdout: out.Bytes(), Stderr: errb.Bytes()})
+}
+
+// errInterrupted is the reason of the answer a client prints when the server stops before it
+// answers.
+var errInterrupted = errors.New("the guard server (agent-rewind hook-server) stopped before it answered, and it may have recorded the call; see agent-rewind hook-server status, or set REWIND_HOOK_SERVER=off to run the guard in the hook's own process")
+
+// readUmask returns the process's file-creation mask (reading it means setting it: at start,
+// before any file is created).
+func readUmask() uint32 {
+	m := syscall.Umask(0)
+	syscall.Umask(m)
+	return uint32(m)
+}
