@@ -60,9 +60,32 @@ func (s *Store) captureLive(ctx context.Context, store bool) (*capture, error) {
 // captureLiveRules is captureLive with the exclusion rules given, and a watcher's hint, if any,
 // of what may have changed (changed.go).
 func (s *Store) captureLiveRules(ctx context.Context, store bool, ign matcher, hint *Changed) (*capture, error) {
-	idx, warn, err := loadIndex(filepath.Join(s.state, "index"))
-	if err != nil {
-		return nil, err
+	// The stat cache is read while the walk runs (a full walk does not need it until the end):
+	// reading and decoding it is a few ms for 20,000 files, and the walk leaves a core idle at times.
+	type loaded struct {
+		idx  *statIndex
+		warn string
+		err  error
+	}
+	index := make(chan loaded, 1)
+	go func() {
+		idx, warn, err := loadIndex(filepath.Join(s.state, "index"))
+		index <- loaded{idx, warn, err}
+	}()
+	var (
+		idx  *statIndex
+		warn string
+		err  error
+	)
+	waitIndex := func() error {
+		if idx == nil {
+			ld := <-index
+			if ld.err != nil {
+				return ld.err
+			}
+			idx, warn = ld.idx, ld.warn
+		}
+		return nil
 	}
 	// The root's own stat, for its tree (treecache.go), taken before its listing, as the walk
 	// takes every folder's: a change between the two then shows as a stat that differs, never
@@ -73,6 +96,10 @@ func (s *Store) captureLiveRules(ctx context.Context, store bool, ign matcher, h
 	var sc *scan
 	how := Walk{Mode: "full"}
 	if hint != nil {
+		if err := waitIndex(); err != nil {
+			stop()
+			return nil, err
+		}
 		sc, how.Reason, err = s.scanChanged(ctx, ign, hint, idx, &seen)
 		if sc != nil {
 			how = Walk{Mode: "changed", Paths: len(hint.Paths)}
@@ -83,6 +110,9 @@ func (s *Store) captureLiveRules(ctx context.Context, store bool, ign matcher, h
 	}
 	stop()
 	if err != nil {
+		return nil, err
+	}
+	if err := waitIndex(); err != nil {
 		return nil, err
 	}
 	if testHookAfterScan != nil {
@@ -113,12 +143,18 @@ func (s *Store) captureLiveRules(ctx context.Context, store bool, ign matcher, h
 		if e.Type != TypeFile && e.Type != TypeDir {
 			continue
 		}
-		for j < len(idx.entries) && idx.entries[j].Path < e.Path {
-			j++
-		}
+		// Equality first: in the usual case the next cache entry is this path, and one equality
+		// test (which stops at a length that differs) is cheaper than ordering long paths that
+		// share their folders.
 		var ie *indexEntry
-		if j < len(idx.entries) && idx.entries[j].Path == e.Path {
-			ie = &idx.entries[j]
+		for ; j < len(idx.entries); j++ {
+			if p := idx.entries[j].Path; p == e.Path {
+				ie = &idx.entries[j]
+				j++
+				break
+			} else if p > e.Path {
+				break
+			}
 		}
 		if e.Type == TypeDir {
 			if e.St.Mode != 0 {
