@@ -69,7 +69,7 @@ func (s *Store) captureLiveRules(ctx context.Context, store bool, ign matcher, h
 	}
 	index := make(chan loaded, 1)
 	go func() {
-		idx, warn, err := loadIndex(filepath.Join(s.state, "index"))
+		idx, warn, err := loadIndexLazy(filepath.Join(s.state, "index"))
 		index <- loaded{idx, warn, err}
 	}()
 	var (
@@ -100,6 +100,7 @@ func (s *Store) captureLiveRules(ctx context.Context, store bool, ign matcher, h
 			stop()
 			return nil, err
 		}
+		idx.decode()
 		sc, how.Reason, err = s.scanChanged(ctx, ign, hint, idx, &seen)
 		if sc != nil {
 			how = Walk{Mode: "changed", Paths: len(hint.Paths)}
@@ -128,16 +129,18 @@ func (s *Store) captureLiveRules(ctx context.Context, store bool, ign matcher, h
 		// A hint's scan has no folder stats: its trees are neither reused nor recorded.
 		c.rootSt = rootSt
 	}
+	ic := idx.cursor()
 	if c.rulesOK && idx.rules == c.rules && c.rootSt.Mode != 0 {
 		c.dirTrees = map[string]Hash{}
-		if len(idx.entries) > 0 && idx.entries[0].Path == "" && idx.clean(&idx.entries[0], c.rootSt) {
-			c.dirTrees[""] = idx.entries[0].Blob
+		if r := ic.entry(); r != nil && r.Path == "" && idx.clean(r, c.rootSt) {
+			c.dirTrees[""] = r.Blob
 		}
 	}
 	// Both lists are sorted by path: one merge pass pairs each file and directory with its cache
 	// entry.
 	var todo, vouched []int
-	files, dirs, j := 0, 0, 0
+	var match indexEntry // the cache entry of the path at hand (the cursor moves past it)
+	files, dirs := 0, 0
 	for i := range sc.entries {
 		e := &sc.entries[i]
 		if e.Type != TypeFile && e.Type != TypeDir {
@@ -147,14 +150,16 @@ func (s *Store) captureLiveRules(ctx context.Context, store bool, ign matcher, h
 		// test (which stops at a length that differs) is cheaper than ordering long paths that
 		// share their folders.
 		var ie *indexEntry
-		for ; j < len(idx.entries); j++ {
-			if p := idx.entries[j].Path; p == e.Path {
-				ie = &idx.entries[j]
-				j++
+		for r := ic.entry(); r != nil; r = ic.entry() {
+			if r.Path == e.Path {
+				match = *r
+				ie = &match
+				ic.advance()
 				break
-			} else if p > e.Path {
+			} else if r.Path > e.Path {
 				break
 			}
+			ic.advance()
 		}
 		if e.Type == TypeDir {
 			if e.St.Mode != 0 {
@@ -212,7 +217,7 @@ func (s *Store) captureLiveRules(ctx context.Context, store bool, ign matcher, h
 	if c.rootSt.Mode != 0 {
 		dirs++
 	}
-	c.indexDirty = len(todo) > 0 || files+dirs != len(idx.entries)
+	c.indexDirty = len(todo) > 0 || files+dirs != idx.count()
 	if store {
 		c.stager = newStager(s.objects)
 	}

@@ -37,12 +37,14 @@ type indexEntry struct {
 
 // statIndex is the stat cache (FORMAT.md, "Index"): the index with its log applied.
 type statIndex struct {
-	entries []indexEntry // sorted by path
-	base    uint32       // the index file's checksum (what its log must name); 0 without one
-	size    int64        // the index file's bytes
-	logSize int          // the bytes of the log's valid records, its header included
-	logTorn bool         // the log holds a record that does not apply: rewrite the index
-	rules   Hash         // the key of the exclusion rules its directory entries were made under
+	entries  []indexEntry // sorted by path; empty while body holds them (see loadIndexLazy)
+	body     *indexBody   // the entries still encoded, checked, each recorded at recorded
+	recorded int64
+	base     uint32 // the index file's checksum (what its log must name); 0 without one
+	size     int64  // the index file's bytes
+	logSize  int    // the bytes of the log's valid records, its header included
+	logTorn  bool   // the log holds a record that does not apply: rewrite the index
+	rules    Hash   // the key of the exclusion rules its directory entries were made under
 }
 
 // clean reports whether a file whose lstat is st can reuse e's hash without being read.
@@ -53,6 +55,17 @@ func (x *statIndex) clean(e *indexEntry, st statInfo) bool {
 // loadIndex reads the stat cache. A missing file gives an empty index; a damaged one gives an
 // empty index and a warning (it is a cache: every file is simply hashed again).
 func loadIndex(name string) (*statIndex, string, error) {
+	x, warn, err := loadIndexLazy(name)
+	if x != nil {
+		x.decode()
+	}
+	return x, warn, err
+}
+
+// loadIndexLazy is loadIndex leaving an index without a log encoded, checked, for a capture to
+// read in place (cursor): decoding it first would fill 96 bytes a path (2 MB for 20,000 files)
+// that a no-change checkpoint reads once.
+func loadIndexLazy(name string) (*statIndex, string, error) {
 	data, err := regular.ReadFile(name)
 	if errors.Is(err, fs.ErrNotExist) {
 		return &statIndex{}, "", nil
@@ -64,22 +77,83 @@ func loadIndex(name string) (*statIndex, string, error) {
 	if err != nil {
 		return nil, "", fmt.Errorf("stat %s: %w", name, err)
 	}
-	entries, rules, err := decodeIndex(data)
+	body, rules, err := checkIndex(data)
 	if err != nil {
 		return &statIndex{}, fmt.Sprintf("stat cache %s ignored (%v): every file was read again", name, err), nil
 	}
-	for i := range entries {
-		entries[i].recorded = st.Mtime
-	}
-	x := &statIndex{entries: entries, rules: rules, base: binary.LittleEndian.Uint32(data[len(data)-4:]), size: int64(len(data))}
+	x := &statIndex{body: &body, recorded: st.Mtime, rules: rules, base: binary.LittleEndian.Uint32(data[len(data)-4:]), size: int64(len(data))}
 	log, err := readIndexLog(name)
 	if err != nil {
 		return nil, "", fmt.Errorf("read stat cache %s: %w", indexLogName(name), err)
 	}
 	if log != nil {
+		x.decode()
 		x.entries, x.logSize, x.logTorn = applyIndexLog(x.entries, x.base, log)
 	}
 	return x, "", nil
+}
+
+// decode decodes the entries body still holds.
+func (x *statIndex) decode() {
+	if x.body == nil {
+		return
+	}
+	x.entries = make([]indexEntry, x.body.count)
+	for i := range x.entries {
+		x.body.next(&x.entries[i])
+		x.entries[i].recorded = x.recorded
+	}
+	x.body = nil
+}
+
+// count returns the number of entries.
+func (x *statIndex) count() int {
+	if x.body != nil {
+		return x.body.count
+	}
+	return len(x.entries)
+}
+
+// indexCursor reads a stat cache's entries in order, decoded or in place.
+type indexCursor struct {
+	x    *statIndex
+	j    int       // the next decoded entry
+	body indexBody // the encoded entries not read yet
+	cur  indexEntry
+	ok   bool
+}
+
+// cursor returns a cursor at x's first entry.
+func (x *statIndex) cursor() *indexCursor {
+	c := &indexCursor{x: x}
+	if x.body != nil {
+		c.body = *x.body
+	}
+	c.advance()
+	return c
+}
+
+// entry returns the entry at the cursor, nil past the last; advance overwrites it.
+func (c *indexCursor) entry() *indexEntry {
+	if !c.ok {
+		return nil
+	}
+	return &c.cur
+}
+
+// advance moves the cursor to the next entry.
+func (c *indexCursor) advance() {
+	if c.x.body != nil {
+		if c.ok = c.body.count > 0; c.ok {
+			c.body.next(&c.cur)
+			c.cur.recorded = c.x.recorded
+		}
+		return
+	}
+	if c.ok = c.j < len(c.x.entries); c.ok {
+		c.cur = c.x.entries[c.j]
+		c.j++
+	}
 }
 
 // encodeIndex encodes sorted entries made under the exclusion rules whose key is rules.
@@ -130,6 +204,41 @@ var castagnoli = sync.OnceValue(func() *crc32.Table { return crc32.MakeTable(crc
 // the rules its directory entries were made under (zero for version 1, which has none). The
 // entries' paths point into b, which must not be modified afterwards.
 func decodeIndex(b []byte) ([]indexEntry, Hash, error) {
+	body, rules, err := checkIndex(b)
+	if err != nil {
+		return nil, rules, err
+	}
+	entries := make([]indexEntry, body.count)
+	for i := range entries {
+		body.next(&entries[i])
+	}
+	return entries, rules, nil
+}
+
+// indexBody is the entries of a checked index file, still encoded: next decodes them in order.
+type indexBody struct {
+	b     []byte // the file's bytes but its checksum
+	all   string // b as a string: paths are substrings of it
+	at    int    // where the next entry starts
+	count int    // the entries left
+}
+
+// next decodes the next entry into e; the body must have one left (count > 0).
+func (r *indexBody) next(e *indexEntry) {
+	const fixed = 8*4 + 4 + 32
+	pl := int(binary.LittleEndian.Uint16(r.b[r.at:]))
+	at := r.at + 2
+	e.Path = r.all[at : at+pl]
+	decodeIndexFields(e, r.b[at+pl:])
+	r.at = at + pl + fixed
+	r.count--
+}
+
+// checkIndex checks an index file's bytes (version 1 or 2): its magic, checksum, every entry's
+// length, the entries' order and nothing after them; it returns its entries, still encoded, and
+// the key of the rules its directory entries were made under (zero for version 1, which has
+// none). The entries' paths point into b, which must not be modified afterwards.
+func checkIndex(b []byte) (indexBody, Hash, error) {
 	const fixed = 8*4 + 4 + 32
 	var rules Hash
 	hdr := len(indexMagic) + 32
@@ -138,14 +247,14 @@ func decodeIndex(b []byte) ([]indexEntry, Hash, error) {
 		hdr = len(indexMagicV1)
 	case len(b) >= len(indexMagic) && bytes.Equal(b[:len(indexMagic)], []byte(indexMagic)):
 	default:
-		return nil, rules, fmt.Errorf("not a version 1 or 2 stat cache")
+		return indexBody{}, rules, fmt.Errorf("not a version 1 or 2 stat cache")
 	}
 	if len(b) < hdr+4+4 {
-		return nil, rules, fmt.Errorf("truncated")
+		return indexBody{}, rules, fmt.Errorf("truncated")
 	}
 	body, sum := b[:len(b)-4], binary.LittleEndian.Uint32(b[len(b)-4:])
 	if crc32.Checksum(body, castagnoli()) != sum {
-		return nil, rules, fmt.Errorf("checksum mismatch")
+		return indexBody{}, rules, fmt.Errorf("checksum mismatch")
 	}
 	if hdr > len(indexMagic) {
 		copy(rules[:], body[len(indexMagic):hdr])
@@ -158,32 +267,31 @@ func decodeIndex(b []byte) ([]indexEntry, Hash, error) {
 	count := binary.LittleEndian.Uint32(r)
 	r = r[4:]
 	if uint64(count) > uint64(len(r))/(2+fixed) {
-		return nil, rules, fmt.Errorf("count %d exceeds the file", count)
+		return indexBody{}, rules, fmt.Errorf("count %d exceeds the file", count)
 	}
-	entries := make([]indexEntry, count)
-	for i := range entries {
+	first := len(body) - len(r)
+	prev := ""
+	for i := range int(count) {
 		if len(r) < 2 {
-			return nil, rules, fmt.Errorf("truncated")
+			return indexBody{}, rules, fmt.Errorf("truncated")
 		}
 		pl := int(binary.LittleEndian.Uint16(r))
 		r = r[2:]
 		if len(r) < pl+fixed {
-			return nil, rules, fmt.Errorf("truncated")
+			return indexBody{}, rules, fmt.Errorf("truncated")
 		}
-		e := &entries[i]
 		at := len(body) - len(r)
-		e.Path = all[at : at+pl]
-		r = r[pl:]
-		decodeIndexFields(e, r)
-		r = r[fixed:]
-		if i > 0 && entries[i-1].Path >= e.Path {
-			return nil, rules, fmt.Errorf("entries not sorted at %q", e.Path)
+		p := all[at : at+pl]
+		if i > 0 && prev >= p {
+			return indexBody{}, rules, fmt.Errorf("entries not sorted at %q", p)
 		}
+		prev = p
+		r = r[pl+fixed:]
 	}
 	if len(r) != 0 {
-		return nil, rules, fmt.Errorf("%d trailing bytes", len(r))
+		return indexBody{}, rules, fmt.Errorf("%d trailing bytes", len(r))
 	}
-	return entries, rules, nil
+	return indexBody{b: body, all: all, at: first, count: int(count)}, rules, nil
 }
 
 // writeIndex saves the stat cache of a capture when it changed: the changed entries appended to
@@ -198,6 +306,7 @@ func (s *Store) writeIndex(c *capture) error {
 	if old == nil || old.base == 0 || old.logTorn || c.distrusted || old.rules != c.rules {
 		return s.saveIndex(entries, c.rules)
 	}
+	old.decode()
 	set, removed := indexChanges(old.entries, entries)
 	if len(set) == 0 && len(removed) == 0 {
 		return nil
