@@ -217,7 +217,10 @@ func (s *Store) captureLiveRules(ctx context.Context, store bool, ign matcher, h
 	if c.rootSt.Mode != 0 {
 		dirs++
 	}
-	c.indexDirty = len(todo) > 0 || files+dirs != idx.count()
+	for ic.entry() != nil { // the cache's entries past the last path: counted
+		ic.advance()
+	}
+	c.indexDirty = len(todo) > 0 || files+dirs != ic.count
 	if store {
 		c.stager = newStager(s.objects)
 	}

@@ -7,7 +7,10 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io/fs"
+	"iter"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"unsafe"
 
@@ -38,13 +41,14 @@ type indexEntry struct {
 // statIndex is the stat cache (FORMAT.md, "Index"): the index with its log applied.
 type statIndex struct {
 	entries  []indexEntry // sorted by path; empty while body holds them (see loadIndexLazy)
-	body     *indexBody   // the entries still encoded, checked, each recorded at recorded
+	body     *indexBody   // the index's entries still encoded, checked, each recorded at recorded
 	recorded int64
-	base     uint32 // the index file's checksum (what its log must name); 0 without one
-	size     int64  // the index file's bytes
-	logSize  int    // the bytes of the log's valid records, its header included
-	logTorn  bool   // the log holds a record that does not apply: rewrite the index
-	rules    Hash   // the key of the exclusion rules its directory entries were made under
+	overlay  []logOp // with body: the log's outcome, by path, which the cursor applies
+	base     uint32  // the index file's checksum (what its log must name); 0 without one
+	size     int64   // the index file's bytes
+	logSize  int     // the bytes of the log's valid records, its header included
+	logTorn  bool    // the log holds a record that does not apply: rewrite the index
+	rules    Hash    // the key of the exclusion rules its directory entries were made under
 }
 
 // clean reports whether a file whose lstat is st can reuse e's hash without being read.
@@ -87,47 +91,54 @@ func loadIndexLazy(name string) (*statIndex, string, error) {
 		return nil, "", fmt.Errorf("read stat cache %s: %w", indexLogName(name), err)
 	}
 	if log != nil {
-		x.decode()
-		x.entries, x.logSize, x.logTorn = applyIndexLog(x.entries, x.base, log)
+		var ops map[string]*indexEntry
+		ops, x.logSize, x.logTorn = readLogOps(x.base, log)
+		for p, e := range ops {
+			x.overlay = append(x.overlay, logOp{p, e})
+		}
+		slices.SortFunc(x.overlay, func(a, b logOp) int { return strings.Compare(a.path, b.path) })
 	}
 	return x, "", nil
 }
 
-// decode decodes the entries body still holds.
+// logOp is the log's outcome for one path: its entry, or nil when it was removed.
+type logOp struct {
+	path string
+	e    *indexEntry
+}
+
+// decode decodes the entries body still holds, with the overlay applied.
 func (x *statIndex) decode() {
 	if x.body == nil {
 		return
 	}
-	x.entries = make([]indexEntry, x.body.count)
-	for i := range x.entries {
-		x.body.next(&x.entries[i])
-		x.entries[i].recorded = x.recorded
+	entries := make([]indexEntry, 0, x.body.count+len(x.overlay))
+	for c := x.cursor(); c.entry() != nil; c.advance() {
+		entries = append(entries, *c.entry())
 	}
-	x.body = nil
+	x.entries, x.body, x.overlay = entries, nil, nil
 }
 
-// count returns the number of entries.
-func (x *statIndex) count() int {
-	if x.body != nil {
-		return x.body.count
-	}
-	return len(x.entries)
-}
-
-// indexCursor reads a stat cache's entries in order, decoded or in place.
+// indexCursor reads a stat cache's entries in order: decoded, or in place with the log's
+// outcome merged in.
 type indexCursor struct {
-	x    *statIndex
-	j    int       // the next decoded entry
-	body indexBody // the encoded entries not read yet
-	cur  indexEntry
-	ok   bool
+	x     *statIndex
+	j     int       // the next decoded entry
+	body  indexBody // the encoded entries not read yet
+	base  indexEntry
+	bok   bool    // base holds the next encoded entry
+	ops   []logOp // the overlay not applied yet
+	cur   indexEntry
+	ok    bool
+	count int // the entries the cursor has been at
 }
 
 // cursor returns a cursor at x's first entry.
 func (x *statIndex) cursor() *indexCursor {
 	c := &indexCursor{x: x}
 	if x.body != nil {
-		c.body = *x.body
+		c.body, c.ops = *x.body, x.overlay
+		c.nextBase()
 	}
 	c.advance()
 	return c
@@ -143,16 +154,45 @@ func (c *indexCursor) entry() *indexEntry {
 
 // advance moves the cursor to the next entry.
 func (c *indexCursor) advance() {
-	if c.x.body != nil {
-		if c.ok = c.body.count > 0; c.ok {
-			c.body.next(&c.cur)
-			c.cur.recorded = c.x.recorded
-		}
-		return
+	c.ok = c.step()
+	if c.ok {
+		c.count++
 	}
-	if c.ok = c.j < len(c.x.entries); c.ok {
+}
+
+func (c *indexCursor) step() bool {
+	if c.x.body == nil {
+		if c.j >= len(c.x.entries) {
+			return false
+		}
 		c.cur = c.x.entries[c.j]
 		c.j++
+		return true
+	}
+	for len(c.ops) > 0 && (!c.bok || c.ops[0].path <= c.base.Path) {
+		op := c.ops[0]
+		c.ops = c.ops[1:]
+		if c.bok && op.path == c.base.Path {
+			c.nextBase() // replaced or removed by the log
+		}
+		if op.e != nil {
+			c.cur = *op.e
+			return true
+		}
+	}
+	if !c.bok {
+		return false
+	}
+	c.cur = c.base
+	c.nextBase()
+	return true
+}
+
+// nextBase reads the next encoded entry into base.
+func (c *indexCursor) nextBase() {
+	if c.bok = c.body.count > 0; c.bok {
+		c.body.next(&c.base)
+		c.base.recorded = c.x.recorded
 	}
 }
 
@@ -301,19 +341,19 @@ func (s *Store) writeIndex(c *capture) error {
 	if !c.indexDirty {
 		return nil
 	}
-	entries := c.indexEntries()
 	old := c.index
 	if old == nil || old.base == 0 || old.logTorn || c.distrusted || old.rules != c.rules {
-		return s.saveIndex(entries, c.rules)
+		return s.saveIndex(c.indexEntries(), c.rules)
 	}
-	old.decode()
-	set, removed := indexChanges(old.entries, entries)
+	// Compared as both stream by, in place: a log record of a few changes does not need the
+	// whole cache built, old or new (2 MB each for 20,000 files).
+	set, removed := indexChanges(old.cursor(), c.eachIndexEntry)
 	if len(set) == 0 && len(removed) == 0 {
 		return nil
 	}
 	body := encodeLogRecord(set, removed)
 	if int64(old.logSize+len(body)) > max(old.size/4, 64<<10) {
-		return s.saveIndex(entries, c.rules)
+		return s.saveIndex(c.indexEntries(), c.rules)
 	}
 	if err := appendIndexLog(filepath.Join(s.state, "index"), old.base, body); err != nil {
 		return fmt.Errorf("write stat cache: %w", err)
@@ -321,48 +361,58 @@ func (s *Store) writeIndex(c *capture) error {
 	return nil
 }
 
-// indexEntries returns the stat cache a capture leaves: its files, and, when its trees were
-// encoded under rules with a key, its directories with their trees (treecache.go), sorted.
+// indexEntries returns the stat cache a capture leaves (eachIndexEntry), sorted.
 func (c *capture) indexEntries() []indexEntry {
-	var entries []indexEntry
+	return slices.AppendSeq(make([]indexEntry, 0, len(c.scan.entries)+1), c.eachIndexEntry)
+}
+
+// eachIndexEntry yields the stat cache a capture leaves, in order: its files, and, when its trees
+// were encoded under rules with a key, its directories with their trees (treecache.go).
+func (c *capture) eachIndexEntry(yield func(indexEntry) bool) {
 	dirs := c.trees != nil && c.rulesOK && c.rootSt.Mode != 0 // a full walk's, see captureLiveRules
 	if h, ok := c.trees[""]; ok && dirs && c.rootSt.Mode != 0 {
-		entries = append(entries, indexEntry{Path: "", St: c.rootSt, Blob: h})
+		if !yield(indexEntry{Path: "", St: c.rootSt, Blob: h}) {
+			return
+		}
 	}
 	for i := range c.scan.entries {
 		switch e := &c.scan.entries[i]; e.Type {
 		case TypeFile:
-			entries = append(entries, indexEntry{Path: e.Path, St: e.St, Blob: e.Blob})
+			if !yield(indexEntry{Path: e.Path, St: e.St, Blob: e.Blob}) {
+				return
+			}
 		case TypeDir:
 			if h, ok := c.trees[e.Path]; ok && dirs && e.St.Mode != 0 {
-				entries = append(entries, indexEntry{Path: e.Path, St: e.St, Blob: h})
+				if !yield(indexEntry{Path: e.Path, St: e.St, Blob: h}) {
+					return
+				}
 			}
 		}
 	}
-	return entries
 }
 
-// indexChanges returns what turns the cache old into new (both sorted): the entries that are
-// new, changed, or were racily clean (recorded again, so that they become clean), and the paths
-// removed.
-func indexChanges(old, new []indexEntry) (set []indexEntry, removed []string) {
-	j := 0
-	for i := range new {
-		for j < len(old) && old[j].Path < new[i].Path {
-			removed = append(removed, old[j].Path)
-			j++
+// indexChanges returns what turns the cache old into new (both in path order): the entries that
+// are new, changed, or were racily clean (recorded again, so that they become clean), and the
+// paths removed.
+func indexChanges(old *indexCursor, new iter.Seq[indexEntry]) (set []indexEntry, removed []string) {
+	for n := range new {
+		o := old.entry()
+		for ; o != nil && o.Path < n.Path; o = old.entry() {
+			removed = append(removed, o.Path)
+			old.advance()
 		}
-		if j < len(old) && old[j].Path == new[i].Path {
-			o := &old[j]
-			j++
-			if o.St == new[i].St && o.Blob == new[i].Blob && o.St.Mtime < o.recorded {
+		if o != nil && o.Path == n.Path {
+			same := o.St == n.St && o.Blob == n.Blob && o.St.Mtime < o.recorded
+			old.advance()
+			if same {
 				continue
 			}
 		}
-		set = append(set, new[i])
+		set = append(set, n)
 	}
-	for ; j < len(old); j++ {
-		removed = append(removed, old[j].Path)
+	for o := old.entry(); o != nil; o = old.entry() {
+		removed = append(removed, o.Path)
+		old.advance()
 	}
 	return set, removed
 }

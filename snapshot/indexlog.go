@@ -61,30 +61,9 @@ func sealLogRecord(body []byte, sealed int64) []byte {
 // the cache then holds what it held before that record, older facts that a changed stat
 // makes a checkpoint read again.
 func applyIndexLog(entries []indexEntry, base uint32, data []byte) (out []indexEntry, valid int, torn bool) {
-	hdr := len(indexLogMagic) + 4
-	if len(data) < hdr || !bytes.Equal(data[:len(indexLogMagic)], []byte(indexLogMagic)) ||
-		binary.LittleEndian.Uint32(data[len(indexLogMagic):]) != base {
-		return entries, 0, len(data) > 0
-	}
 	// The log is small next to the index: gather its outcome per path (nil: removed), then
 	// apply it in one pass over the sorted entries.
-	ops := map[string]*indexEntry{}
-	all := string(data) // paths are substrings of one string
-	at := hdr
-	for at < len(data) {
-		set, gone, n, err := decodeLogRecord(data[at:], all[at:])
-		if err != nil {
-			torn = true
-			break
-		}
-		for _, p := range gone {
-			ops[p] = nil
-		}
-		for i := range set {
-			ops[set[i].Path] = &set[i]
-		}
-		at += n
-	}
+	ops, at, torn := readLogOps(base, data)
 	if len(ops) == 0 {
 		return entries, at, torn
 	}
@@ -110,6 +89,34 @@ func applyIndexLog(entries []indexEntry, base uint32, data []byte) (out []indexE
 		}
 	}
 	return out, at, torn
+}
+
+// readLogOps returns the outcome of the log's records per path (nil: removed), with the bytes
+// of its valid records and whether a record did not apply (see applyIndexLog).
+func readLogOps(base uint32, data []byte) (ops map[string]*indexEntry, valid int, torn bool) {
+	hdr := len(indexLogMagic) + 4
+	if len(data) < hdr || !bytes.Equal(data[:len(indexLogMagic)], []byte(indexLogMagic)) ||
+		binary.LittleEndian.Uint32(data[len(indexLogMagic):]) != base {
+		return nil, 0, len(data) > 0
+	}
+	ops = map[string]*indexEntry{}
+	all := string(data) // paths are substrings of one string
+	at := hdr
+	for at < len(data) {
+		set, gone, n, err := decodeLogRecord(data[at:], all[at:])
+		if err != nil {
+			torn = true
+			break
+		}
+		for _, p := range gone {
+			ops[p] = nil
+		}
+		for i := range set {
+			ops[set[i].Path] = &set[i]
+		}
+		at += n
+	}
+	return ops, at, torn
 }
 
 // decodeLogRecord decodes the record at the front of b (s is b as a string). Every set entry's
