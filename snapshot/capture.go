@@ -60,9 +60,32 @@ func (s *Store) captureLive(ctx context.Context, store bool) (*capture, error) {
 // captureLiveRules is captureLive with the exclusion rules given, and a watcher's hint, if any,
 // of what may have changed (changed.go).
 func (s *Store) captureLiveRules(ctx context.Context, store bool, ign matcher, hint *Changed) (*capture, error) {
-	idx, warn, err := loadIndex(filepath.Join(s.state, "index"))
-	if err != nil {
-		return nil, err
+	// The stat cache is read while the walk runs (a full walk does not need it until the end):
+	// reading and decoding it is a few ms for 20,000 files, and the walk leaves a core idle at times.
+	type loaded struct {
+		idx  *statIndex
+		warn string
+		err  error
+	}
+	index := make(chan loaded, 1)
+	go func() {
+		idx, warn, err := loadIndexLazy(filepath.Join(s.state, "index"))
+		index <- loaded{idx, warn, err}
+	}()
+	var (
+		idx  *statIndex
+		warn string
+		err  error
+	)
+	waitIndex := func() error {
+		if idx == nil {
+			ld := <-index
+			if ld.err != nil {
+				return ld.err
+			}
+			idx, warn = ld.idx, ld.warn
+		}
+		return nil
 	}
 	// The root's own stat, for its tree (treecache.go), taken before its listing, as the walk
 	// takes every folder's: a change between the two then shows as a stat that differs, never
@@ -73,6 +96,11 @@ func (s *Store) captureLiveRules(ctx context.Context, store bool, ign matcher, h
 	var sc *scan
 	how := Walk{Mode: "full"}
 	if hint != nil {
+		if err := waitIndex(); err != nil {
+			stop()
+			return nil, err
+		}
+		idx.decode()
 		sc, how.Reason, err = s.scanChanged(ctx, ign, hint, idx, &seen)
 		if sc != nil {
 			how = Walk{Mode: "changed", Paths: len(hint.Paths)}
@@ -83,6 +111,9 @@ func (s *Store) captureLiveRules(ctx context.Context, store bool, ign matcher, h
 	}
 	stop()
 	if err != nil {
+		return nil, err
+	}
+	if err := waitIndex(); err != nil {
 		return nil, err
 	}
 	if testHookAfterScan != nil {
@@ -98,27 +129,37 @@ func (s *Store) captureLiveRules(ctx context.Context, store bool, ign matcher, h
 		// A hint's scan has no folder stats: its trees are neither reused nor recorded.
 		c.rootSt = rootSt
 	}
+	ic := idx.cursor()
 	if c.rulesOK && idx.rules == c.rules && c.rootSt.Mode != 0 {
 		c.dirTrees = map[string]Hash{}
-		if len(idx.entries) > 0 && idx.entries[0].Path == "" && idx.clean(&idx.entries[0], c.rootSt) {
-			c.dirTrees[""] = idx.entries[0].Blob
+		if r := ic.entry(); r != nil && r.Path == "" && idx.clean(r, c.rootSt) {
+			c.dirTrees[""] = r.Blob
 		}
 	}
 	// Both lists are sorted by path: one merge pass pairs each file and directory with its cache
 	// entry.
 	var todo, vouched []int
-	files, dirs, j := 0, 0, 0
+	var match indexEntry // the cache entry of the path at hand (the cursor moves past it)
+	files, dirs := 0, 0
 	for i := range sc.entries {
 		e := &sc.entries[i]
 		if e.Type != TypeFile && e.Type != TypeDir {
 			continue
 		}
-		for j < len(idx.entries) && idx.entries[j].Path < e.Path {
-			j++
-		}
+		// Equality first: in the usual case the next cache entry is this path, and one equality
+		// test (which stops at a length that differs) is cheaper than ordering long paths that
+		// share their folders.
 		var ie *indexEntry
-		if j < len(idx.entries) && idx.entries[j].Path == e.Path {
-			ie = &idx.entries[j]
+		for r := ic.entry(); r != nil; r = ic.entry() {
+			if r.Path == e.Path {
+				match = *r
+				ie = &match
+				ic.advance()
+				break
+			} else if r.Path > e.Path {
+				break
+			}
+			ic.advance()
 		}
 		if e.Type == TypeDir {
 			if e.St.Mode != 0 {
@@ -176,7 +217,10 @@ func (s *Store) captureLiveRules(ctx context.Context, store bool, ign matcher, h
 	if c.rootSt.Mode != 0 {
 		dirs++
 	}
-	c.indexDirty = len(todo) > 0 || files+dirs != len(idx.entries)
+	for ic.entry() != nil { // the cache's entries past the last path: counted
+		ic.advance()
+	}
+	c.indexDirty = len(todo) > 0 || files+dirs != ic.count
 	if store {
 		c.stager = newStager(s.objects)
 	}

@@ -154,6 +154,23 @@ func (s *Store) checkpointLocked(ctx context.Context, label string, kind Kind, r
 			}
 		}
 	}
+	// The manifest's root is written and flushed while the pack is (their fsyncs overlap), and
+	// put in place only after the trees it names are durable (below).
+	var staged chan stagedFile
+	if !treesStored {
+		staged = make(chan stagedFile, 1)
+		go func() {
+			f, err := durable.Stage(mname, tr.root, 0o600)
+			staged <- stagedFile{f, err}
+		}()
+		defer func() {
+			if staged != nil {
+				if r := <-staged; r.f != nil {
+					r.f.Abort()
+				}
+			}
+		}()
+	}
 	if err := c.stager.commit(); err != nil {
 		return nil, nil, err
 	}
@@ -189,8 +206,13 @@ func (s *Store) checkpointLocked(ctx context.Context, label string, kind Kind, r
 	}
 	// The root last, after the trees it names (committed with the contents, above).
 	if !treesStored {
-		if err := durable.WriteFile(mname, tr.root, 0o600); err != nil {
-			return nil, nil, fmt.Errorf("write manifest: %w", err)
+		r := <-staged
+		staged = nil
+		if r.err == nil {
+			r.err = r.f.Commit()
+		}
+		if r.err != nil {
+			return nil, nil, fmt.Errorf("write manifest: %w", r.err)
 		}
 	}
 	cp := Checkpoint{Time: time.Now().UTC(), Kind: kind, Label: label, Parent: pos.Current, Manifest: mh, Counts: counts, Call: call}
@@ -235,6 +257,12 @@ func (s *Store) checkpointLocked(ctx context.Context, label string, kind Kind, r
 		res.ChainSeq = seq
 	}
 	return res, c, indexErr
+}
+
+// stagedFile is a durable.Stage result.
+type stagedFile struct {
+	f   *durable.Staged
+	err error
 }
 
 // allStored reports whether every tree of hs is stored (a lookup error counts as not).

@@ -20,6 +20,24 @@ func FuzzDecodeIndex(f *testing.F) {
 		if err == nil && bytes.HasPrefix(data, []byte(indexMagic)) && !bytes.Equal(encodeIndex(entries, rules), data) {
 			t.Fatal("accepted an index that does not re-encode to itself")
 		}
+		// A capture reads the same entries in place (loadIndexLazy, cursor).
+		body, _, lazyErr := checkIndex(data)
+		if (lazyErr == nil) != (err == nil) {
+			t.Fatalf("decodeIndex: %v; checkIndex: %v", err, lazyErr)
+		}
+		if err != nil {
+			return
+		}
+		c := (&statIndex{body: &body}).cursor()
+		for i := range entries {
+			if e := c.entry(); e == nil || *e != entries[i] {
+				t.Fatalf("entry %d read in place %+v, decoded %+v", i, e, entries[i])
+			}
+			c.advance()
+		}
+		if c.entry() != nil {
+			t.Fatal("read in place more entries than decoded")
+		}
 	})
 }
 

@@ -47,6 +47,14 @@ const smallFile = 1 << 20
 
 var bufPool = sync.Pool{New: func() any { b := make([]byte, smallFile); return &b }}
 
+// tinyFile is the size up to which a file is read into a buffer of tinyPool: most files of a
+// workspace are that small, and a no-change checkpoint reads a sample of them only, which then
+// costs a few small buffers rather than a megabyte per worker (which a short-lived process
+// allocates fresh, and which brings its first garbage collection closer).
+const tinyFile = 64 << 10
+
+var tinyPool = sync.Pool{New: func() any { b := make([]byte, tinyFile); return &b }}
+
 // racyWindow is how recent a file's ctime may be, at the start of its read, for the read to need
 // a second one. File timestamps come from a coarse clock (a few ms), so a write during a read may
 // leave the stat unchanged; but it sets ctime to at least the read's start minus that granularity.
@@ -78,8 +86,12 @@ func hashFile(full string, want statInfo, stg *stager, bytes *atomic.Int64) (Has
 	if st1 != want {
 		return h, errChanged
 	}
-	bp := bufPool.Get().(*[]byte)
-	defer bufPool.Put(bp)
+	pool := &bufPool
+	if st1.Size <= tinyFile {
+		pool = &tinyPool
+	}
+	bp := pool.Get().(*[]byte)
+	defer pool.Put(bp)
 	buf := *bp
 	if st1.Size <= smallFile {
 		data := buf[:st1.Size]

@@ -7,7 +7,10 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io/fs"
+	"iter"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"unsafe"
 
@@ -37,12 +40,15 @@ type indexEntry struct {
 
 // statIndex is the stat cache (FORMAT.md, "Index"): the index with its log applied.
 type statIndex struct {
-	entries []indexEntry // sorted by path
-	base    uint32       // the index file's checksum (what its log must name); 0 without one
-	size    int64        // the index file's bytes
-	logSize int          // the bytes of the log's valid records, its header included
-	logTorn bool         // the log holds a record that does not apply: rewrite the index
-	rules   Hash         // the key of the exclusion rules its directory entries were made under
+	entries  []indexEntry // sorted by path; empty while body holds them (see loadIndexLazy)
+	body     *indexBody   // the index's entries still encoded, checked, each recorded at recorded
+	recorded int64
+	overlay  []logOp // with body: the log's outcome, by path, which the cursor applies
+	base     uint32  // the index file's checksum (what its log must name); 0 without one
+	size     int64   // the index file's bytes
+	logSize  int     // the bytes of the log's valid records, its header included
+	logTorn  bool    // the log holds a record that does not apply: rewrite the index
+	rules    Hash    // the key of the exclusion rules its directory entries were made under
 }
 
 // clean reports whether a file whose lstat is st can reuse e's hash without being read.
@@ -53,6 +59,17 @@ func (x *statIndex) clean(e *indexEntry, st statInfo) bool {
 // loadIndex reads the stat cache. A missing file gives an empty index; a damaged one gives an
 // empty index and a warning (it is a cache: every file is simply hashed again).
 func loadIndex(name string) (*statIndex, string, error) {
+	x, warn, err := loadIndexLazy(name)
+	if x != nil {
+		x.decode()
+	}
+	return x, warn, err
+}
+
+// loadIndexLazy is loadIndex leaving an index without a log encoded, checked, for a capture to
+// read in place (cursor): decoding it first would fill 96 bytes a path (2 MB for 20,000 files)
+// that a no-change checkpoint reads once.
+func loadIndexLazy(name string) (*statIndex, string, error) {
 	data, err := regular.ReadFile(name)
 	if errors.Is(err, fs.ErrNotExist) {
 		return &statIndex{}, "", nil
@@ -64,22 +81,119 @@ func loadIndex(name string) (*statIndex, string, error) {
 	if err != nil {
 		return nil, "", fmt.Errorf("stat %s: %w", name, err)
 	}
-	entries, rules, err := decodeIndex(data)
+	body, rules, err := checkIndex(data)
 	if err != nil {
 		return &statIndex{}, fmt.Sprintf("stat cache %s ignored (%v): every file was read again", name, err), nil
 	}
-	for i := range entries {
-		entries[i].recorded = st.Mtime
-	}
-	x := &statIndex{entries: entries, rules: rules, base: binary.LittleEndian.Uint32(data[len(data)-4:]), size: int64(len(data))}
+	x := &statIndex{body: &body, recorded: st.Mtime, rules: rules, base: binary.LittleEndian.Uint32(data[len(data)-4:]), size: int64(len(data))}
 	log, err := readIndexLog(name)
 	if err != nil {
 		return nil, "", fmt.Errorf("read stat cache %s: %w", indexLogName(name), err)
 	}
 	if log != nil {
-		x.entries, x.logSize, x.logTorn = applyIndexLog(x.entries, x.base, log)
+		var ops map[string]*indexEntry
+		ops, x.logSize, x.logTorn = readLogOps(x.base, log)
+		for p, e := range ops {
+			x.overlay = append(x.overlay, logOp{p, e})
+		}
+		slices.SortFunc(x.overlay, func(a, b logOp) int { return strings.Compare(a.path, b.path) })
 	}
 	return x, "", nil
+}
+
+// logOp is the log's outcome for one path: its entry, or nil when it was removed.
+type logOp struct {
+	path string
+	e    *indexEntry
+}
+
+// decode decodes the entries body still holds, with the overlay applied.
+func (x *statIndex) decode() {
+	if x.body == nil {
+		return
+	}
+	entries := make([]indexEntry, 0, x.body.count+len(x.overlay))
+	for c := x.cursor(); c.entry() != nil; c.advance() {
+		entries = append(entries, *c.entry())
+	}
+	x.entries, x.body, x.overlay = entries, nil, nil
+}
+
+// indexCursor reads a stat cache's entries in order: decoded, or in place with the log's
+// outcome merged in.
+type indexCursor struct {
+	x     *statIndex
+	j     int       // the next decoded entry
+	body  indexBody // the encoded entries not read yet
+	base  indexEntry
+	bok   bool    // base holds the next encoded entry
+	ops   []logOp // the overlay not applied yet
+	cur   indexEntry
+	ok    bool
+	count int // the entries the cursor has been at
+}
+
+// cursor returns a cursor at x's first entry.
+func (x *statIndex) cursor() *indexCursor {
+	c := &indexCursor{x: x}
+	if x.body != nil {
+		c.body, c.ops = *x.body, x.overlay
+		c.nextBase()
+	}
+	c.advance()
+	return c
+}
+
+// entry returns the entry at the cursor, nil past the last; advance overwrites it.
+func (c *indexCursor) entry() *indexEntry {
+	if !c.ok {
+		return nil
+	}
+	return &c.cur
+}
+
+// advance moves the cursor to the next entry.
+func (c *indexCursor) advance() {
+	c.ok = c.step()
+	if c.ok {
+		c.count++
+	}
+}
+
+func (c *indexCursor) step() bool {
+	if c.x.body == nil {
+		if c.j >= len(c.x.entries) {
+			return false
+		}
+		c.cur = c.x.entries[c.j]
+		c.j++
+		return true
+	}
+	for len(c.ops) > 0 && (!c.bok || c.ops[0].path <= c.base.Path) {
+		op := c.ops[0]
+		c.ops = c.ops[1:]
+		if c.bok && op.path == c.base.Path {
+			c.nextBase() // replaced or removed by the log
+		}
+		if op.e != nil {
+			c.cur = *op.e
+			return true
+		}
+	}
+	if !c.bok {
+		return false
+	}
+	c.cur = c.base
+	c.nextBase()
+	return true
+}
+
+// nextBase reads the next encoded entry into base.
+func (c *indexCursor) nextBase() {
+	if c.bok = c.body.count > 0; c.bok {
+		c.body.next(&c.base)
+		c.base.recorded = c.x.recorded
+	}
 }
 
 // encodeIndex encodes sorted entries made under the exclusion rules whose key is rules.
@@ -130,6 +244,41 @@ var castagnoli = sync.OnceValue(func() *crc32.Table { return crc32.MakeTable(crc
 // the rules its directory entries were made under (zero for version 1, which has none). The
 // entries' paths point into b, which must not be modified afterwards.
 func decodeIndex(b []byte) ([]indexEntry, Hash, error) {
+	body, rules, err := checkIndex(b)
+	if err != nil {
+		return nil, rules, err
+	}
+	entries := make([]indexEntry, body.count)
+	for i := range entries {
+		body.next(&entries[i])
+	}
+	return entries, rules, nil
+}
+
+// indexBody is the entries of a checked index file, still encoded: next decodes them in order.
+type indexBody struct {
+	b     []byte // the file's bytes but its checksum
+	all   string // b as a string: paths are substrings of it
+	at    int    // where the next entry starts
+	count int    // the entries left
+}
+
+// next decodes the next entry into e; the body must have one left (count > 0).
+func (r *indexBody) next(e *indexEntry) {
+	const fixed = 8*4 + 4 + 32
+	pl := int(binary.LittleEndian.Uint16(r.b[r.at:]))
+	at := r.at + 2
+	e.Path = r.all[at : at+pl]
+	decodeIndexFields(e, r.b[at+pl:])
+	r.at = at + pl + fixed
+	r.count--
+}
+
+// checkIndex checks an index file's bytes (version 1 or 2): its magic, checksum, every entry's
+// length, the entries' order and nothing after them; it returns its entries, still encoded, and
+// the key of the rules its directory entries were made under (zero for version 1, which has
+// none). The entries' paths point into b, which must not be modified afterwards.
+func checkIndex(b []byte) (indexBody, Hash, error) {
 	const fixed = 8*4 + 4 + 32
 	var rules Hash
 	hdr := len(indexMagic) + 32
@@ -138,14 +287,14 @@ func decodeIndex(b []byte) ([]indexEntry, Hash, error) {
 		hdr = len(indexMagicV1)
 	case len(b) >= len(indexMagic) && bytes.Equal(b[:len(indexMagic)], []byte(indexMagic)):
 	default:
-		return nil, rules, fmt.Errorf("not a version 1 or 2 stat cache")
+		return indexBody{}, rules, fmt.Errorf("not a version 1 or 2 stat cache")
 	}
 	if len(b) < hdr+4+4 {
-		return nil, rules, fmt.Errorf("truncated")
+		return indexBody{}, rules, fmt.Errorf("truncated")
 	}
 	body, sum := b[:len(b)-4], binary.LittleEndian.Uint32(b[len(b)-4:])
 	if crc32.Checksum(body, castagnoli()) != sum {
-		return nil, rules, fmt.Errorf("checksum mismatch")
+		return indexBody{}, rules, fmt.Errorf("checksum mismatch")
 	}
 	if hdr > len(indexMagic) {
 		copy(rules[:], body[len(indexMagic):hdr])
@@ -158,32 +307,31 @@ func decodeIndex(b []byte) ([]indexEntry, Hash, error) {
 	count := binary.LittleEndian.Uint32(r)
 	r = r[4:]
 	if uint64(count) > uint64(len(r))/(2+fixed) {
-		return nil, rules, fmt.Errorf("count %d exceeds the file", count)
+		return indexBody{}, rules, fmt.Errorf("count %d exceeds the file", count)
 	}
-	entries := make([]indexEntry, count)
-	for i := range entries {
+	first := len(body) - len(r)
+	prev := ""
+	for i := range int(count) {
 		if len(r) < 2 {
-			return nil, rules, fmt.Errorf("truncated")
+			return indexBody{}, rules, fmt.Errorf("truncated")
 		}
 		pl := int(binary.LittleEndian.Uint16(r))
 		r = r[2:]
 		if len(r) < pl+fixed {
-			return nil, rules, fmt.Errorf("truncated")
+			return indexBody{}, rules, fmt.Errorf("truncated")
 		}
-		e := &entries[i]
 		at := len(body) - len(r)
-		e.Path = all[at : at+pl]
-		r = r[pl:]
-		decodeIndexFields(e, r)
-		r = r[fixed:]
-		if i > 0 && entries[i-1].Path >= e.Path {
-			return nil, rules, fmt.Errorf("entries not sorted at %q", e.Path)
+		p := all[at : at+pl]
+		if i > 0 && prev >= p {
+			return indexBody{}, rules, fmt.Errorf("entries not sorted at %q", p)
 		}
+		prev = p
+		r = r[pl+fixed:]
 	}
 	if len(r) != 0 {
-		return nil, rules, fmt.Errorf("%d trailing bytes", len(r))
+		return indexBody{}, rules, fmt.Errorf("%d trailing bytes", len(r))
 	}
-	return entries, rules, nil
+	return indexBody{b: body, all: all, at: first, count: int(count)}, rules, nil
 }
 
 // writeIndex saves the stat cache of a capture when it changed: the changed entries appended to
@@ -193,18 +341,19 @@ func (s *Store) writeIndex(c *capture) error {
 	if !c.indexDirty {
 		return nil
 	}
-	entries := c.indexEntries()
 	old := c.index
 	if old == nil || old.base == 0 || old.logTorn || c.distrusted || old.rules != c.rules {
-		return s.saveIndex(entries, c.rules)
+		return s.saveIndex(c.indexEntries(), c.rules)
 	}
-	set, removed := indexChanges(old.entries, entries)
+	// Compared as both stream by, in place: a log record of a few changes does not need the
+	// whole cache built, old or new (2 MB each for 20,000 files).
+	set, removed := indexChanges(old.cursor(), c.eachIndexEntry)
 	if len(set) == 0 && len(removed) == 0 {
 		return nil
 	}
 	body := encodeLogRecord(set, removed)
 	if int64(old.logSize+len(body)) > max(old.size/4, 64<<10) {
-		return s.saveIndex(entries, c.rules)
+		return s.saveIndex(c.indexEntries(), c.rules)
 	}
 	if err := appendIndexLog(filepath.Join(s.state, "index"), old.base, body); err != nil {
 		return fmt.Errorf("write stat cache: %w", err)
@@ -212,49 +361,58 @@ func (s *Store) writeIndex(c *capture) error {
 	return nil
 }
 
-// indexEntries returns the stat cache a capture leaves: its files, and, when its trees were
-// encoded under rules with a key, its directories with their trees (treecache.go), sorted.
+// indexEntries returns the stat cache a capture leaves (eachIndexEntry), sorted.
 func (c *capture) indexEntries() []indexEntry {
-	// At most one per entry, and the root: grown by append, 20,000 files cost 2,000 page faults.
-	entries := make([]indexEntry, 0, len(c.scan.entries)+1)
+	return slices.AppendSeq(make([]indexEntry, 0, len(c.scan.entries)+1), c.eachIndexEntry)
+}
+
+// eachIndexEntry yields the stat cache a capture leaves, in order: its files, and, when its trees
+// were encoded under rules with a key, its directories with their trees (treecache.go).
+func (c *capture) eachIndexEntry(yield func(indexEntry) bool) {
 	dirs := c.trees != nil && c.rulesOK && c.rootSt.Mode != 0 // a full walk's, see captureLiveRules
 	if h, ok := c.trees[""]; ok && dirs && c.rootSt.Mode != 0 {
-		entries = append(entries, indexEntry{Path: "", St: c.rootSt, Blob: h})
+		if !yield(indexEntry{Path: "", St: c.rootSt, Blob: h}) {
+			return
+		}
 	}
 	for i := range c.scan.entries {
 		switch e := &c.scan.entries[i]; e.Type {
 		case TypeFile:
-			entries = append(entries, indexEntry{Path: e.Path, St: e.St, Blob: e.Blob})
+			if !yield(indexEntry{Path: e.Path, St: e.St, Blob: e.Blob}) {
+				return
+			}
 		case TypeDir:
 			if h, ok := c.trees[e.Path]; ok && dirs && e.St.Mode != 0 {
-				entries = append(entries, indexEntry{Path: e.Path, St: e.St, Blob: h})
+				if !yield(indexEntry{Path: e.Path, St: e.St, Blob: h}) {
+					return
+				}
 			}
 		}
 	}
-	return entries
 }
 
-// indexChanges returns what turns the cache old into new (both sorted): the entries that are
-// new, changed, or were racily clean (recorded again, so that they become clean), and the paths
-// removed.
-func indexChanges(old, new []indexEntry) (set []indexEntry, removed []string) {
-	j := 0
-	for i := range new {
-		for j < len(old) && old[j].Path < new[i].Path {
-			removed = append(removed, old[j].Path)
-			j++
+// indexChanges returns what turns the cache old into new (both in path order): the entries that
+// are new, changed, or were racily clean (recorded again, so that they become clean), and the
+// paths removed.
+func indexChanges(old *indexCursor, new iter.Seq[indexEntry]) (set []indexEntry, removed []string) {
+	for n := range new {
+		o := old.entry()
+		for ; o != nil && o.Path < n.Path; o = old.entry() {
+			removed = append(removed, o.Path)
+			old.advance()
 		}
-		if j < len(old) && old[j].Path == new[i].Path {
-			o := &old[j]
-			j++
-			if o.St == new[i].St && o.Blob == new[i].Blob && o.St.Mtime < o.recorded {
+		if o != nil && o.Path == n.Path {
+			same := o.St == n.St && o.Blob == n.Blob && o.St.Mtime < o.recorded
+			old.advance()
+			if same {
 				continue
 			}
 		}
-		set = append(set, new[i])
+		set = append(set, n)
 	}
-	for ; j < len(old); j++ {
-		removed = append(removed, old[j].Path)
+	for o := old.entry(); o != nil; o = old.entry() {
+		removed = append(removed, o.Path)
+		old.advance()
 	}
 	return set, removed
 }

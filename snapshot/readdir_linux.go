@@ -54,9 +54,16 @@ func openDir(full, prefix string) (int, []string, error) {
 		if n == 0 {
 			break
 		}
+		if arena == nil {
+			// Sized from the first read, which holds the whole directory but for a large one.
+			count, names := direntSizes(buf[:n])
+			arena = make([]byte, 0, names+count*len(prefix))
+			ends = make([]int, 0, count)
+		}
 		arena, ends = appendDirents(arena, ends, buf[:n], prefix)
 	}
-	all := string(arena)
+	// The paths point into arena, which nothing writes to after this.
+	all := unsafe.String(unsafe.SliceData(arena), len(arena))
 	paths := make([]string, len(ends))
 	start := 0
 	for i, end := range ends {
@@ -64,6 +71,21 @@ func openDir(full, prefix string) (int, []string, error) {
 		start = end
 	}
 	return int(fd), paths, nil
+}
+
+// direntSizes returns how many linux_dirent64 records buf holds (see appendDirents) and a bound
+// on the bytes of their names (each record's length past its fixed fields).
+func direntSizes(buf []byte) (count, names int) {
+	for len(buf) >= 19 {
+		reclen := int(binary.NativeEndian.Uint16(buf[16:]))
+		if reclen < 19 || reclen > len(buf) {
+			break
+		}
+		count++
+		names += reclen - 19
+		buf = buf[reclen:]
+	}
+	return count, names
 }
 
 // appendDirents appends prefix+name of each linux_dirent64 record in buf to arena, and where

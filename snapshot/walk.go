@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -44,11 +43,11 @@ type walker struct {
 
 	mu       sync.Mutex
 	wake     sync.Cond
-	shared   []string               // directories waiting for any worker
-	pending  int                    // directories found and not yet read, in every stack
-	idle     int                    // workers waiting on wake
-	err      error                  // the first error; it stops every worker
-	dirs     map[string][]liveEntry // directory (relative, "" for the root) -> its entries
+	shared   []string            // directories waiting for any worker
+	pending  int                 // directories found and not yet read, in every stack
+	idle     int                 // workers waiting on wake
+	err      error               // the first error; it stops every worker
+	dirs     map[string]*dirList // directory (relative, "" for the root) -> its entries
 	excluded []string
 	nExcl    int
 }
@@ -74,7 +73,7 @@ func walk(ctx context.Context, root string, stateRel []string, ign matcher, par 
 
 // newWalker returns a walker of the tree at root.
 func newWalker(ctx context.Context, root string, stateRel []string, ign matcher, seen *atomic.Int64) *walker {
-	w := &walker{root: root, stateRel: stateRel, ignore: ign, ctx: ctx, seen: seen, dirs: map[string][]liveEntry{}}
+	w := &walker{root: root, stateRel: stateRel, ignore: ign, ctx: ctx, seen: seen, dirs: map[string]*dirList{}}
 	w.wake.L = &w.mu
 	return w
 }
@@ -140,6 +139,46 @@ func (w *walker) work() {
 	}
 }
 
+// dirList is one directory's entries as the walk found them, in name order: paths and lstats
+// side by side, and the few symlinks' targets apart. It holds no pointer but the paths (which
+// the listing allocated already), so the collector has little to scan, and each liveEntry (144
+// bytes) is built once, in emit's output, not once per directory and copied again.
+type dirList struct {
+	paths []string
+	st    []statInfo
+	links []dirLink // in the order of their entries
+}
+
+// dirLink is the target of the symlink paths[i]; "" for one not captured (see dir).
+type dirLink struct {
+	i      int
+	target string
+}
+
+// entry returns the manifest entry of d's i-th path; link is its target when it is a symlink.
+func (d *dirList) entry(i int, link string) liveEntry {
+	st := d.st[i]
+	e := liveEntry{Entry: Entry{Path: d.paths[i], Mode: st.Mode & 0o7777}, St: st}
+	switch typ := st.Mode & syscall.S_IFMT; typ {
+	case syscall.S_IFREG:
+		e.Type = TypeFile
+		e.Size = st.Size
+	case syscall.S_IFDIR:
+		e.Type = TypeDir
+	case syscall.S_IFLNK:
+		if link == "" {
+			e.Type, e.Mode, e.Reason = TypeSkipped, 0, "symlink target empty or too long"
+			break
+		}
+		e.Type = TypeSymlink
+		e.Target = link
+		e.Size = int64(len(link))
+	default:
+		e.Type, e.Mode, e.Reason = TypeSkipped, 0, specialKind(typ)
+	}
+	return e
+}
+
 // emit appends the entries under directory rel to out in byte order of their full paths, without
 // sorting: a directory's entries are in name order (see dir), and everything under a
 // subdirectory sorts by its name followed by "/". So a subdirectory's entries come after its
@@ -147,32 +186,40 @@ func (w *walker) work() {
 // before any other later sibling: they wait on a stack, whose top always sorts first (a later
 // name that extends an earlier one with a byte below '/' sorts before it once both end in "/").
 func (w *walker) emit(rel string, out []liveEntry) []liveEntry {
-	ents := w.dirs[rel]
+	d := w.dirs[rel]
+	if d == nil {
+		return out
+	}
 	skip := len(rel) + 1
 	if rel == "" {
 		skip = 0
 	}
 	var stack [8]int
 	pending := stack[:0]
-	for i := range ents {
-		name := ents[i].Path[skip:]
+	links := d.links
+	for i, p := range d.paths {
+		name := p[skip:]
 		for len(pending) > 0 {
-			top := ents[pending[len(pending)-1]].Path[skip:]
+			top := d.paths[pending[len(pending)-1]][skip:]
 			if len(name) > len(top) && name[:len(top)] == top && name[len(top)] < '/' {
 				break // name sorts before top + "/"
 			}
-			out = w.emit(ents[pending[len(pending)-1]].Path, out)
+			out = w.emit(d.paths[pending[len(pending)-1]], out)
 			pending = pending[:len(pending)-1]
 		}
-		out = append(out, ents[i])
-		if ents[i].Type == TypeDir {
-			if _, ok := w.dirs[ents[i].Path]; ok {
+		link := ""
+		if len(links) > 0 && links[0].i == i {
+			link, links = links[0].target, links[1:]
+		}
+		out = append(out, d.entry(i, link))
+		if d.st[i].Mode&syscall.S_IFMT == syscall.S_IFDIR {
+			if _, ok := w.dirs[p]; ok {
 				pending = append(pending, i)
 			}
 		}
 	}
 	for len(pending) > 0 {
-		out = w.emit(ents[pending[len(pending)-1]].Path, out)
+		out = w.emit(d.paths[pending[len(pending)-1]], out)
 		pending = pending[:len(pending)-1]
 	}
 	return out
@@ -185,7 +232,7 @@ func (w *walker) dir(rel string) ([]string, error) {
 	}
 	full := w.root
 	if rel != "" {
-		full = filepath.Join(w.root, rel)
+		full = w.root + "/" + rel // both clean: no filepath.Join, whose Clean costs more than a join
 	}
 	prefix := ""
 	if rel != "" {
@@ -201,7 +248,8 @@ func (w *walker) dir(rel string) ([]string, error) {
 	defer closeDir(fd)
 	// In name order (they share the prefix): emit relies on it.
 	slices.Sort(paths)
-	local := make([]liveEntry, 0, len(paths))
+	// The kept entries move down in place: paths is this directory's own slice.
+	d := &dirList{paths: paths[:0], st: make([]statInfo, 0, len(paths))}
 	var subdirs []string
 	var excl []string
 	for _, p := range paths {
@@ -221,13 +269,8 @@ func (w *walker) dir(rel string) ([]string, error) {
 			excl = append(excl, p)
 			continue
 		}
-		e := liveEntry{Entry: Entry{Path: p, Mode: st.Mode & 0o7777}, St: st}
 		switch typ {
-		case syscall.S_IFREG:
-			e.Type = TypeFile
-			e.Size = st.Size
 		case syscall.S_IFDIR:
-			e.Type = TypeDir
 			subdirs = append(subdirs, p)
 		case syscall.S_IFLNK:
 			t, err := readlinkAt(fd, full, name)
@@ -237,24 +280,20 @@ func (w *walker) dir(rel string) ([]string, error) {
 				}
 				return nil, fmt.Errorf("read symlink %s: %w", filepath.Join(full, name), err)
 			}
-			if t == "" || len(t) > maxPathLen {
-				e.Type, e.Mode, e.Reason = TypeSkipped, 0, "symlink target empty or too long"
-				break
+			if len(t) > maxPathLen {
+				t = "" // not captured (dirList.entry)
 			}
-			e.Type = TypeSymlink
-			e.Target = t
-			e.Size = int64(len(t))
-		default:
-			e.Type, e.Mode, e.Reason = TypeSkipped, 0, specialKind(typ)
+			d.links = append(d.links, dirLink{len(d.paths), t})
 		}
-		if strings.IndexByte(p, 0) >= 0 || len(p) > maxPathLen {
+		if len(p) > maxPathLen { // a listed name holds no NUL byte (see openDir)
 			return nil, fmt.Errorf("path %q cannot be captured (%d bytes, longer than %d, or holding a NUL byte); list it, or a folder above it, in %s", shortPath(p), len(p), maxPathLen, IgnoreFile)
 		}
-		local = append(local, e)
+		d.paths = append(d.paths, p)
+		d.st = append(d.st, st)
 	}
-	w.seen.Add(int64(len(local)))
+	w.seen.Add(int64(len(d.paths)))
 	w.mu.Lock()
-	w.dirs[rel] = local
+	w.dirs[rel] = d
 	w.excluded = append(w.excluded, excl...)
 	w.nExcl += len(excl)
 	w.mu.Unlock()

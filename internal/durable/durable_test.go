@@ -99,3 +99,43 @@ func TestOpenAppendCreatesThenAppends(t *testing.T) {
 		t.Fatalf("log %q", b)
 	}
 }
+
+// TestStageCommitAbort: a staged file is invisible under its name until Commit, which puts it
+// whole in place; Abort leaves the name as it was and no temporary file behind.
+func TestStageCommitAbort(t *testing.T) {
+	dir := t.TempDir()
+	name := filepath.Join(dir, "f")
+	if err := WriteFile(name, []byte("old"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Stage(name, []byte("new"), 0o640)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(name); string(b) != "old" {
+		t.Fatalf("staged content visible before Commit: %q", b)
+	}
+	if err := s.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(name); string(b) != "new" {
+		t.Fatalf("after Commit %q, want new", b)
+	}
+	if st, _ := os.Stat(name); st.Mode().Perm() != 0o640 {
+		t.Fatalf("mode %v, want 0640", st.Mode().Perm())
+	}
+	s, err = Stage(name, []byte("dropped"), 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Abort()
+	if b, _ := os.ReadFile(name); string(b) != "new" {
+		t.Fatalf("after Abort %q, want new", b)
+	}
+	if es, _ := os.ReadDir(dir); len(es) != 1 {
+		t.Fatalf("temporary files left behind: %v", es)
+	}
+	if _, err := Stage(filepath.Join(dir, "missing", "f"), nil, 0o600); err == nil {
+		t.Fatal("a stage into a missing directory succeeded")
+	}
+}

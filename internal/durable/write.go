@@ -34,6 +34,32 @@ func replace(name string, data []byte, perm fs.FileMode, sync bool) error {
 	return SyncDir(filepath.Dir(name))
 }
 
+// Staged is a file written beside its name and flushed, not yet in place: Stage lets the flush
+// of a file overlap other work (another file's flush) when the name must appear only after it.
+type Staged struct{ tmp, name string }
+
+// Stage writes data to a temporary file beside name with permissions perm and fsyncs it. Commit
+// then renames it over name and fsyncs the directory, as WriteFile does; Abort removes it.
+func Stage(name string, data []byte, perm fs.FileMode) (*Staged, error) {
+	tmp, err := writeTemp(name, data, perm, true)
+	if err != nil {
+		return nil, err
+	}
+	return &Staged{tmp: tmp, name: name}, nil
+}
+
+// Commit puts the staged file in place, durably.
+func (s *Staged) Commit() error {
+	if err := os.Rename(s.tmp, s.name); err != nil {
+		os.Remove(s.tmp)
+		return err
+	}
+	return SyncDir(filepath.Dir(s.name))
+}
+
+// Abort removes the staged file; name is left as it was.
+func (s *Staged) Abort() { os.Remove(s.tmp) }
+
 // CreateExclusive creates name holding exactly data, durably, only if name does not exist yet:
 // it reports false when another writer got there first. The content is complete before the name
 // appears (temporary file, fsync, link(2), fsync the directory), so a reader never sees it
