@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/agent-rewind/rewind/cli/internal/hookwire"
+	"github.com/agent-rewind/rewind/cli/internal/unixsock"
 )
 
 // ErrNotRunning is returned when no guard server answers on the socket.
@@ -19,19 +19,10 @@ var ErrNotRunning = errors.New("no guard server is running")
 
 // Ask sends one request of op (status or stop) to the server on socket and returns its answer.
 func Ask(socket, op string, timeout time.Duration) (*hookwire.Answer, error) {
-	name, done, err := hookwire.SockName(socket)
-	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, ErrNotRunning
-		}
-		return nil, err
-	}
-	c, err := net.DialTimeout("unix", name, timeout)
-	done()
-	if err != nil {
-		if errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ECONNREFUSED) {
-			return nil, ErrNotRunning
-		}
+	c, err := unixsock.Dial(socket, timeout)
+	if errors.Is(err, unixsock.ErrNoServer) {
+		return nil, ErrNotRunning
+	} else if err != nil {
 		return nil, fmt.Errorf("reach the guard server at %s: %w", socket, err)
 	}
 	defer c.Close()

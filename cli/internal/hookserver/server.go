@@ -17,6 +17,7 @@ import (
 	"github.com/agent-rewind/rewind/cli/internal/hook"
 	"github.com/agent-rewind/rewind/cli/internal/hookwire"
 	"github.com/agent-rewind/rewind/cli/internal/statebase"
+	"github.com/agent-rewind/rewind/cli/internal/unixsock"
 	"github.com/agent-rewind/rewind/cli/internal/watch"
 )
 
@@ -68,17 +69,13 @@ func Run(ctx context.Context, o Options) error {
 	if err := os.Chmod(d, 0o700); err != nil { // the socket's folder is what keeps others out
 		return err
 	}
-	lock, err := os.OpenFile(filepath.Join(d, "lock"), os.O_CREATE|os.O_RDWR, 0o600)
-	if err != nil {
+	lock, err := unixsock.Lock(filepath.Join(d, "lock"))
+	if errors.Is(err, unixsock.ErrHeld) {
+		return ErrRunning
+	} else if err != nil {
 		return err
 	}
 	defer lock.Close()
-	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return ErrRunning
-		}
-		return fmt.Errorf("lock %s: %w", lock.Name(), err)
-	}
 	base, err := statebase.Dir(os.Getenv)
 	if err != nil {
 		return err

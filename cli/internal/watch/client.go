@@ -7,13 +7,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"syscall"
 	"time"
 
+	"github.com/agent-rewind/rewind/cli/internal/unixsock"
 	"github.com/agent-rewind/rewind/internal/durable"
 )
 
@@ -29,19 +29,10 @@ func Ask(store string, req Request, timeout time.Duration) (*Reply, error) {
 		}
 		return &r, nil
 	}
-	name, done, err := sockName(store)
-	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, ErrNotRunning
-		}
-		return nil, err
-	}
-	c, err := net.DialTimeout("unix", name, timeout)
-	done()
-	if err != nil {
-		if errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ECONNREFUSED) {
-			return nil, ErrNotRunning
-		}
+	c, err := unixsock.Dial(sockPath(store), timeout)
+	if errors.Is(err, unixsock.ErrNoServer) {
+		return nil, ErrNotRunning
+	} else if err != nil {
 		return nil, fmt.Errorf("reach the watcher: %w", err)
 	}
 	defer c.Close()

@@ -15,8 +15,9 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
+
+	"github.com/agent-rewind/rewind/cli/internal/unixsock"
 )
 
 // catchUp bounds the wait for the cookie event: a watcher that is this far behind is not asked.
@@ -43,17 +44,13 @@ func Run(ctx context.Context, o Options) error {
 	if err := os.MkdirAll(filepath.Join(d, "cookies"), 0o700); err != nil {
 		return fmt.Errorf("create %s: %w", d, err)
 	}
-	lock, err := os.OpenFile(filepath.Join(d, "lock"), os.O_CREATE|os.O_RDWR, 0o600)
-	if err != nil {
+	lock, err := unixsock.Lock(filepath.Join(d, "lock"))
+	if errors.Is(err, unixsock.ErrHeld) {
+		return ErrRunning
+	} else if err != nil {
 		return err
 	}
 	defer lock.Close()
-	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return ErrRunning
-		}
-		return fmt.Errorf("lock %s: %w", lock.Name(), err)
-	}
 	var idb [8]byte
 	rand.Read(idb[:])
 	s := &server{o: o, id: hex.EncodeToString(idb[:]), started: time.Now().UTC()}
