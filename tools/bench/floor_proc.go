@@ -21,15 +21,8 @@ import (
 
 // proxyMain is "bench proxy --upstream URL": httputil.ReverseProxy to URL on a free loopback port.
 func proxyMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("bench proxy", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	upstream := fs.String("upstream", "", "the upstream's base URL")
-	if err := fs.Parse(args); err != nil {
-		return 2
-	}
-	u, err := url.Parse(*upstream)
-	if err != nil || u.Host == "" {
-		fmt.Fprintf(stderr, "bench proxy: --upstream %q: give the upstream's base URL, http://HOST:PORT\n", *upstream)
+	u, ok := upstreamFlag("bench proxy", args, stderr)
+	if !ok {
 		return 2
 	}
 	p := &httputil.ReverseProxy{Rewrite: func(pr *httputil.ProxyRequest) { pr.SetURL(u) }}
@@ -49,15 +42,8 @@ func proxyMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // relayMain is "bench relay --upstream URL": each connection accepted on a free loopback port is
 // joined to a new connection to URL's host, bytes copied both ways.
 func relayMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("bench relay", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	upstream := fs.String("upstream", "", "the upstream's base URL")
-	if err := fs.Parse(args); err != nil {
-		return 2
-	}
-	u, err := url.Parse(*upstream)
-	if err != nil || u.Host == "" {
-		fmt.Fprintf(stderr, "bench relay: --upstream %q: give the upstream's base URL, http://HOST:PORT\n", *upstream)
+	u, ok := upstreamFlag("bench relay", args, stderr)
+	if !ok {
 		return 2
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -92,4 +78,21 @@ func relay(c net.Conn, addr string) {
 		up.(*net.TCPConn).CloseWrite()
 	}()
 	io.Copy(c, up)
+}
+
+// upstreamFlag parses a floor's one flag, --upstream URL; false (after saying why on stderr) when
+// it is missing or not a base URL.
+func upstreamFlag(cmd string, args []string, stderr io.Writer) (*url.URL, bool) {
+	fs := flag.NewFlagSet(cmd, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	upstream := fs.String("upstream", "", "the upstream's base URL")
+	if err := fs.Parse(args); err != nil {
+		return nil, false
+	}
+	u, err := url.Parse(*upstream)
+	if err != nil || u.Host == "" {
+		fmt.Fprintf(stderr, "%s: --upstream %q: give the upstream's base URL, http://HOST:PORT\n", cmd, *upstream)
+		return nil, false
+	}
+	return u, true
 }

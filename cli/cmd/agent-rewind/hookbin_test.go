@@ -171,7 +171,7 @@ func TestGuardLooksUpTheStoreOnce(t *testing.T) {
 	for _, exe := range []string{bin, hookBin} {
 		for _, args := range [][]string{{"--workspace", ws, "guard"}, {"guard"}} {
 			trace := filepath.Join(t.TempDir(), "trace")
-			cmd := exec.Command("strace", append([]string{"-f", "-qq", "-o", trace, "-e", "trace=open,openat,openat2", exe}, args...)...)
+			cmd := exec.Command("strace", append([]string{"-f", "-qq", "-o", trace, "-e", "trace=open,openat,openat2,statx", exe}, args...)...)
 			cmd.Dir, cmd.Stdin = t.TempDir(), strings.NewReader(input)
 			if out, err := cmd.CombinedOutput(); err != nil {
 				if strings.Contains(string(out), "ptrace") {
@@ -187,6 +187,11 @@ func TestGuardLooksUpTheStoreOnce(t *testing.T) {
 			recs := regexp.MustCompile(`"[^"]*/store\.json"`).FindAllString(string(b), -1)
 			if len(ids) != 1 || len(recs) != 1 {
 				t.Errorf("%s %q opened the identity file %d times and store.json %d times, want once each:\n%s\n%s", filepath.Base(exe), args, len(ids), len(recs), ids, recs)
+			}
+			// The workspace folder's identity is read once too: the hook input names the root
+			// itself, which choosing already resolved.
+			if n := strings.Count(string(b), "statx(AT_FDCWD, "+strconv.Quote(ws)); n != 1 {
+				t.Errorf("%s %q read the identity of %s %d times, want once", filepath.Base(exe), args, ws, n)
 			}
 		}
 	}

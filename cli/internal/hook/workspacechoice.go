@@ -54,6 +54,14 @@ func (p probes) hasStore(dir string) bool {
 	return has
 }
 
+// add records the store lookup of ws, a folder a source named and At resolved: it is usually
+// the root chosen, so neither the choice nor the open resolves it again.
+func (p probes) add(ws *workspace.Workspace) {
+	if _, ok := p[ws.Root]; !ok {
+		p[ws.Root] = probe{ws, ws.FindStore()}
+	}
+}
+
 // Workspace returns the chosen root as a workspace, with what choosing it learnt of its store:
 // looked is true when its store was looked up (workspace.Probe), has whether one was found;
 // ws.OpenStore then uses what that lookup read. Otherwise ws is as workspace.At returns it.
@@ -81,6 +89,7 @@ func Choose(sources []Source, hint string) (Choice, error) {
 		if err != nil {
 			return Choice{}, fmt.Errorf("%s names %q: %w; %s", s.Rule, s.Folder, err, hint)
 		}
+		seen.add(ws)
 		root := ws.Root
 		if !s.Exact {
 			if p := seen.enclosingProject(root); p != "" {
@@ -102,8 +111,8 @@ func Choose(sources []Source, hint string) (Choice, error) {
 // work in <project>/.claude/worktrees/<name> while CLAUDE_PROJECT_DIR stays at the project),
 // the worktree is the workspace: its files are the ones the agent changes.
 func (c Choice) NestedWorktree(folder string) Choice {
-	if folder == "" {
-		return c
+	if folder == "" || filepath.Clean(folder) == c.Root {
+		return c // the usual case: the input names the root itself, resolved again for nothing
 	}
 	ws, err := workspace.At(folder)
 	if err != nil {

@@ -89,17 +89,10 @@ func Run(ctx context.Context, o Options) error {
 		s.uid = os.Getuid()
 	}
 	s.last.Store(time.Now().UnixNano())
-	os.Remove(o.Socket) // a dead server's: the lock says none runs
-	name, done, err := hookwire.SockName(o.Socket)
+	ln, err := unixsock.Listen(o.Socket)
 	if err != nil {
 		return err
 	}
-	ln, err := net.Listen("unix", name)
-	done()
-	if err != nil {
-		return fmt.Errorf("listen on %s: %w", o.Socket, err)
-	}
-	ln.(*net.UnixListener).SetUnlinkOnClose(false)
 	mine, err := os.Stat(o.Socket)
 	if err != nil {
 		ln.Close()

@@ -77,8 +77,12 @@ func ask(t *testing.T, socket string, req *hookwire.Request) []*hookwire.Answer 
 	}
 }
 
+// testUmask is read once, before any test runs: reading the umask sets it for a moment, and
+// requests built by concurrent goroutines would otherwise see one another's zero.
+var testUmask = readUmask()
+
 func guardRequest(dir, stdin string, args ...string) *hookwire.Request {
-	return &hookwire.Request{Op: hookwire.OpGuard, Version: hookwire.Version(), Dir: dir, Umask: readUmask(),
+	return &hookwire.Request{Op: hookwire.OpGuard, Version: hookwire.Version(), Dir: dir, Umask: testUmask,
 		StdinRead: true, Stdin: []byte(stdin), Args: args, Env: os.Environ()}
 }
 

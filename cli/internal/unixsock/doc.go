@@ -1,6 +1,6 @@
 // Package unixsock is what agent-rewind's two local servers share: the change watcher
 // (cli/internal/watch), one per workspace, and the guard server (cli/internal/hookserver), one
-// per user. Each runs once per lock file (Lock), and its clients reach it on a unix socket whose
-// path may be longer than an address holds (Dial, through hookwire.SockName), telling "no server
-// listens" (ErrNoServer) from any other failure.
+// per user. Each runs once per lock file (Lock) and listens on a unix socket whose path may be
+// longer than an address holds (Listen, through hookwire.SockName); its clients reach it there
+// (Dial), telling "no server listens" (ErrNoServer) from any other failure.
 package unixsock

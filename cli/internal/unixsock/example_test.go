@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/agent-rewind/rewind/cli/internal/unixsock"
 )
@@ -22,8 +23,17 @@ func Example() {
 
 	_, err = unixsock.Dial(filepath.Join(dir, "sock"), 0)
 	fmt.Println(errors.Is(err, unixsock.ErrNoServer))
+
+	ln, err := unixsock.Listen(filepath.Join(dir, "sock"))
+	fmt.Println(err)
+	c, err := unixsock.Dial(filepath.Join(dir, "sock"), time.Second)
+	fmt.Println(err)
+	c.Close()
+	ln.Close()
 	// Output:
 	// <nil>
 	// true
 	// true
+	// <nil>
+	// <nil>
 }

@@ -64,18 +64,11 @@ func Run(ctx context.Context, o Options) error {
 	}
 	defer s.t.close()
 	go s.t.read()
-	name, done, err := sockName(o.Store)
+	ln, err := unixsock.Listen(sockPath(o.Store))
 	if err != nil {
 		return err
 	}
-	os.Remove(filepath.Join(d, "sock")) // a dead watcher's: the lock says none runs
-	ln, err := net.Listen("unix", name)
-	done()
-	if err != nil {
-		return fmt.Errorf("listen on %s: %w", filepath.Join(d, "sock"), err)
-	}
-	ln.(*net.UnixListener).SetUnlinkOnClose(false)
-	defer os.Remove(filepath.Join(d, "sock"))
+	defer os.Remove(sockPath(o.Store))
 	defer ln.Close()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()

@@ -27,6 +27,10 @@ func Probe(root string) (w *Workspace, has bool) {
 	return w, w.hasStore()
 }
 
+// FindStore is Probe for a workspace At already returned, so that its folder is not resolved
+// again: it reports whether the workspace has a store, and keeps the record for OpenStore.
+func (w *Workspace) FindStore() bool { return w.hasStore() }
+
 // OpenStore is Open, or with create Init, of a workspace At or Probe returned.
 func (w *Workspace) OpenStore(create bool) error { return w.open(create) }
 
