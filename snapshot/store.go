@@ -173,6 +173,21 @@ func (s *Store) lock() (func() error, error) {
 // lockAndRecover takes the writers' lock, finishes an interrupted restore if a journal is there
 // (another process may have crashed after this Store was opened), and empties objects/tmp.
 func (s *Store) lockAndRecover(ctx context.Context) (func() error, error) {
+	unlock, err := s.lockRecovered(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.cleanLeftovers(); err != nil {
+		unlock()
+		return nil, err
+	}
+	return unlock, nil
+}
+
+// lockRecovered is lockAndRecover without the clean-up of leftovers, for a caller that may find
+// nothing to write (an automatic checkpoint of an unchanged workspace): they are cleaned before
+// the first write.
+func (s *Store) lockRecovered(ctx context.Context) (func() error, error) {
 	unlock, err := s.lock()
 	if err != nil {
 		return nil, err
@@ -182,15 +197,18 @@ func (s *Store) lockAndRecover(ctx context.Context) (func() error, error) {
 		unlock()
 		return nil, err
 	}
+	return unlock, nil
+}
+
+// cleanLeftovers removes what interrupted writers left in objects/tmp and packs/ (under the lock).
+func (s *Store) cleanLeftovers() error {
 	if err := s.objects.cleanTmp(); err != nil {
-		unlock()
-		return nil, fmt.Errorf("clean %s: %w", s.objects.tmpDir(), err)
+		return fmt.Errorf("clean %s: %w", s.objects.tmpDir(), err)
 	}
 	if err := s.objects.cleanPacks(); err != nil {
-		unlock()
-		return nil, fmt.Errorf("clean %s: %w", s.objects.packDir, err)
+		return fmt.Errorf("clean %s: %w", s.objects.packDir, err)
 	}
-	return unlock, nil
+	return nil
 }
 
 // loadIgnore reads the live .rewindignore (absent means no rules).

@@ -74,18 +74,26 @@ func (s *Store) AutoCheckpoint(ctx context.Context, call ToolCall, hint *Changed
 	if err != nil {
 		return nil, err
 	}
-	unlock, err := s.lockAndRecover(ctx)
+	unlock, err := s.lockRecovered(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
-	label := call.Tool
-	if call.Summary != "" {
-		label += ": " + call.Summary
+	var res *CheckpointResult
+	if hint != nil && len(hint.Paths) == 0 {
+		res = s.reuseUnchanged(hint) // nothing to write: leftovers can wait for a writer
 	}
-	res, _, err := s.checkpointLocked(ctx, label, KindAuto, true, hint, &call)
 	if res == nil {
-		return nil, err
+		if err := s.cleanLeftovers(); err != nil {
+			return nil, err
+		}
+		label := call.Tool
+		if call.Summary != "" {
+			label += ": " + call.Summary
+		}
+		if res, _, err = s.checkpointLocked(ctx, label, KindAuto, true, hint, &call); res == nil {
+			return nil, err
+		}
 	}
 	res.Elapsed = Duration(time.Since(start))
 	if last, ok := s.lastCall(); ok && last.ID == call.ID && last.Session == call.Session && last.Checkpoint == res.ID {

@@ -79,6 +79,47 @@ func TestAutoCheckpointReusesAndResolvesCalls(t *testing.T) {
 	}
 }
 
+// TestAutoCheckpointUnchangedWritesNothing: an automatic checkpoint whose watcher hint says
+// nothing changed lists no store folder to clean (the hook's hot path); what interrupted writers
+// left is cleaned by the next one that writes.
+func TestAutoCheckpointUnchangedWritesNothing(t *testing.T) {
+	root := t.TempDir()
+	s := mustOpen(t, root, Options{})
+	put(t, root, "a.txt", "one", 0o644)
+	c1, err := s.AutoCheckpoint(ctx, ToolCall{ID: "toolu_1", Tool: "Bash"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	leftovers := []string{filepath.Join(s.StateDir(), "objects", "tmp", "obj-123"), filepath.Join(s.StateDir(), "packs", ".tmp-123")}
+	for _, f := range leftovers {
+		if err := os.WriteFile(f, []byte("half"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c2, err := s.AutoCheckpoint(ctx, ToolCall{ID: "toolu_2", Tool: "Bash"}, &Changed{Since: c1.ID})
+	if err != nil || !c2.Reused || c2.ID != c1.ID {
+		t.Fatalf("unchanged, with a hint: %+v, %v", c2, err)
+	}
+	for _, f := range leftovers {
+		if _, err := os.Lstat(f); err != nil {
+			t.Fatalf("an unchanged automatic checkpoint cleaned %s: %v", f, err)
+		}
+	}
+	put(t, root, "a.txt", "two", 0o644)
+	c3, err := s.AutoCheckpoint(ctx, ToolCall{ID: "toolu_3", Tool: "Bash"}, &Changed{Since: c1.ID, Paths: []string{"a.txt"}})
+	if err != nil || c3.Reused {
+		t.Fatalf("changed, with a hint: %+v, %v", c3, err)
+	}
+	for _, f := range leftovers {
+		if _, err := os.Lstat(f); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("a writing automatic checkpoint left %s: %v", f, err)
+		}
+	}
+	if got, err := s.Resolve("toolu_2"); err != nil || got != c1.ID {
+		t.Errorf("Resolve(toolu_2) = %q, %v; want %s", got, err, c1.ID)
+	}
+}
+
 func TestAutoCheckpointRefusesBadCalls(t *testing.T) {
 	s := mustOpen(t, t.TempDir(), Options{})
 	for _, c := range []ToolCall{{Tool: "Bash"}, {ID: "x"}, {ID: "a\nb", Tool: "Bash"}, {ID: strings.Repeat("x", 300), Tool: "Bash"}} {

@@ -202,7 +202,7 @@ func (g *guardRun) autoCheckpoint(call snapshot.ToolCall, werr error) autoNote {
 			call.Summary = rel // "Edit: src/main.go": the workspace is known
 		}
 	}
-	if _, err := watch.AutoCheckpoint(context.Background(), s, g.root, ws.Meta, call, !g.noWatcherStart); err != nil {
+	if _, err := watch.AutoCheckpoint(context.Background(), s, g.root, ws.Meta, cur, call, !g.noWatcherStart); err != nil {
 		return skipped(err)
 	}
 	return autoNote{}

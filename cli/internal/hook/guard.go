@@ -41,14 +41,37 @@ type Call struct {
 // one-line summary on stdout when admitted. With JSON it prints the barrier.Decision instead
 // and exits 2 on a refusal, whoever sent the input.
 func Guard(c Call, stdin io.Reader, stdout, stderr io.Writer) int {
-	raw, err := c.read(stdin)
+	in, err := ReadInput(c, stdin)
 	if err != nil {
 		return Fail(stdout, stderr, c.JSON, err, 1)
+	}
+	return GuardInput(c, in, stdout, stderr)
+}
+
+// Input is a guard call's input, read and parsed once: a guard server computes the answer it
+// would give if interrupted (Interrupted) and then decides (GuardInput) from the same parse.
+type Input struct {
+	raw  []byte
+	in   barrier.Input
+	perr error // why raw is not a hook input (in then holds its event alone, for the answer)
+}
+
+// ReadInput reads call c's input (its argument, or stdin) and parses it.
+func ReadInput(c Call, stdin io.Reader) (Input, error) {
+	raw, err := c.read(stdin)
+	if err != nil {
+		return Input{}, err
 	}
 	in, perr := barrier.ParseHookInput(raw)
 	if perr != nil {
 		in = barrier.Input{Event: barrier.EventOf(raw)}
 	}
+	return Input{raw: raw, in: in, perr: perr}, nil
+}
+
+// GuardInput is Guard for an input already read.
+func GuardInput(c Call, input Input, stdout, stderr io.Writer) int {
+	raw, in, perr := input.raw, input.in, input.perr
 	folder := in.Folder()
 	if folder != "" && !filepath.IsAbs(folder) {
 		folder = filepath.Join(c.Dir, folder) // as the caller's process would resolve it
@@ -99,20 +122,13 @@ func Fail(stdout, stderr io.Writer, asJSON bool, err error, code int) int {
 	return code
 }
 
-// Interrupted answers call c, whose input is stdin (unless c.Input), as the guard answers an
-// error while deciding: a deciding event is refused (exit 2, err as the reason), a report exits
-// 1 with err on stderr (shown, not blocking), and with --json the usual {"error", "exitCode"}.
-// The guard server computes it before deciding, for its client to print should the server stop
-// before it answers: the call may have been recorded, so running it unchecked is not an option.
-func Interrupted(c Call, stdin []byte, err error, stdout, stderr io.Writer) int {
-	raw := stdin
-	if c.Input != "" {
-		raw = []byte(c.Input)
-	}
-	in, perr := barrier.ParseHookInput(raw)
-	if perr != nil {
-		in = barrier.Input{Event: barrier.EventOf(raw)}
-	}
+// Interrupted answers call c, whose input is input, as the guard answers an error while
+// deciding: a deciding event is refused (exit 2, err as the reason), a report exits 1 with err
+// on stderr (shown, not blocking), and with --json the usual {"error", "exitCode"}. The guard
+// server computes it before deciding, for its client to print should the server stop before it
+// answers: the call may have been recorded, so running it unchecked is not an option.
+func Interrupted(c Call, input Input, err error, stdout, stderr io.Writer) int {
+	in := input.in
 	o := barrier.Outcome{Input: in, Err: err, Answer: barrier.Respond(in, barrier.Decision{}, err)}
 	if c.JSON {
 		return guardJSON(stdout, stderr, o)

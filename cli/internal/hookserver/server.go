@@ -125,23 +125,57 @@ func Run(ctx context.Context, o Options) error {
 			}
 		}
 	}()
-	var wg sync.WaitGroup
-	defer wg.Wait()
-	for {
-		c, err := ln.Accept()
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil
+	// Each connection is served by the goroutine that accepted it, the one the poller woke: no
+	// hand-off to another goroutine, which another thread may run, between a client's request
+	// and its answer. Two goroutines wait to accept, so that a call is never queued behind
+	// another's work; more start when calls overlap, and the extra ones end when they do not.
+	var (
+		wg      sync.WaitGroup
+		waiting atomic.Int32
+		failed  = make(chan error, 1)
+		accept  func()
+	)
+	accept = func() {
+		defer wg.Done()
+		for {
+			waiting.Add(1)
+			c, err := ln.Accept()
+			if waiting.Add(-1) == 0 && err == nil {
+				wg.Add(1)
+				go accept()
 			}
-			return fmt.Errorf("accept: %w", err)
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+			if err != nil {
+				if ctx.Err() == nil {
+					select {
+					case failed <- fmt.Errorf("accept: %w", err):
+					default:
+					}
+					cancel()
+				}
+				return
+			}
 			s.serve(c.(*net.UnixConn))
-		}()
+			if waiting.Load() >= acceptors {
+				return
+			}
+		}
+	}
+	wg.Add(acceptors)
+	for range acceptors {
+		go accept()
+	}
+	<-ctx.Done()
+	wg.Wait()
+	select {
+	case err := <-failed:
+		return err
+	default:
+		return nil
 	}
 }
+
+// acceptors is how many goroutines wait to accept a connection when no call overlaps another.
+const acceptors = 2
 
 // serve answers one connection. A panic while deciding closes the connection without a
 // Result: the client then prints the Accepted answer, which fails closed.
@@ -226,14 +260,19 @@ func (s *server) guard(req *hookwire.Request, send func(*hookwire.Answer) error)
 		fallBack("the guard reads standard input, which the client did not send")
 		return
 	}
-	code := hook.Interrupted(call, req.Stdin, errInterrupted, &out, &errb)
+	in, err := hook.ReadInput(call, bytes.NewReader(req.Stdin))
+	if err != nil { // not a reader's error: the input is in memory
+		fallBack("the guard cannot read the input the client sent: " + err.Error())
+		return
+	}
+	code := hook.Interrupted(call, in, errInterrupted, &out, &errb)
 	if send(&hookwire.Answer{Kind: hookwire.Accepted, Code: code, Stdout: out.Bytes(), Stderr: errb.Bytes()}) != nil {
 		return // the client is gone before anything was done: nothing to answer
 	}
 	out.Reset()
 	errb.Reset()
 	s.served.Add(1)
-	code = hook.Guard(call, bytes.NewReader(req.Stdin), &out, &errb)
+	code = hook.GuardInput(call, in, &out, &errb)
 	send(&hookwire.Answer{Kind: hookwire.Result, Code: code, Stdout: out.Bytes(), Stderr: errb.Bytes()})
 }
 

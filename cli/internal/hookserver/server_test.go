@@ -18,12 +18,19 @@ import (
 	"github.com/agent-rewind/rewind/cli/internal/hookwire"
 )
 
-// serve runs a server in this process for a fresh state folder and returns its socket.
+// serve runs a server in this process for a fresh state folder, without change watchers, and
+// returns its socket.
 func serve(t *testing.T, uid int) string {
+	t.Helper()
+	t.Setenv("REWIND_WATCH", "off")
+	return serveWatched(t, uid)
+}
+
+// serveWatched is serve with the change watchers on: they run in the server (watch.InProcess).
+func serveWatched(t testing.TB, uid int) string {
 	t.Helper()
 	state := t.TempDir()
 	t.Setenv("REWIND_STATE_DIR", state)
-	t.Setenv("REWIND_WATCH", "off")
 	socket := filepath.Join(state, hookwire.Folder, "sock")
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -47,7 +54,7 @@ func serve(t *testing.T, uid int) string {
 }
 
 // ask sends req and returns every answer until the server closes the connection.
-func ask(t *testing.T, socket string, req *hookwire.Request) []*hookwire.Answer {
+func ask(t testing.TB, socket string, req *hookwire.Request) []*hookwire.Answer {
 	t.Helper()
 	c, err := net.Dial("unix", socket)
 	if err != nil {
@@ -102,6 +109,36 @@ func TestPeerUID(t *testing.T) {
 	}()
 	if err != nil || uid != os.Getuid() {
 		t.Fatalf("peerUID: %d, %v; want %d", uid, err, os.Getuid())
+	}
+}
+
+// TestCallsDoNotWaitForOthers: connections whose clients have sent nothing yet (each holds the
+// goroutine that accepted it, up to readTimeout) do not hold up the next call: more goroutines
+// accept when calls overlap.
+func TestCallsDoNotWaitForOthers(t *testing.T) {
+	socket := serve(t, 0)
+	for range acceptors + 2 {
+		c, err := net.Dial("unix", socket)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+	}
+	c, err := net.Dial("unix", socket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(readTimeout / 2)) // answered at once, or only when the others time out
+	if _, err := c.Write(hookwire.AppendRequest(nil, &hookwire.Request{Op: hookwire.OpStatus})); err != nil {
+		t.Fatal(err)
+	}
+	p, err := hookwire.ReadMessage(c)
+	if err != nil {
+		t.Fatalf("a status request behind %d silent connections: %v", acceptors+2, err)
+	}
+	if a, err := hookwire.DecodeAnswer(p); err != nil || a.Kind != hookwire.Result {
+		t.Fatalf("status: %+v, %v", a, err)
 	}
 }
 

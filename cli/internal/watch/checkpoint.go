@@ -23,7 +23,11 @@ func Checkpoint(ctx context.Context, s *snapshot.Store, root, store, label strin
 	if start {
 		wait = startWait
 	}
-	return checkpointWith(s, root, store, start, wait, func(hint *snapshot.Changed) (*snapshot.CheckpointResult, error) {
+	cur, err := s.Current()
+	if err != nil {
+		return nil, err
+	}
+	return checkpointWith(root, store, cur, start, wait, func(hint *snapshot.Changed) (*snapshot.CheckpointResult, error) {
 		return s.CheckpointChanged(ctx, label, hint)
 	})
 }
@@ -31,9 +35,10 @@ func Checkpoint(ctx context.Context, s *snapshot.Store, root, store, label strin
 // AutoCheckpoint is Checkpoint for the automatic checkpoint before a tool call
 // (snapshot.AutoCheckpoint: an unchanged workspace reuses the current position, and with the
 // watcher's hint that costs no walk at all). A hook must not wait for a watcher to start: with
-// start, one is started in the background and this checkpoint walks the tree.
-func AutoCheckpoint(ctx context.Context, s *snapshot.Store, root, store string, call snapshot.ToolCall, start bool) (*snapshot.CheckpointResult, error) {
-	return checkpointWith(s, root, store, start, 0, func(hint *snapshot.Changed) (*snapshot.CheckpointResult, error) {
+// start, one is started in the background and this checkpoint walks the tree. current is the
+// store's current position (Store.Current), which the caller has read.
+func AutoCheckpoint(ctx context.Context, s *snapshot.Store, root, store, current string, call snapshot.ToolCall, start bool) (*snapshot.CheckpointResult, error) {
+	return checkpointWith(root, store, current, start, 0, func(hint *snapshot.Changed) (*snapshot.CheckpointResult, error) {
 		return s.AutoCheckpoint(ctx, call, hint)
 	})
 }
@@ -41,13 +46,10 @@ func AutoCheckpoint(ctx context.Context, s *snapshot.Store, root, store string, 
 // startWait is how long a checkpoint waits for a watcher it started to answer.
 const startWait = 5 * time.Second
 
-// checkpointWith runs take with the watcher's hint and records the watcher's token with the
-// checkpoint it returns.
-func checkpointWith(s *snapshot.Store, root, store string, start bool, wait time.Duration, take func(*snapshot.Changed) (*snapshot.CheckpointResult, error)) (*snapshot.CheckpointResult, error) {
-	cur, err := s.Current()
-	if err != nil {
-		return nil, err
-	}
+// checkpointWith runs take with the watcher's hint since cur, the current position, and records
+// the watcher's token with the checkpoint it returns. (take checks the hint against the position
+// under the store's lock.)
+func checkpointWith(root, store, cur string, start bool, wait time.Duration, take func(*snapshot.Changed) (*snapshot.CheckpointResult, error)) (*snapshot.CheckpointResult, error) {
 	hint, token, why := hintFor(root, store, cur, start, wait)
 	res, err := take(hint)
 	if res == nil {

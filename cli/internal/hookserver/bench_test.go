@@ -1,0 +1,43 @@
+package hookserver
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/agent-rewind/rewind/cli/internal/hookwire"
+)
+
+// BenchmarkServedAutoCheckpoint is the hook path as the guard server sees it: a PreToolUse call
+// with --checkpoint on an unchanged workspace of 2,000 files, the watcher running in the server,
+// a new tool call id each call, over the server's socket. The client here is this process, so the
+// figure is the server's work and one socket round trip, without the hook process.
+func BenchmarkServedAutoCheckpoint(b *testing.B) {
+	socket := serveWatched(b, 0)
+	ws := b.TempDir()
+	if err := os.Mkdir(filepath.Join(ws, ".git"), 0o755); err != nil {
+		b.Fatal(err)
+	}
+	for i := range 2000 {
+		if err := os.WriteFile(filepath.Join(ws, fmt.Sprintf("f%04d.txt", i)), []byte(fmt.Sprint(i)), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	n := 0
+	call := func() {
+		n++
+		in := fmt.Sprintf(`{"session_id":"s","cwd":%q,"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"go test ./..."},"tool_use_id":"toolu_%d"}`, ws, n)
+		as := ask(b, socket, guardRequest(ws, in, "guard", "--checkpoint"))
+		if len(as) != 2 || as[1].Kind != hookwire.Result || as[1].Code != 0 || len(as[1].Stdout)+len(as[1].Stderr) != 0 {
+			b.Fatalf("call %d: %d answers: %+v", n, len(as), as)
+		}
+	}
+	for range 10 { // the first checkpoint, the watcher's start, and its first token
+		call()
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		call()
+	}
+}
