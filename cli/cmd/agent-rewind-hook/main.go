@@ -53,17 +53,19 @@ func main() {
 	if err != nil {
 		handOver(args, in, readStdin, hookwire.NoStart)
 	}
+	// The request is whole before connecting: the server wakes when the connection comes, and
+	// finds all of it there, instead of waking a second time for it.
+	wd, _ := os.Getwd()
+	mask := syscall.Umask(0)
+	syscall.Umask(mask)
+	req := hookwire.AppendRequest(nil, &hookwire.Request{Op: hookwire.OpGuard, Version: hookwire.Version(), Dir: wd,
+		Umask: uint32(mask), StdinRead: readStdin, Stdin: in, Args: args, Env: os.Environ()})
 	fd, err := hookwire.Dial(sock, answerTimeout)
 	if err != nil {
 		handOver(args, in, readStdin, hookwire.StartServer)
 	}
-	wd, _ := os.Getwd()
-	mask := syscall.Umask(0)
-	syscall.Umask(mask)
 	conn := hookwire.Conn(fd)
-	req := hookwire.Request{Op: hookwire.OpGuard, Version: hookwire.Version(), Dir: wd, Umask: uint32(mask),
-		StdinRead: readStdin, Stdin: in, Args: args, Env: os.Environ()}
-	if _, err := conn.Write(hookwire.AppendRequest(nil, &req)); err != nil {
+	if _, err := conn.Write(req); err != nil {
 		syscall.Close(fd) // the server has not read the whole request: it did nothing
 		handOver(args, in, readStdin, hookwire.StartServer)
 	}
