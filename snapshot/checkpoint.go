@@ -248,13 +248,25 @@ func (s *Store) checkpointLocked(ctx context.Context, label string, kind Kind, r
 	}
 	res.Checkpoint = cp
 	indexWritten = true
+	// An automatic checkpoint's tool call is noted in the calls log while the chain records the
+	// checkpoint: both only need it committed, and their fsyncs then overlap.
+	var noted chan error
+	if call != nil {
+		noted = make(chan error, 1)
+		go func() { noted <- s.appendCall(CallRecord{ToolCall: *call, Checkpoint: id, Time: time.Now().UTC()}) }()
+	}
 	indexErr := <-indexDone // a cache: the checkpoint is committed and recorded either way
+	var recErr error
 	if s.opts.Recorder != nil {
-		seq, err := record()
-		if err != nil {
-			return res, c, fmt.Errorf("%w: checkpoint %s: %v", ErrNotRecorded, id, err)
+		res.ChainSeq, recErr = record()
+	}
+	if noted != nil { // waited for before the caller lets the lock go
+		if err := <-noted; err != nil && indexErr == nil {
+			indexErr = fmt.Errorf("checkpoint %s taken, but the tool call %s could not be noted in %s: %w", id, call.ID, callsFile, err)
 		}
-		res.ChainSeq = seq
+	}
+	if recErr != nil {
+		return res, c, fmt.Errorf("%w: checkpoint %s: %v", ErrNotRecorded, id, recErr)
 	}
 	return res, c, indexErr
 }

@@ -96,6 +96,9 @@ func (s *Store) AutoCheckpoint(ctx context.Context, call ToolCall, hint *Changed
 		}
 	}
 	res.Elapsed = Duration(time.Since(start))
+	if !res.Reused {
+		return res, err // a new checkpoint: checkpointLocked noted the call while recording it
+	}
 	if last, ok := s.lastCall(); ok && last.ID == call.ID && last.Session == call.Session && last.Checkpoint == res.ID {
 		return res, err // the same call again (a hook configured twice, a retry): noted already
 	}

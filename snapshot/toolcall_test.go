@@ -120,6 +120,27 @@ func TestAutoCheckpointUnchangedWritesNothing(t *testing.T) {
 	}
 }
 
+// refusingRecorder is a Recorder whose every record fails.
+type refusingRecorder struct{}
+
+func (refusingRecorder) Record(string, any) (int64, error) { return 0, errors.New("chain unwritable") }
+
+// TestAutoCheckpointNotedWhenNotRecorded: a new automatic checkpoint's call is noted (once) in
+// the calls log even when the chain cannot record the checkpoint, which is reported.
+func TestAutoCheckpointNotedWhenNotRecorded(t *testing.T) {
+	root := t.TempDir()
+	s := mustOpen(t, root, Options{Recorder: refusingRecorder{}})
+	put(t, root, "a.txt", "one", 0o644)
+	res, err := s.AutoCheckpoint(ctx, ToolCall{ID: "toolu_1", Tool: "Bash"}, nil)
+	if !errors.Is(err, ErrNotRecorded) || res == nil || res.Reused {
+		t.Fatalf("AutoCheckpoint with an unwritable chain: %+v, %v; want a new checkpoint and ErrNotRecorded", res, err)
+	}
+	recs, err := s.readCalls()
+	if err != nil || len(recs) != 1 || recs[0].ID != "toolu_1" || recs[0].Checkpoint != res.ID || recs[0].Reused {
+		t.Fatalf("calls log: %+v, %v; want toolu_1 once, at %s", recs, err, res.ID)
+	}
+}
+
 func TestAutoCheckpointRefusesBadCalls(t *testing.T) {
 	s := mustOpen(t, t.TempDir(), Options{})
 	for _, c := range []ToolCall{{Tool: "Bash"}, {ID: "x"}, {ID: "a\nb", Tool: "Bash"}, {ID: strings.Repeat("x", 300), Tool: "Bash"}} {

@@ -102,7 +102,10 @@ func ReadPosition(store string) Position {
 
 // WritePosition records that checkpoint id was taken after token was given. When the store
 // already says exactly that (an automatic checkpoint that reused the position, with a watcher
-// that saw nothing since), it writes nothing: the hook then pays no fsync.
+// that saw nothing since), it writes nothing. It replaces the file atomically but does not sync
+// it: the position is a hint, and whatever a crash leaves (the previous position, an empty or
+// torn file) makes the next checkpoint walk the tree (ReadPosition, Hint), so two fsyncs on
+// every checkpoint that changed something would buy nothing.
 func WritePosition(store, id, token string) error {
 	b, err := json.Marshal(Position{Checkpoint: id, Token: token})
 	if err != nil {
@@ -114,7 +117,7 @@ func WritePosition(store, id, token string) error {
 	if err := os.MkdirAll(dir(store), 0o700); err != nil {
 		return err
 	}
-	return durable.WriteFile(filepath.Join(dir(store), "position"), b, 0o600)
+	return durable.WriteFileUnsynced(filepath.Join(dir(store), "position"), b, 0o600)
 }
 
 // Program returns the agent-rewind binary, which runs the watcher ("watch run") and a hook's

@@ -37,3 +37,28 @@ func TestWritePositionUnchanged(t *testing.T) {
 		}
 	}
 }
+
+// TestReadPositionAfterACrash: what a crash can leave of the unsynced position file (nothing, an
+// empty file, a torn one) reads as no position, so the next checkpoint walks the tree.
+func TestReadPositionAfterACrash(t *testing.T) {
+	store := t.TempDir()
+	if err := WritePosition(store, "aaa", "w:1"); err != nil {
+		t.Fatal(err)
+	}
+	name := filepath.Join(dir(store), "position")
+	whole, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, left := range [][]byte{nil, whole[:len(whole)/2], make([]byte, len(whole))} {
+		if err := os.WriteFile(name, left, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if got := ReadPosition(store); got != (Position{}) {
+			t.Errorf("position file %q reads as %+v, want none", left, got)
+		}
+	}
+	if hint, _, why, err := Hint(store, "aaa"); hint != nil || err == nil && why == "" {
+		t.Errorf("Hint after a torn position: %+v, %q, %v; want no hint", hint, why, err)
+	}
+}
