@@ -31,6 +31,9 @@ import (
 //	  the same through "agent-rewind guard --checkpoint", for comparison       (reported)
 //	  without a watcher (REWIND_WATCH=off: a stat walk), 200 files, served by a server of that
 //	    environment (a state folder of its own)                                   (reported)
+//	  after one file of a 200-file workspace changed (most of an editing agent's calls: each
+//	    writes a checkpoint, records it on the chain and notes the call), served, watcher
+//	    running, in a workspace of its own                                        (reported)
 //
 // The hook path measures the fixed cost of one hook process as agents meet it: the plugin's
 // and docs/agents.md's hooks run agent-rewind-hook, a thin client of the per-user guard server
@@ -80,6 +83,25 @@ func runGuard(ctx context.Context, b *Bench) error {
 		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%03d.go", i)), []byte(strings.Repeat("// bench\n", 40+i)), 0o644); err != nil {
 			return err
 		}
+	}
+	// A workspace that changes before each of its calls, shaped as autoWS: one file rewritten.
+	editWS, err := b.TempDir("edit-workspace")
+	if err != nil {
+		return err
+	}
+	for i := range 200 {
+		dir := filepath.Join(editWS, fmt.Sprintf("pkg%02d", i/10))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%03d.go", i)), []byte(strings.Repeat("// bench\n", 40+i)), 0o644); err != nil {
+			return err
+		}
+	}
+	edits := 0
+	edit := func() error {
+		edits++
+		return os.WriteFile(filepath.Join(editWS, fmt.Sprintf("pkg%02d", edits%20), fmt.Sprintf("f%03d.go", edits%20*10)), []byte(fmt.Sprintf("// edit %d\n", edits)), 0o644)
 	}
 	// The realistic workspace, with its watcher as agents meet it: the first checkpoint (here
 	// the command's, outside the measurement) walks; the hook calls then start the watcher, in
@@ -168,7 +190,7 @@ func runGuard(ctx context.Context, b *Bench) error {
 	for _, w := range []struct {
 		a   *Agent
 		dir string
-	}{{noWatch, autoWS}, {hookAgent, watchedWS}} {
+	}{{noWatch, autoWS}, {hookAgent, watchedWS}, {hookAgent, editWS}} {
 		if _, err := hookCall(w.a, w.dir)(ctx); err != nil {
 			return fmt.Errorf("first automatic checkpoint of %s: %w", w.dir, err)
 		}
@@ -207,9 +229,15 @@ func runGuard(ctx context.Context, b *Bench) error {
 		{Name: "agent-rewind-hook guard --checkpoint, PreToolUse (Bash), unchanged workspace of 200 files, no watcher", Run: hookCall(noWatch, autoWS)},
 		{Name: fmt.Sprintf("agent-rewind-hook guard --checkpoint with REWIND_HOOK_SERVER=off, unchanged workspace of %d files, watcher running", watchedRes.Shape.Files), Run: hookCall(fallBack, watchedWS)},
 		{Name: fmt.Sprintf("agent-rewind guard --checkpoint, PreToolUse (Bash), unchanged workspace of %d files, watcher running", watchedRes.Shape.Files), Run: hookCall(agent, watchedWS)},
+		{Name: "agent-rewind-hook guard --checkpoint, PreToolUse (Bash), one file of 200 changed before the call, watcher running", Run: func(ctx context.Context) (measure.Sample, error) {
+			if err := edit(); err != nil { // before the process, outside its sample
+				return measure.Sample{}, err
+			}
+			return hookCall(hookAgent, editWS)(ctx)
+		}},
 	}
 	n := b.Reps(300, 60)
-	b.Logf("%d rounds of true / non-effect PreToolUse (agent-rewind, agent-rewind-hook) / non-effect PostToolUse / admission / minimal Go / hook path with the watcher / hook path without / hook path with the server off / agent-rewind guard --checkpoint with the watcher", n)
+	b.Logf("%d rounds of true / non-effect PreToolUse (agent-rewind, agent-rewind-hook) / non-effect PostToolUse / admission / minimal Go / hook path with the watcher / hook path without / hook path with the server off / agent-rewind guard --checkpoint with the watcher / hook path after one changed file", n)
 	ss, err := measure.Alternate(ctx, n, arms...)
 	if err != nil {
 		return err
@@ -225,11 +253,11 @@ func runGuard(ctx context.Context, b *Bench) error {
 	if hookAgent.Path != agent.Path {
 		// Every hook-path call and every non-effect hook call must have been served: a server
 		// that fell back would measure the fallback.
-		if served, err := waitServed(ctx, server(hookAgent)); err != nil || served-served0 < int64(2*n) {
-			return fmt.Errorf("the guard server served %d of the %d measured hook calls (%v): the hook path was not measured served", served-served0, 2*n, err)
+		if served, err := waitServed(ctx, server(hookAgent)); err != nil || served-served0 < int64(3*n) {
+			return fmt.Errorf("the guard server served %d of the %d measured hook calls (%v): the hook path was not measured served", served-served0, 3*n, err)
 		}
 	}
-	floor, hot, hookHot, after, admit, goFloor, hookPath, hookNoWatch, hookOff, guardPath := ss[0], ss[1], ss[2], ss[3], ss[4], ss[5], ss[6], ss[7], ss[8], ss[9]
+	floor, hot, hookHot, after, admit, goFloor, hookPath, hookNoWatch, hookOff, guardPath, hookEdit := ss[0], ss[1], ss[2], ss[3], ss[4], ss[5], ss[6], ss[7], ss[8], ss[9], ss[10]
 	p := func(s measure.Series, q float64) float64 { return ms(measure.Percentile(s.Walls(), q)) }
 	b.Value("guard_non_effect_p50", p(hot, 50), "ms", "wall per process, process start included", arm(hot), AtMost(5), "")
 	b.Value("guard_non_effect_p99", p(hot, 99), "ms", "wall per process, process start included", arm(hot), AtMost(5), "")
@@ -252,6 +280,8 @@ func runGuard(ctx context.Context, b *Bench) error {
 	b.Ratio("hook_path_server_off_vs_minimal_go", hookOff, goFloor, NoGoal, "the hook path with REWIND_HOOK_SERVER=off, over a minimal Go process, same run: the fallback when no server answers")
 	b.Value("hook_path_no_watcher_p50", p(hookNoWatch, 50), "ms", "wall per process: guard decision plus automatic checkpoint by a stat walk, unchanged workspace of 200 files", arm(hookNoWatch), NoGoal, "")
 	b.Ratio("hook_path_no_watcher_vs_minimal_go", hookNoWatch, goFloor, NoGoal, "agent-rewind-hook guard --checkpoint with REWIND_WATCH=off on an unchanged workspace of 200 files, over a minimal Go process, same run")
+	b.Value("hook_path_changed_p50", p(hookEdit, 50), "ms", "wall per process of agent-rewind-hook: guard decision plus an automatic checkpoint of one changed file (200-file workspace, watcher running): written, recorded on the chain, the call noted, each durably", arm(hookEdit), NoGoal, "")
+	b.Ratio("hook_path_changed_vs_minimal_go", hookEdit, goFloor, NoGoal, "agent-rewind-hook guard --checkpoint after one changed file, over a minimal Go process, same run")
 	return nil
 }
 
