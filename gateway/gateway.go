@@ -37,6 +37,7 @@ type Gateway struct {
 	tenant          string
 	preserve, prune bool
 	proxy           *httputil.ReverseProxy
+	inline          *inlineTransport // the default upstream transport; nil when Config.Transport is set
 	credKey         []byte
 	credMAC         hash.Hash // HMAC-SHA256 keyed with credKey, cloned for each replay key
 
@@ -91,13 +92,15 @@ func New(cfg *Config) (*Gateway, error) {
 	if _, err := rand.Read(g.credKey); err != nil {
 		return nil, fmt.Errorf("draw the credential key: %w", err)
 	}
-	transport := cfg.Transport
-	if transport == nil {
-		transport = newTransport()
+	var transport http.RoundTripper = inMemoryBodies{cfg.Transport}
+	if cfg.Transport == nil {
+		tr := newTransport()
+		g.inline = newInlineTransport(tr, inMemoryBodies{tr})
+		transport = g.inline
 	}
 	g.proxy = &httputil.ReverseProxy{
 		Rewrite:   g.rewrite,
-		Transport: inMemoryBodies{transport},
+		Transport: transport,
 		// 0: the proxy flushes every write of an event stream or a body of unknown length
 		// (so events go out as they arrive), and lets a body of known length go out in one
 		// piece with its headers.
@@ -171,6 +174,9 @@ func (g *Gateway) Close() error {
 		}
 		if g.team != nil {
 			g.team.store.Close()
+		}
+		if g.inline != nil {
+			g.inline.CloseIdleConnections()
 		}
 		g.closeErr = errors.Join(errs...)
 	})
