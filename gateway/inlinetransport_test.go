@@ -6,6 +6,7 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/pem"
 	"fmt"
 	"io"
 	"net"
@@ -13,6 +14,9 @@ import (
 	"net/http/httptest"
 	"net/http/httptrace"
 	"net/textproto"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
@@ -30,7 +34,8 @@ var upstreamSchemes = []string{"http", "https"}
 // testUpstream is an upstream server for the gateway under test.
 type testUpstream struct {
 	URL   string
-	roots *x509.CertPool // what trusts its certificate; nil for plain HTTP
+	cert  *x509.Certificate // its certificate; nil for plain HTTP
+	roots *x509.CertPool    // what trusts it
 }
 
 // serveUpstream serves h over scheme ("http" or "https") on a loopback port until the test
@@ -47,8 +52,9 @@ func serveUpstream(t *testing.T, scheme string, h http.HandlerFunc, state func(n
 	t.Cleanup(srv.Close)
 	u := testUpstream{URL: srv.URL}
 	if scheme == "https" {
+		u.cert = srv.Certificate()
 		u.roots = x509.NewCertPool()
-		u.roots.AddCert(srv.Certificate())
+		u.roots.AddCert(u.cert)
 	}
 	return u
 }
@@ -560,5 +566,38 @@ func TestInlineTransportClosesStaleIdle(t *testing.T) {
 	tr.CloseIdleConnections()
 	if !fresh.closed {
 		t.Error("CloseIdleConnections left an idle connection open")
+	}
+}
+
+// TestHTTPSUpstreamTrustsSSLCertFile: the gateway trusts the roots SSL_CERT_FILE names, as
+// Go's system roots do (read once per process: the calls run in a child process of this test
+// binary), and refuses the same upstream without them.
+func TestHTTPSUpstreamTrustsSSLCertFile(t *testing.T) {
+	if up := os.Getenv("GATEWAY_TEST_SSL_UPSTREAM"); up != "" {
+		cfg, _ := testConfig(t, up)
+		_, gw := startGateway(t, cfg)
+		got := post(t, gw, "/v1/messages", messagesBody("trusted by file", false), "x-api-key", key1)
+		if want := os.Getenv("GATEWAY_TEST_SSL_WANT"); fmt.Sprint(got.status) != want {
+			t.Fatalf("status %d, want %s: %s", got.status, want, got.body)
+		}
+		return
+	}
+	up := serveUpstream(t, "https", startMock(t, mockanthropic.Options{}).Handler().ServeHTTP, nil)
+	certFile := filepath.Join(t.TempDir(), "upstream.pem")
+	if err := os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: up.cert.Raw}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		env  []string
+		want int
+	}{
+		{[]string{"SSL_CERT_FILE=" + certFile, "SSL_CERT_DIR=" + t.TempDir()}, http.StatusOK},
+		{[]string{"SSL_CERT_FILE=" + filepath.Join(t.TempDir(), "none.pem"), "SSL_CERT_DIR=" + t.TempDir()}, http.StatusBadGateway},
+	} {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestHTTPSUpstreamTrustsSSLCertFile$", "-test.count=1")
+		cmd.Env = append(os.Environ(), append(c.env, "GATEWAY_TEST_SSL_UPSTREAM="+up.URL, fmt.Sprint("GATEWAY_TEST_SSL_WANT=", c.want))...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Errorf("with %s: %v\n%s", c.env[0], err, out)
+		}
 	}
 }
