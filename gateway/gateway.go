@@ -37,7 +37,6 @@ type Gateway struct {
 	tenant          string
 	preserve, prune bool
 	proxy           *httputil.ReverseProxy
-	inline          *inlineTransport // the default upstream transport; nil when Config.Transport is set
 	credKey         []byte
 	credMAC         hash.Hash // HMAC-SHA256 keyed with credKey, cloned for each replay key
 
@@ -92,15 +91,13 @@ func New(cfg *Config) (*Gateway, error) {
 	if _, err := rand.Read(g.credKey); err != nil {
 		return nil, fmt.Errorf("draw the credential key: %w", err)
 	}
-	var transport http.RoundTripper = inMemoryBodies{cfg.Transport}
-	if cfg.Transport == nil {
-		tr := newTransport()
-		g.inline = newInlineTransport(tr, inMemoryBodies{tr})
-		transport = g.inline
+	transport := cfg.Transport
+	if transport == nil {
+		transport = newTransport()
 	}
 	g.proxy = &httputil.ReverseProxy{
 		Rewrite:   g.rewrite,
-		Transport: transport,
+		Transport: inMemoryBodies{transport},
 		// 0: the proxy flushes every write of an event stream or a body of unknown length
 		// (so events go out as they arrive), and lets a body of known length go out in one
 		// piece with its headers.
@@ -175,9 +172,6 @@ func (g *Gateway) Close() error {
 		if g.team != nil {
 			g.team.store.Close()
 		}
-		if g.inline != nil {
-			g.inline.CloseIdleConnections()
-		}
 		g.closeErr = errors.Join(errs...)
 	})
 	return g.closeErr
@@ -194,13 +188,14 @@ func (g *Gateway) logf(format string, args ...any) {
 }
 
 // newTransport is the upstream transport: keep-alive connections enough for many concurrent
-// streams, HTTP/2 where the upstream offers it, and no transparent compression (bodies pass
-// as the upstream sends them).
+// streams, HTTP/1.1, and no transparent compression (bodies pass as the upstream sends them).
+// HTTP/1.1 as Anthropic's own SDKs speak it to the API: over TLS, Go's HTTP/2 client cost the
+// gateway a third more CPU a call and doubled its added latency (docs/benchmarks.md).
 func newTransport() *http.Transport {
 	return &http.Transport{
 		Proxy:                 http.ProxyFromEnvironment,
 		DialContext:           (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
-		ForceAttemptHTTP2:     true,
+		Protocols:             http1Only(),
 		MaxIdleConns:          512,
 		MaxIdleConnsPerHost:   256,
 		IdleConnTimeout:       90 * time.Second,
@@ -208,6 +203,13 @@ func newTransport() *http.Transport {
 		ExpectContinueTimeout: time.Second,
 		DisableCompression:    true,
 	}
+}
+
+// http1Only is HTTP/1.1 alone, plain and over TLS.
+func http1Only() *http.Protocols {
+	var p http.Protocols
+	p.SetHTTP1(true)
+	return &p
 }
 
 // bufferPool lends the reverse proxy its copy buffers.

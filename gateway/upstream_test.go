@@ -17,7 +17,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -27,7 +26,7 @@ import (
 	"github.com/agent-rewind/rewind/tools/mockanthropic"
 )
 
-// upstreamSchemes are the upstreams the inline transport serves: plain HTTP (a mock, a local
+// upstreamSchemes are the upstreams the gateway is tested against: plain HTTP (a mock, a local
 // model server) and HTTPS (the provider).
 var upstreamSchemes = []string{"http", "https"}
 
@@ -45,6 +44,7 @@ func serveUpstream(t *testing.T, scheme string, h http.HandlerFunc, state func(n
 	srv := httptest.NewUnstartedServer(h)
 	srv.Config.ConnState = state
 	if scheme == "https" {
+		srv.EnableHTTP2 = true // the gateway must choose HTTP/1.1 all the same
 		srv.StartTLS()
 	} else {
 		srv.Start()
@@ -68,11 +68,12 @@ func startGatewayTo(t *testing.T, up testUpstream) (*Gateway, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if g.inline == nil {
-		t.Fatal("the default gateway has no inline transport")
-	}
 	if up.roots != nil {
-		g.inline.tlsConfig.RootCAs = up.roots
+		tr, ok := g.proxy.Transport.(inMemoryBodies).rt.(*http.Transport)
+		if !ok {
+			t.Fatalf("the default upstream transport is a %T", g.proxy.Transport)
+		}
+		tr.TLSClientConfig = &tls.Config{RootCAs: up.roots}
 	}
 	url, stop := serve(t, g)
 	t.Cleanup(func() {
@@ -103,18 +104,15 @@ func rawPost(t *testing.T, gw, body string, extra ...string) (net.Conn, *http.Re
 }
 
 // TestStreamFirstEventNotHeld: the first event of a stream reaches the client while the
-// upstream still holds the second, over HTTP and HTTPS, and the gateway reads the upstream's
-// answer in the request's own goroutine (no http.Transport reader goroutine between the
-// upstream's first byte and the client's).
+// upstream still holds the second, over HTTP and HTTPS; the gateway speaks HTTP/1.1 to an
+// upstream that also offers HTTP/2.
 func TestStreamFirstEventNotHeld(t *testing.T) {
 	for _, scheme := range upstreamSchemes {
 		t.Run(scheme, func(t *testing.T) {
 			release := make(chan struct{})
 			var proto atomic.Value
 			up := serveUpstream(t, scheme, func(w http.ResponseWriter, r *http.Request) {
-				if r.TLS != nil {
-					proto.Store(r.TLS.NegotiatedProtocol)
-				}
+				proto.Store(r.Proto)
 				io.Copy(io.Discard, r.Body)
 				w.Header().Set("Content-Type", "text/event-stream")
 				w.WriteHeader(http.StatusOK)
@@ -136,18 +134,13 @@ func TestStreamFirstEventNotHeld(t *testing.T) {
 			if err != nil || line != "event: message_start\n" {
 				t.Fatalf("first line %q, %v: want the first event while the upstream holds the second", line, err)
 			}
-			buf := make([]byte, 1<<20)
-			stacks := string(buf[:runtime.Stack(buf, true)])
 			close(release)
-			if strings.Contains(stacks, "net/http.(*persistConn).readLoop") {
-				t.Errorf("an http.Transport reader goroutine carries the upstream's answer; want it read in the request's goroutine:\n%s", stacks)
-			}
 			rest, err := io.ReadAll(events)
 			if err != nil || !strings.Contains(string(rest), "event: message_stop\n") {
 				t.Errorf("the rest of the stream: %q, %v", rest, err)
 			}
-			if p, _ := proto.Load().(string); scheme == "https" && p != "http/1.1" {
-				t.Errorf("the upstream's TLS connection negotiated %q, want http/1.1", p)
+			if p, _ := proto.Load().(string); p != "HTTP/1.1" {
+				t.Errorf("the upstream was called over %s, want HTTP/1.1", p)
 			}
 		})
 	}
@@ -213,55 +206,29 @@ func TestHTTPSUpstreamUntrusted(t *testing.T) {
 	}
 }
 
-// TestInlineTransportReusesAndRetries: successive calls share one upstream connection, and a
-// call whose kept-alive connection the upstream closed while it was idle is sent again on a
-// new one, once, without an error reaching the client; over HTTP and HTTPS (where the close
-// comes with a close_notify alert).
-func TestInlineTransportReusesAndRetries(t *testing.T) {
+// TestUpstreamConnectionReused: successive calls share one kept-alive upstream connection,
+// plain and over TLS.
+func TestUpstreamConnectionReused(t *testing.T) {
 	for _, scheme := range upstreamSchemes {
 		t.Run(scheme, func(t *testing.T) {
-			var conns, calls atomic.Int64
-			var closeAfter atomic.Value // the remote address of the connection to close once idle
-			closed := make(chan struct{}, 1)
+			var conns atomic.Int64
 			up := serveUpstream(t, scheme, func(w http.ResponseWriter, r *http.Request) {
-				b, _ := io.ReadAll(r.Body)
-				if strings.Contains(string(b), "closed next") {
-					closeAfter.Store(r.RemoteAddr)
-				}
-				calls.Add(1)
+				io.Copy(io.Discard, r.Body)
 				w.Header().Set("Content-Type", "application/json")
-				fmt.Fprintf(w, `{"type":"message","model":"claude-sonnet-5-5","content":[{"type":"text","text":"%d"}],"usage":{"input_tokens":1,"output_tokens":1}}`, calls.Load())
-			}, func(c net.Conn, s http.ConnState) {
-				switch {
-				case s == http.StateNew:
+				io.WriteString(w, `{"type":"message","model":"claude-sonnet-5-5","content":[],"usage":{"input_tokens":1,"output_tokens":1}}`)
+			}, func(_ net.Conn, s http.ConnState) {
+				if s == http.StateNew {
 					conns.Add(1)
-				case s == http.StateIdle && closeAfter.Load() == c.RemoteAddr().String():
-					c.Close() // the upstream's keep-alive timeout, while the gateway holds the connection idle
-					closed <- struct{}{}
 				}
 			})
 			_, gw := startGatewayTo(t, up)
-			for i := range 2 {
+			for i := range 3 {
 				if r := post(t, gw, "/v1/messages", messagesBody(fmt.Sprint("reuse ", i), false), "x-api-key", key1); r.status != 200 {
 					t.Fatalf("call %d: status %d: %s", i, r.status, r.body)
 				}
 			}
 			if n := conns.Load(); n != 1 {
-				t.Errorf("two successive calls opened %d upstream connections, want 1", n)
-			}
-			if r := post(t, gw, "/v1/messages", messagesBody("closed next", false), "x-api-key", key1); r.status != 200 {
-				t.Fatalf("status %d: %s", r.status, r.body)
-			}
-			<-closed
-			r := post(t, gw, "/v1/messages", messagesBody("after the close", false), "x-api-key", key1)
-			if r.status != 200 {
-				t.Fatalf("a call on a connection the upstream had closed: status %d: %s", r.status, r.body)
-			}
-			if n := calls.Load(); n != 4 {
-				t.Errorf("the upstream answered %d calls, want 4 (each call once)", n)
-			}
-			if n := conns.Load(); n != 2 {
-				t.Errorf("%d upstream connections, want 2 (one new after the close)", n)
+				t.Errorf("three successive calls opened %d upstream connections, want 1", n)
 			}
 		})
 	}
@@ -277,57 +244,9 @@ func hijack(t *testing.T, w http.ResponseWriter) (net.Conn, *bufio.ReadWriter) {
 	return c, rw
 }
 
-// TestInlineTransportRetriesOnlyBeforeAnAnswer: a call is sent again only once, and only when
-// the upstream closed a reused connection before a byte of its answer; one whose answer had
-// begun is not sent again (502), nor is one that failed on a new connection.
-func TestInlineTransportRetriesOnlyBeforeAnAnswer(t *testing.T) {
-	var drops, partial atomic.Int64
-	up := serveUpstream(t, "http", func(w http.ResponseWriter, r *http.Request) {
-		b, _ := io.ReadAll(r.Body)
-		switch {
-		case strings.Contains(string(b), "drop"):
-			drops.Add(1)
-			c, _ := hijack(t, w)
-			c.Close() // no answer at all, on every connection
-		case strings.Contains(string(b), "partial"):
-			partial.Add(1)
-			c, rw := hijack(t, w)
-			rw.WriteString("HTTP/1.1 200 OK\r\nContent-Type: appl")
-			rw.Flush()
-			c.Close()
-		default:
-			w.Header().Set("Content-Type", "application/json")
-			io.WriteString(w, `{"type":"message","content":[],"usage":{"input_tokens":1,"output_tokens":1}}`)
-		}
-	}, nil)
-	g, gw := startGatewayTo(t, up)
-	warm := func() {
-		if r := post(t, gw, "/v1/messages", messagesBody(fmt.Sprint("warm ", time.Now().UnixNano()), false), "x-api-key", key1); r.status != 200 {
-			t.Fatalf("status %d: %s", r.status, r.body)
-		}
-		if n := g.inline.idleCount(); n != 1 {
-			t.Fatalf("%d idle upstream connections after a call, want 1", n)
-		}
-	}
-	warm()
-	if r := post(t, gw, "/v1/messages", messagesBody("drop", false), "x-api-key", key1); r.status != http.StatusBadGateway {
-		t.Errorf("an upstream that never answers: status %d: %s; want 502", r.status, r.body)
-	}
-	if n := drops.Load(); n != 2 {
-		t.Errorf("the call was sent %d times, want 2 (the reused connection, then once on a new one)", n)
-	}
-	warm()
-	if r := post(t, gw, "/v1/messages", messagesBody("partial", false), "x-api-key", key1); r.status != http.StatusBadGateway {
-		t.Errorf("an answer cut off: status %d: %s; want 502", r.status, r.body)
-	}
-	if n := partial.Load(); n != 1 {
-		t.Errorf("a call whose answer had begun was sent %d times, want 1", n)
-	}
-}
-
-// TestInlineTransportEmptyBody: a call with an empty body reaches the upstream with
-// "Content-Length: 0", as http.Transport sends it, not as a chunked body.
-func TestInlineTransportEmptyBody(t *testing.T) {
+// TestUpstreamEmptyBody: a call with an empty body reaches the upstream with
+// "Content-Length: 0", not as a chunked body.
+func TestUpstreamEmptyBody(t *testing.T) {
 	got := make(chan string, 1)
 	up := serveUpstream(t, "http", func(w http.ResponseWriter, r *http.Request) {
 		got <- fmt.Sprintf("length %q, transfer encoding %q", r.Header.Get("Content-Length"), r.TransferEncoding)
@@ -340,9 +259,9 @@ func TestInlineTransportEmptyBody(t *testing.T) {
 	}
 }
 
-// TestInlineTransportEarlyAnswer: an upstream that answers before reading the whole request
+// TestUpstreamEarlyAnswer: an upstream that answers before reading the whole request
 // (an error for a large body) and closes: the client gets that answer, not a 502.
-func TestInlineTransportEarlyAnswer(t *testing.T) {
+func TestUpstreamEarlyAnswer(t *testing.T) {
 	up := serveUpstream(t, "http", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusRequestEntityTooLarge)
@@ -356,9 +275,9 @@ func TestInlineTransportEarlyAnswer(t *testing.T) {
 	}
 }
 
-// TestInlineTransportInformational: 1xx answers before the final one reach the client (103
+// TestUpstreamInformational: 1xx answers before the final one reach the client (103
 // Early Hints), and a client that asked "Expect: 100-continue" gets its answer.
-func TestInlineTransportInformational(t *testing.T) {
+func TestUpstreamInformational(t *testing.T) {
 	up := serveUpstream(t, "http", func(w http.ResponseWriter, r *http.Request) {
 		io.Copy(io.Discard, r.Body)
 		w.Header().Set("Link", "</hint>; rel=preload")
@@ -391,27 +310,9 @@ func TestInlineTransportInformational(t *testing.T) {
 	}
 }
 
-// TestInlineTransportTooMany1xx: an upstream that sends informational answers without end
-// is cut off (502), as http.Transport cuts it off.
-func TestInlineTransportTooMany1xx(t *testing.T) {
-	up := serveUpstream(t, "http", func(w http.ResponseWriter, r *http.Request) {
-		io.Copy(io.Discard, r.Body)
-		_, rw := hijack(t, w)
-		for range 50 {
-			rw.WriteString("HTTP/1.1 103 Early Hints\r\n\r\n")
-		}
-		rw.WriteString("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}")
-		rw.Flush()
-	}, nil)
-	_, gw := startGatewayTo(t, up)
-	if r := post(t, gw, "/v1/messages", messagesBody("1xx", false), "x-api-key", key1); r.status != http.StatusBadGateway || !strings.Contains(string(r.body), "informational") {
-		t.Errorf("status %d: %s; want 502 naming the informational answers", r.status, r.body)
-	}
-}
-
-// TestInlineTransportBodyToClose: an answer without Content-Length or chunking runs until the
-// upstream closes: the client gets all of it, and the connection is not pooled.
-func TestInlineTransportBodyToClose(t *testing.T) {
+// TestUpstreamBodyToClose: an answer without Content-Length or chunking runs until the
+// upstream closes: the client gets all of it, and the next call has a new connection.
+func TestUpstreamBodyToClose(t *testing.T) {
 	var conns atomic.Int64
 	const answer = `{"type":"message","content":[{"type":"text","text":"to the close"}],"usage":{"input_tokens":1,"output_tokens":1}}`
 	up := serveUpstream(t, "http", func(w http.ResponseWriter, r *http.Request) {
@@ -425,14 +326,11 @@ func TestInlineTransportBodyToClose(t *testing.T) {
 			conns.Add(1)
 		}
 	})
-	g, gw := startGatewayTo(t, up)
+	_, gw := startGatewayTo(t, up)
 	for i := range 2 {
 		r := post(t, gw, "/v1/messages", messagesBody(fmt.Sprint("to close ", i), false), "x-api-key", key1)
 		if r.status != 200 || string(r.body) != answer {
 			t.Fatalf("call %d: status %d: %q; want %q", i, r.status, r.body, answer)
-		}
-		if n := g.inline.idleCount(); n != 0 {
-			t.Errorf("call %d: %d idle upstream connections, want 0 (its body ended with the connection)", i, n)
 		}
 	}
 	if n := conns.Load(); n != 2 {
@@ -440,9 +338,9 @@ func TestInlineTransportBodyToClose(t *testing.T) {
 	}
 }
 
-// TestInlineTransportHEAD: a HEAD call passes through (headers, no body) and its connection
+// TestUpstreamHEAD: a HEAD call passes through (headers, no body) and its connection
 // is kept for the next call.
-func TestInlineTransportHEAD(t *testing.T) {
+func TestUpstreamHEAD(t *testing.T) {
 	var conns atomic.Int64
 	up := serveUpstream(t, "http", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
@@ -456,7 +354,7 @@ func TestInlineTransportHEAD(t *testing.T) {
 			conns.Add(1)
 		}
 	})
-	g, gw := startGatewayTo(t, up)
+	_, gw := startGatewayTo(t, up)
 	for i := range 2 {
 		req, _ := http.NewRequest(http.MethodHead, gw+"/v1/models", nil)
 		req.Header.Set("x-api-key", key1)
@@ -469,14 +367,14 @@ func TestInlineTransportHEAD(t *testing.T) {
 			t.Errorf("HEAD %d: status %d, method %q, length %d", i, resp.StatusCode, resp.Header.Get("X-Method"), resp.ContentLength)
 		}
 	}
-	if n := conns.Load(); n != 1 || g.inline.idleCount() != 1 {
-		t.Errorf("%d upstream connections, %d idle, after two HEAD calls; want 1 and 1", n, g.inline.idleCount())
+	if n := conns.Load(); n != 1 {
+		t.Errorf("%d upstream connections for two HEAD calls, want 1 (kept alive)", n)
 	}
 }
 
-// TestInlineTransportCancelMidStream: a client that leaves in the middle of a stream ends the
-// upstream call: the upstream sees its connection close, and the gateway does not pool it.
-func TestInlineTransportCancelMidStream(t *testing.T) {
+// TestUpstreamCancelMidStream: a client that leaves in the middle of a stream ends the
+// upstream call: the upstream sees its connection close.
+func TestUpstreamCancelMidStream(t *testing.T) {
 	upstreamGone := make(chan struct{})
 	up := serveUpstream(t, "http", func(w http.ResponseWriter, r *http.Request) {
 		io.Copy(io.Discard, r.Body)
@@ -486,7 +384,7 @@ func TestInlineTransportCancelMidStream(t *testing.T) {
 		<-r.Context().Done() // the gateway's connection closed
 		close(upstreamGone)
 	}, nil)
-	g, gw := startGatewayTo(t, up)
+	_, gw := startGatewayTo(t, up)
 	conn, resp := rawPost(t, gw, messagesBody("leave mid-stream", true))
 	if line, err := bufio.NewReader(resp.Body).ReadString('\n'); err != nil || line != "event: message_start\n" {
 		t.Fatalf("first line %q, %v", line, err)
@@ -497,14 +395,11 @@ func TestInlineTransportCancelMidStream(t *testing.T) {
 	case <-time.After(time.Minute):
 		t.Fatal("the upstream's connection stayed open after the client left")
 	}
-	if n := g.inline.idleCount(); n != 0 {
-		t.Errorf("%d idle upstream connections after a cancelled stream, want 0", n)
-	}
 }
 
-// TestInlineTransportConcurrent: many calls at once, streamed and not, each gets its own
+// TestUpstreamConcurrent: many calls at once, streamed and not, each gets its own
 // answer whole (run with -race).
-func TestInlineTransportConcurrent(t *testing.T) {
+func TestUpstreamConcurrent(t *testing.T) {
 	for _, scheme := range upstreamSchemes {
 		t.Run(scheme, func(t *testing.T) {
 			up := serveUpstream(t, scheme, func(w http.ResponseWriter, r *http.Request) {
@@ -541,31 +436,6 @@ func TestInlineTransportConcurrent(t *testing.T) {
 			}
 			wg.Wait()
 		})
-	}
-}
-
-// closeSpy is a connection that records its Close.
-type closeSpy struct {
-	net.Conn
-	closed bool
-}
-
-func (c *closeSpy) Close() error { c.closed = true; return nil }
-
-// TestInlineTransportClosesStaleIdle: a connection idle longer than the idle timeout is closed
-// when another is put back, not kept open until a call happens to reach it.
-func TestInlineTransportClosesStaleIdle(t *testing.T) {
-	tr := &inlineTransport{maxIdle: 4, idleTime: time.Hour, idle: map[string][]*inlineConn{}}
-	old, fresh := &closeSpy{}, &closeSpy{}
-	tr.put("http://up:80", &inlineConn{nc: old})
-	tr.idle["http://up:80"][0].idleAt = time.Now().Add(-2 * time.Hour)
-	tr.put("http://up:80", &inlineConn{nc: fresh})
-	if n := len(tr.idle["http://up:80"]); n != 1 || !old.closed || fresh.closed {
-		t.Errorf("%d idle connections, the stale one closed: %v, the fresh one closed: %v; want 1, true, false", n, old.closed, fresh.closed)
-	}
-	tr.CloseIdleConnections()
-	if !fresh.closed {
-		t.Error("CloseIdleConnections left an idle connection open")
 	}
 }
 
