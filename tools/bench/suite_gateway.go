@@ -19,6 +19,10 @@ import (
 //	time to first byte on SSE pass-through      goal: no added time (<= 0.3 ms, the p50 budget)
 //	peak RSS with 200 concurrent streams        goal <= 100 MiB
 //
+// The pass-through latency and the SSE first byte are measured again with the mock serving
+// HTTPS (a certificate made for the run, which the gateway trusts through SSL_CERT_FILE), the
+// provider's real path, against calling it over TLS directly.
+//
 // Direct and gateway requests alternate one by one. Pass-through requests are all distinct
 // (a counter in metadata.user_id), so no replay can answer them. The mock upstream runs in a
 // child process (mock_proc.go), as a real upstream runs in another process than its client.
