@@ -190,7 +190,7 @@ func (g *Gateway) logf(format string, args ...any) {
 // newTransport is the upstream transport: keep-alive connections enough for many concurrent
 // streams, HTTP/1.1, and no transparent compression (bodies pass as the upstream sends them).
 // HTTP/1.1 as Anthropic's own SDKs speak it to the API: over TLS, Go's HTTP/2 client cost the
-// gateway a third more CPU a call and doubled its added latency (docs/benchmarks.md).
+// gateway a third more CPU a call and nearly doubled its added latency (docs/benchmarks.md).
 func newTransport() *http.Transport {
 	return &http.Transport{
 		Proxy:                 http.ProxyFromEnvironment,
