@@ -244,7 +244,7 @@ func runGatewayOverhead(ctx context.Context, b *Bench) error {
 	if err != nil {
 		return err
 	}
-	b.Added("tls_added_latency_p50", latTLS[0], latTLS[1], 50, AtMost(0.3), "the upstream over HTTPS (HTTP/1.1, kept-alive connections both ways)")
+	b.Added("tls_added_latency_p50", latTLS[0], latTLS[1], 50, AtMost(0.3), "the upstream over HTTPS, kept-alive connections both ways")
 	b.Added("tls_added_latency_p99", latTLS[0], latTLS[1], 99, AtMost(1.5), "")
 	cpu.report(b, "tls_gateway_cpu_per_request", n, "pass-through request to an HTTPS upstream")
 	b.Logf("SSE time to first byte from an HTTPS upstream: %d streams each", k)
