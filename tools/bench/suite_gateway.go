@@ -206,6 +206,11 @@ func runGatewayOverhead(ctx context.Context, b *Bench) error {
 		b.Added("sse_added_ttfb_before_upstream_p50", gwLegs.before, directLegs.before, 50, NoGoal, "the part of the added first-byte time spent before the upstream has the request")
 		b.Added("sse_added_ttfb_after_upstream_p50", gwLegs.after, directLegs.after, 50, NoGoal, "the part spent after it: the upstream's answer through the gateway")
 	}
+	proxyLegs.before.Name, proxyLegs.after.Name = "SSE through a bare httputil.ReverseProxy process, sent → the mock has the request", "SSE through a bare httputil.ReverseProxy process, the mock has the request → first byte"
+	if len(proxyLegs.before.Samples) > 0 && len(directLegs.before.Samples) > 0 {
+		b.Added("sse_bare_proxy_added_ttfb_before_upstream_p50", proxyLegs.before, directLegs.before, 50, NoGoal, "the bare proxy's part before the upstream has the request: the floor of the gateway's")
+		b.Added("sse_bare_proxy_added_ttfb_after_upstream_p50", proxyLegs.after, directLegs.after, 50, NoGoal, "the bare proxy's part after it")
+	}
 
 	// The same over HTTPS, the provider's real path: the mock serves TLS with a certificate made
 	// for this run, which the gateway trusts through SSL_CERT_FILE; the baseline calls the mock
