@@ -113,3 +113,26 @@ func BenchmarkReplayKey(b *testing.B) {
 }
 
 func serveB(b *testing.B, g *Gateway) (string, func()) { return serve(b, g) }
+
+// BenchmarkMessageUsage compares reading a recorded response's usage by scanning (what the
+// gateway does after every pass-through call) with json.Unmarshal of the whole body, for a
+// short answer and one of 16 KB of text.
+func BenchmarkMessageUsage(b *testing.B) {
+	long := strings.Replace(recordedMessage, `"text":"`, `"text":"`+strings.Repeat("word ", 16<<10/5), 1)
+	for _, c := range []struct{ name, body string }{{"short", recordedMessage}, {"16KB", long}} {
+		body := []byte(c.body)
+		if _, _, ok := MessageUsage(body); !ok {
+			b.Fatalf("%s: not a message", c.name)
+		}
+		b.Run(c.name+"/scan", func(b *testing.B) {
+			for b.Loop() {
+				MessageUsage(body)
+			}
+		})
+		b.Run(c.name+"/unmarshal", func(b *testing.B) {
+			for b.Loop() {
+				messageUsageReference(body)
+			}
+		})
+	}
+}

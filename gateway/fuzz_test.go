@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"bytes"
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -107,6 +108,55 @@ func FuzzScope(f *testing.F) {
 		want := len(s) >= 1 && len(s) <= MaxScopeLen && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._:-") == ""
 		if ValidScope(s) != want {
 			t.Fatalf("ValidScope(%q) = %v", s, !want)
+		}
+	})
+}
+
+// messageUsageReference is MessageUsage as json.Unmarshal of the whole body reads it: what
+// the scanning MessageUsage must agree with.
+func messageUsageReference(body []byte) (model string, u Usage, ok bool) {
+	var m struct {
+		Type  string     `json:"type"`
+		Model string     `json:"model"`
+		Usage *wireUsage `json:"usage"`
+	}
+	if json.Unmarshal(body, &m) != nil || m.Type != "message" || m.Usage == nil {
+		return "", Usage{}, false
+	}
+	m.Usage.apply(&u)
+	return m.Model, u, true
+}
+
+// FuzzMessageUsage: MessageUsage, which decodes only the members it reads, reads every body
+// as json.Unmarshal of the whole body does.
+func FuzzMessageUsage(f *testing.F) {
+	for _, s := range []string{
+		recordedMessage,
+		` {"type":"message","model":"m","usage":{"input_tokens":3,"output_tokens":4}} `,
+		`{"TYPE":"message","Model":"m","USAGE":{"input_tokens":1}}`,
+		`{"type":"message","usage":{"input_tokens":1},"usage":{"output_tokens":2}}`,
+		`{"type":"message","usage":{"input_tokens":1},"usage":null}`,
+		`{"type":"message","usage":null,"usage":{"cache_creation":{"ephemeral_5m_input_tokens":5}}}`,
+		`{"type":"message","type":"error","usage":{}}`,
+		`{"type":"mess\u0061ge","mod\u0065l":"m\u00e9","usag\u0065":{}}`,
+		`{"\u0074ype":"message","usage":{},"content":[{"type":"text","text":"\ud800"}]}`,
+		`{"type":"message","usage":{}}x`,
+		`{"type":"message","usage":{},}`,
+		`{"type":5,"usage":{}}`,
+		`{"type":"message","model":null,"usage":{"input_tokens":-1}}`,
+		`{"type":"message","usage":{"input_tokens":"1"}}`,
+		`{"ſtype":"message","usage":{}}`,
+		`{"type":"meſſage","usage":{}}`,
+		`[{"type":"message","usage":{}}]`,
+		`null`, ``, `{`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		model, u, ok := MessageUsage(body)
+		wm, wu, wok := messageUsageReference(body)
+		if model != wm || u != wu || ok != wok {
+			t.Fatalf("MessageUsage(%q) = %q, %+v, %v; json.Unmarshal reads %q, %+v, %v", body, model, u, ok, wm, wu, wok)
 		}
 	})
 }

@@ -188,13 +188,14 @@ func (g *Gateway) logf(format string, args ...any) {
 }
 
 // newTransport is the upstream transport: keep-alive connections enough for many concurrent
-// streams, HTTP/2 where the upstream offers it, and no transparent compression (bodies pass
-// as the upstream sends them).
+// streams, HTTP/1.1, and no transparent compression (bodies pass as the upstream sends them).
+// HTTP/1.1 as Anthropic's own SDKs speak it to the API: over TLS, Go's HTTP/2 client cost the
+// gateway a third more CPU a call and nearly doubled its added latency (docs/benchmarks.md).
 func newTransport() *http.Transport {
 	return &http.Transport{
 		Proxy:                 http.ProxyFromEnvironment,
 		DialContext:           (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
-		ForceAttemptHTTP2:     true,
+		Protocols:             http1Only(),
 		MaxIdleConns:          512,
 		MaxIdleConnsPerHost:   256,
 		IdleConnTimeout:       90 * time.Second,
@@ -202,6 +203,13 @@ func newTransport() *http.Transport {
 		ExpectContinueTimeout: time.Second,
 		DisableCompression:    true,
 	}
+}
+
+// http1Only is HTTP/1.1 alone, plain and over TLS.
+func http1Only() *http.Protocols {
+	var p http.Protocols
+	p.SetHTTP1(true)
+	return &p
 }
 
 // bufferPool lends the reverse proxy its copy buffers.

@@ -3,6 +3,9 @@ package gateway
 import (
 	"bytes"
 	"encoding/json"
+	"unicode/utf8"
+
+	"github.com/agent-rewind/rewind/internal/jsonscan"
 )
 
 // Usage is what one Messages response reports it consumed, in tokens by billing kind.
@@ -56,18 +59,64 @@ func (w *wireUsage) apply(u *Usage) {
 }
 
 // MessageUsage reads a non-streaming Messages response body: ok when it is a complete
-// message object ("type": "message") with a usage object.
+// message object ("type": "message") with a usage object. It runs on every response the
+// gateway records, so it decodes only the three members it reads, by encoding/json's rules
+// (keys matched without regard to case, the last of repeated members winning, a usage object
+// repeated merged into the first); the content, most of the bytes, is validated and skipped.
+// FuzzMessageUsage holds it to json.Unmarshal of the whole body.
 func MessageUsage(body []byte) (model string, u Usage, ok bool) {
-	var m struct {
-		Type  string     `json:"type"`
-		Model string     `json:"model"`
-		Usage *wireUsage `json:"usage"`
+	var typ string
+	var usage *wireUsage
+	o, err := jsonscan.OpenObject(body, jsonscan.SkipSpace(body, 0), 0)
+	if err != nil {
+		return "", Usage{}, false // not an object: not a message
 	}
-	if json.Unmarshal(body, &m) != nil || m.Type != "message" || m.Usage == nil {
+	var buf [16]byte
+	for o.Next() {
+		key := o.Key()
+		if o.KeyEscaped() {
+			key = jsonscan.AppendUnquoted(buf[:0], key)
+		} else {
+			key = key[1 : len(key)-1]
+		}
+		var dst any
+		switch {
+		case bytes.EqualFold(key, []byte("type")):
+			dst = &typ
+		case bytes.EqualFold(key, []byte("model")):
+			dst = &model
+		case bytes.EqualFold(key, []byte("usage")):
+			dst = &usage
+		default:
+			continue
+		}
+		end, err := jsonscan.SkipValue(body, o.Value(), o.Depth())
+		if err != nil {
+			return "", Usage{}, false
+		}
+		o.Consumed(end)
+		v := body[o.Value():end]
+		if s, ok := dst.(*string); ok && plainString(v) {
+			*s = string(v[1 : len(v)-1])
+		} else if json.Unmarshal(v, dst) != nil {
+			return "", Usage{}, false
+		}
+	}
+	if o.Err() != nil || jsonscan.SkipSpace(body, o.End()) != len(body) || typ != "message" || usage == nil {
 		return "", Usage{}, false
 	}
-	m.Usage.apply(&u)
-	return m.Model, u, true
+	usage.apply(&u)
+	return model, u, true
+}
+
+// plainString reports whether the JSON value v is a string that decodes to its bytes between
+// the quotes: no escapes, valid UTF-8 (encoding/json replaces invalid bytes).
+func plainString(v []byte) bool {
+	if len(v) < 2 || v[0] != '"' {
+		return false
+	}
+	inner := v[1 : len(v)-1]
+	return bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner)
 }
 
 // StreamUsage reads a Messages server-sent event stream: complete is true only when the

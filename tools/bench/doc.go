@@ -24,7 +24,7 @@
 // The gateway suites' mock upstream runs in a child process of its own ("bench mock", this
 // executable again), as a real upstream is another process than its client; "bench proxy" (a
 // bare httputil.ReverseProxy) and "bench relay" (a TCP relay) are the floors the SSE first byte
-// is also measured through.
+// is also measured through. "bench mock --tls-cert F --tls-key F" serves HTTPS.
 //
 // # Suites
 //

@@ -74,7 +74,7 @@ func startChild(ctx context.Context, args ...string) (*childProc, error) {
 		return nil, err
 	}
 	line, err := bufio.NewReader(stdout).ReadString('\n')
-	if err != nil || !strings.HasPrefix(line, "http://") {
+	if err != nil || !(strings.HasPrefix(line, "http://") || strings.HasPrefix(line, "https://")) {
 		stdin.Close()
 		cmd.Process.Kill()
 		cmd.Wait()
@@ -114,14 +114,30 @@ func (c *childProc) stop() {
 	}
 }
 
-// mockMain is "bench mock [--event-delay D]": the mock upstream on a free loopback port, whose
-// URL it prints on one line; it serves until its stdin ends. GET /bench/hits answers the
-// number of Messages calls answered; every response carries headerArrived.
+// startTLSMock starts "bench mock" serving HTTPS with the certificate and key in cert's files.
+func startTLSMock(ctx context.Context, eventDelay time.Duration, cert *throwawayCert) (*mockProc, error) {
+	c, err := startChild(ctx, "mock", "--event-delay", eventDelay.String(), "--tls-cert", cert.CertFile, "--tls-key", cert.KeyFile)
+	if err != nil {
+		return nil, err
+	}
+	return &mockProc{c}, nil
+}
+
+// mockMain is "bench mock [--event-delay D] [--tls-cert F --tls-key F]": the mock upstream on a
+// free loopback port (over HTTPS when given a certificate and its key), whose URL it prints on
+// one line; it serves until its stdin ends. GET /bench/hits answers the number of Messages calls answered; every
+// response carries headerArrived.
 func mockMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("bench mock", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	delay := fs.Duration("event-delay", 0, "the pause before each streamed event after the first")
+	cert := fs.String("tls-cert", "", "serve HTTPS with this PEM certificate")
+	key := fs.String("tls-key", "", "and this PEM private key")
 	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if (*cert == "") != (*key == "") {
+		fmt.Fprintf(stderr, "bench mock: --tls-cert %q and --tls-key %q: give both, or neither\n", *cert, *key)
 		return 2
 	}
 	mock := mockanthropic.New(mockanthropic.Options{EventDelay: *delay, OnRequest: func(r *http.Request, _ []byte) {
@@ -138,11 +154,16 @@ func mockMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		var at int64
 		h.ServeHTTP(&arrivedWriter{ResponseWriter: w, at: &at}, r.WithContext(context.WithValue(r.Context(), arrivedKey{}, &at)))
 	})
-	return serveChild("bench mock", mux, stdin, stdout, stderr)
+	return serveChildTLS("bench mock", mux, *cert, *key, stdin, stdout, stderr)
 }
 
 // serveChild serves h on a free loopback port, prints its URL, and returns when stdin ends.
 func serveChild(name string, h http.Handler, stdin io.Reader, stdout, stderr io.Writer) int {
+	return serveChildTLS(name, h, "", "", stdin, stdout, stderr)
+}
+
+// serveChildTLS is serveChild over HTTPS with the certificate and key files, when given.
+func serveChildTLS(name string, h http.Handler, cert, key string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", name, err)
@@ -153,8 +174,12 @@ func serveChild(name string, h http.Handler, stdin io.Reader, stdout, stderr io.
 		io.Copy(io.Discard, stdin)
 		srv.Close()
 	}()
-	fmt.Fprintf(stdout, "http://%s\n", ln.Addr())
-	if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+	serve, scheme := srv.Serve, "http"
+	if cert != "" {
+		serve, scheme = func(ln net.Listener) error { return srv.ServeTLS(ln, cert, key) }, "https"
+	}
+	fmt.Fprintf(stdout, "%s://%s\n", scheme, ln.Addr())
+	if err := serve(ln); !errors.Is(err, http.ErrServerClosed) {
 		fmt.Fprintf(stderr, "%s: %v\n", name, err)
 		return 1
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 )
@@ -67,5 +68,30 @@ func TestFloorChildren(t *testing.T) {
 	}
 	if _, err := startChild(ctx, "proxy", "--upstream", "nowhere"); err == nil {
 		t.Error("bench proxy started with an upstream that is not a URL")
+	}
+}
+
+// TestTLSMockChild checks the HTTPS arm's upstream: "bench mock" serving TLS with a throwaway
+// certificate, which a client trusting only that certificate reaches.
+func TestTLSMockChild(t *testing.T) {
+	ctx := context.Background()
+	cert, err := newThrowawayCert(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := startTLSMock(ctx, time.Millisecond, cert)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.stop()
+	if !strings.HasPrefix(m.URL, "https://127.0.0.1:") {
+		t.Fatalf("the mock says it listens at %s, want https://127.0.0.1:PORT", m.URL)
+	}
+	x, err := postMessages(ctx, cert.client(), m.URL, []byte(`{"model":"claude-sonnet-5-5","max_tokens":8,"stream":true,"messages":[{"role":"user","content":"hi"}]}`))
+	if err != nil || !streamComplete(x.Body) {
+		t.Fatalf("a stream over TLS: %v: %s", err, x.Body)
+	}
+	if _, err := postMessages(ctx, newBenchClient(), m.URL, []byte(`{}`)); err == nil || !strings.Contains(err.Error(), "certificate") {
+		t.Errorf("a client without the throwaway root: %v; want a certificate error", err)
 	}
 }

@@ -19,6 +19,10 @@ import (
 //	time to first byte on SSE pass-through      goal: no added time (<= 0.3 ms, the p50 budget)
 //	peak RSS with 200 concurrent streams        goal <= 100 MiB
 //
+// The pass-through latency and the SSE first byte are measured again with the mock serving
+// HTTPS (a certificate made for the run, which the gateway trusts through SSL_CERT_FILE), the
+// provider's real path, against calling it over TLS directly.
+//
 // Direct and gateway requests alternate one by one. Pass-through requests are all distinct
 // (a counter in metadata.user_id), so no replay can answer them. The mock upstream runs in a
 // child process (mock_proc.go), as a real upstream runs in another process than its client.
@@ -65,7 +69,7 @@ func runGatewayOverhead(ctx context.Context, b *Bench) error {
 	}
 	// last is the latest call's exchange (the measure loop runs one call at a time).
 	var last exchange
-	call := func(base string, stream bool) func(context.Context) (measure.Sample, error) {
+	callWith := func(client *http.Client, base string, stream bool) func(context.Context) (measure.Sample, error) {
 		return func(ctx context.Context) (measure.Sample, error) {
 			x, err := postMessages(ctx, client, base, body(stream))
 			if err == nil && stream && !streamComplete(x.Body) {
@@ -74,6 +78,9 @@ func runGatewayOverhead(ctx context.Context, b *Bench) error {
 			last = x
 			return measure.Sample{Wall: x.Total, Elapsed: x.TTFB}, err
 		}
+	}
+	call := func(base string, stream bool) func(context.Context) (measure.Sample, error) {
+		return callWith(client, base, stream)
 	}
 
 	// Warm both paths (connections, the gateway's first-request work), then pass-through latency.
@@ -199,6 +206,62 @@ func runGatewayOverhead(ctx context.Context, b *Bench) error {
 		b.Added("sse_added_ttfb_before_upstream_p50", gwLegs.before, directLegs.before, 50, NoGoal, "the part of the added first-byte time spent before the upstream has the request")
 		b.Added("sse_added_ttfb_after_upstream_p50", gwLegs.after, directLegs.after, 50, NoGoal, "the part spent after it: the upstream's answer through the gateway")
 	}
+	proxyLegs.before.Name, proxyLegs.after.Name = "SSE through a bare httputil.ReverseProxy process, sent → the mock has the request", "SSE through a bare httputil.ReverseProxy process, the mock has the request → first byte"
+	if len(proxyLegs.before.Samples) > 0 && len(directLegs.before.Samples) > 0 {
+		b.Added("sse_bare_proxy_added_ttfb_before_upstream_p50", proxyLegs.before, directLegs.before, 50, NoGoal, "the bare proxy's part before the upstream has the request: the floor of the gateway's")
+		b.Added("sse_bare_proxy_added_ttfb_after_upstream_p50", proxyLegs.after, directLegs.after, 50, NoGoal, "the bare proxy's part after it")
+	}
+
+	// The same over HTTPS, the provider's real path: the mock serves TLS with a certificate made
+	// for this run, which the gateway trusts through SSL_CERT_FILE; the baseline calls the mock
+	// over TLS directly (HTTP/1.1, kept alive).
+	certDir, err := b.TempDir("gateway-cert")
+	if err != nil {
+		return err
+	}
+	cert, err := newThrowawayCert(certDir)
+	if err != nil {
+		return err
+	}
+	tlsMock, err := startTLSMock(ctx, gatewayEventDelay, cert)
+	if err != nil {
+		return err
+	}
+	defer tlsMock.stop()
+	ws3, err := b.TempDir("gateway-tls")
+	if err != nil {
+		return err
+	}
+	gwTLS, err := startGatewayEnv(ctx, agent, ws3, tlsMock.URL, []string{"SSL_CERT_FILE=" + cert.CertFile})
+	if err != nil {
+		return err
+	}
+	defer gwTLS.stop()
+	tlsClient := cert.client()
+	if _, err := measure.Alternate(ctx, 50, measure.Arm{Name: "direct", Run: callWith(tlsClient, tlsMock.URL, false)}, measure.Arm{Name: "gateway", Run: call(gwTLS.URL, false)}); err != nil {
+		return err
+	}
+	b.Logf("pass-through latency to an HTTPS upstream: %d requests each", n)
+	cpu = gwTLS.cpuMeter()
+	latTLS, err := measure.Alternate(ctx, n,
+		measure.Arm{Name: "through agent-rewind gateway to an HTTPS upstream (pass-through)", Run: call(gwTLS.URL, false)},
+		measure.Arm{Name: "mock upstream called directly over HTTPS", Run: callWith(tlsClient, tlsMock.URL, false)})
+	if err != nil {
+		return err
+	}
+	b.Added("tls_added_latency_p50", latTLS[0], latTLS[1], 50, AtMost(0.3), "the upstream over HTTPS, kept-alive connections both ways")
+	b.Added("tls_added_latency_p99", latTLS[0], latTLS[1], 99, AtMost(1.5), "")
+	cpu.report(b, "tls_gateway_cpu_per_request", n, "pass-through request to an HTTPS upstream")
+	b.Logf("SSE time to first byte from an HTTPS upstream: %d streams each", k)
+	cpu = gwTLS.cpuMeter()
+	sseTLS, err := measure.Alternate(ctx, k,
+		measure.Arm{Name: "SSE through the gateway from an HTTPS upstream", Run: call(gwTLS.URL, true)},
+		measure.Arm{Name: "SSE from the mock directly over HTTPS", Run: callWith(tlsClient, tlsMock.URL, true)})
+	if err != nil {
+		return err
+	}
+	cpu.report(b, "tls_gateway_cpu_per_sse_stream", k, "SSE stream from an HTTPS upstream (all its events)")
+	b.Added("tls_sse_added_ttfb_p50", ttfb(sseTLS[0]), ttfb(sseTLS[1]), 50, AtMost(0.3), "the upstream over HTTPS")
 
 	// RSS with 200 concurrent streams, in a fresh gateway whose peak RSS is read when it exits.
 	slow, err := startMock(ctx, 100*time.Millisecond)
