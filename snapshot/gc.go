@@ -79,17 +79,23 @@ func (s *Store) gcLocked(ctx context.Context, opts GCOptions) (*GCResult, error)
 	// What the kept checkpoints and the stat cache need.
 	manifests := map[Hash]bool{}
 	objects := map[Hash]bool{}
+	// A subtree an earlier manifest had is marked with everything under it: it is not read
+	// again (checkpoints share most of their trees, and reading each whole manifest was most
+	// of a gc's time).
+	trees := map[Hash]bool{}
+	marked := func(_ string, h Hash) ([]Entry, bool) { return nil, trees[h] }
 	for _, c := range kept {
 		if manifests[c.Manifest] {
 			continue
 		}
 		manifests[c.Manifest] = true
-		entries, subtrees, err := s.readManifestTrees(c.Manifest)
+		entries, subtrees, err := s.readManifestKnown(c.Manifest, marked)
 		if err != nil {
 			return nil, fmt.Errorf("gc: checkpoint %s: %w (nothing was removed)", c.ID, err)
 		}
 		for _, h := range subtrees {
 			objects[h] = true
+			trees[h] = true
 		}
 		for i := range entries {
 			if entries[i].Type == TypeFile {
