@@ -155,8 +155,15 @@ func TestGCAutoRetention(t *testing.T) {
 	if out := gcAuto(); out.Due.Retention || out.Retention != nil {
 		t.Fatalf("gc --auto again the same day: %+v", out)
 	}
-	if r := run(t, project, "", "--workspace", project, "gc", "--auto"); r.code != 0 || !strings.Contains(r.stdout, "nothing due") {
+	// As docs/checkpoints.md shows them.
+	if r := run(t, project, "", "gc", "--auto"); r.code != 0 || !strings.Contains(r.stdout, "nothing due") {
 		t.Fatalf("gc --auto, nothing due: %+v", r)
+	}
+	r = run(t, project, "", "--json", "gc", "--auto")
+	var shape map[string]json.RawMessage
+	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &shape) != nil || len(shape) != 5 ||
+		string(shape["retention"]) != "null" || string(shape["packsMerged"]) != "0" || shape["batches"] == nil || shape["maxHoldMs"] == nil || shape["due"] == nil {
+		t.Fatalf("--json gc --auto, nothing due: %+v", r)
 	}
 	r = runIn(t, project, append(os.Environ(), "REWIND_AUTO_RETENTION=maybe"), "", "--workspace", project, "gc", "--auto")
 	if r.code != 1 || !strings.Contains(r.stderr, `REWIND_AUTO_RETENTION="maybe"`) {
