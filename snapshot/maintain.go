@@ -37,6 +37,11 @@ const (
 	// batchGap is how long maintenance leaves the lock free between two batches: longer than
 	// the 20 ms an automatic checkpoint polls it at, so a waiting one takes it.
 	batchGap = 50 * time.Millisecond
+	// lockWait is how long maintenance polls a held lock (every lockPoll, never waiting in
+	// flock, so a checkpoint that comes meanwhile takes it first) before it gives up: an agent's
+	// hooks hold it a few milliseconds per call.
+	lockWait = 2 * time.Second
+	lockPoll = 10 * time.Millisecond
 	// maintenanceFile records when the retention was last applied; maintenanceLock keeps two
 	// maintenances of a store from running at once.
 	maintenanceFile = "maintenance"
@@ -50,7 +55,7 @@ var batchPacks = 64
 // Due says what maintenance has to do.
 type Due struct {
 	SmallPacks int  `json:"smallPacks"` // packs under 16 MiB when more than 32 (else 0)
-	Retention  bool `json:"retention"`  // the retention was last applied more than a day ago, or never
+	Retention  bool `json:"retention"`  // the retention was last applied more than a day ago
 }
 
 // Any reports whether anything is due.
@@ -80,7 +85,9 @@ type maintenanceState struct {
 // MaintenanceDue says whether maintenance has work, cheaply enough for after every checkpoint:
 // it reads the packs folder (and the packs' sizes only when there are more than 32) and the
 // small maintenance file, takes no lock and reads no pack. retention: whether the retention
-// of automatic checkpoints is applied (REWIND_AUTO_RETENTION).
+// of automatic checkpoints is applied (REWIND_AUTO_RETENTION). A store never maintained is not
+// due for the retention alone: it cannot remove anything before a session has more than its
+// 100 automatic checkpoints, each of which added a pack; its first maintenance applies it.
 func (s *Store) MaintenanceDue(retention bool) (Due, error) {
 	var d Due
 	names, err := readDirNames(s.objects.packDir)
@@ -107,7 +114,7 @@ func (s *Store) MaintenanceDue(retention bool) (Due, error) {
 		if err != nil {
 			return d, err
 		}
-		d.Retention = time.Since(st.Retention) >= retentionEvery
+		d.Retention = !st.Retention.IsZero() && time.Since(st.Retention) >= retentionEvery
 	}
 	return d, nil
 }
@@ -131,11 +138,12 @@ type MaintainOptions struct {
 
 // Maintain does what MaintenanceDue says is due: it merges the small packs, in batches of at
 // most batchPacks packs and 16 MiB (or two packs), until one is left, keeping every object (no
-// checkpoint is read); then, if due, it applies the retention as GC does (the same checkpoints
+// checkpoint is read); then, if due or never applied, it applies the retention as GC does (the same checkpoints
 // kept: manual ones, the current position, the safety checkpoints; the removal recorded on the
 // chain first), when it would remove something. Each batch and the retention take the store's
-// lock only if it is free, and release it at once; between batches the lock stays free for
-// batchGap. A held lock ends Maintain early (Skipped), never waiting.
+// lock only when they find it free (tried every 10 ms, never waited for in flock), and release
+// it at once; between batches the lock stays free for batchGap. A lock held for 2 s ends
+// Maintain early (Skipped).
 func (s *Store) Maintain(ctx context.Context, opts MaintainOptions) (*MaintainResult, error) {
 	res := &MaintainResult{}
 	unlockM, err := tryFlockFile(filepath.Join(s.state, maintenanceLock))
@@ -156,7 +164,7 @@ func (s *Store) Maintain(ctx context.Context, opts MaintainOptions) (*MaintainRe
 	}
 	busy := func(err error) bool {
 		if errors.Is(err, errBusy) {
-			res.Skipped = "the store's lock is held (a checkpoint, rewind or gc): maintenance gave way and goes on next time"
+			res.Skipped = "the store's lock was held for 2 s (a checkpoint, rewind or gc): maintenance gave way and goes on next time"
 			return true
 		}
 		return false
@@ -181,8 +189,15 @@ func (s *Store) Maintain(ctx context.Context, opts MaintainOptions) (*MaintainRe
 		case <-time.After(batchGap):
 		}
 	}
-	if !res.Due.Retention {
+	if opts.Retention == nil {
 		return res, nil
+	}
+	if !res.Due.Retention {
+		st, err := s.readMaintenance()
+		if err != nil || !st.Retention.IsZero() {
+			return res, err // applied within the day
+		}
+		// Never applied (a new store, or one of before 2026-12): now.
 	}
 	// Whether the rules remove anything is decided first without the lock (the checkpoint
 	// files and the position are replaced atomically): most days nothing, and then the
@@ -198,7 +213,7 @@ func (s *Store) Maintain(ctx context.Context, opts MaintainOptions) (*MaintainRe
 	var plan GCResult
 	retained(cps, pos, *opts.Retention, time.Now(), &plan)
 	if len(plan.Removed) > 0 {
-		unlock, err := s.lockAndRecoverWith(ctx, s.tryLock)
+		unlock, err := s.lockAndRecoverWith(ctx, s.pollLock(ctx))
 		if busy(err) {
 			return res, nil
 		}
@@ -229,11 +244,30 @@ func (s *Store) tryLock() (func() error, error) {
 	return tryFlockFile(filepath.Join(s.state, "lock"))
 }
 
+// pollLock takes the writers' lock by trying it every lockPoll for at most lockWait (errBusy
+// then).
+func (s *Store) pollLock(ctx context.Context) func() (func() error, error) {
+	return func() (func() error, error) {
+		deadline := time.Now().Add(lockWait)
+		for {
+			unlock, err := s.tryLock()
+			if !errors.Is(err, errBusy) || time.Now().After(deadline) {
+				return unlock, err
+			}
+			select {
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			case <-time.After(lockPoll):
+			}
+		}
+	}
+}
+
 // mergeBatch merges the smallest small packs, under the lock if it is free: as many as
 // batchPacks and 16 MiB allow, and at least two. It returns how many it merged (0: fewer than
 // two small packs) and how long it held the lock.
 func (s *Store) mergeBatch(ctx context.Context) (merged int, held time.Duration, err error) {
-	unlock, err := s.lockAndRecoverWith(ctx, s.tryLock)
+	unlock, err := s.lockAndRecoverWith(ctx, s.pollLock(ctx))
 	if err != nil {
 		return 0, 0, err
 	}

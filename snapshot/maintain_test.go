@@ -137,9 +137,11 @@ func TestMaintainAppliesTheRetentionGCDryRunLists(t *testing.T) {
 	chain := &chainLog{}
 	h := newHistory(t, 12, 4, Options{Recorder: chain})
 	policy := GCOptions{AutoKeepLast: 3}
+	// A store never maintained is not due for the retention alone (hooks start no maintenance
+	// for it), but the first maintenance applies it.
 	due, err := h.s.MaintenanceDue(true)
-	if err != nil || !due.Retention || due.SmallPacks != 0 {
-		t.Fatalf("a store never maintained: due %+v %v, want the retention", due, err)
+	if err != nil || due.Any() {
+		t.Fatalf("a store never maintained: due %+v %v, want nothing", due, err)
 	}
 	dry, err := h.s.GC(ctx, GCOptions{AutoKeepLast: 3, DryRun: true})
 	if err != nil {
@@ -184,6 +186,15 @@ func TestMaintainAppliesTheRetentionGCDryRunLists(t *testing.T) {
 	if err != nil || res.Retention != nil || res.PacksMerged != 0 {
 		t.Fatalf("a second maintenance: %+v %v", res, err)
 	}
+	// A day later it is due again.
+	day := time.Now().Add(-retentionEvery - time.Minute)
+	os.WriteFile(filepath.Join(h.s.StateDir(), maintenanceFile), fmt.Appendf(nil, `{"retention":%q}`, day.Format(time.RFC3339)), 0o600)
+	if due, err := h.s.MaintenanceDue(true); err != nil || !due.Retention || due.SmallPacks != 0 {
+		t.Fatalf("a day later: due %+v %v, want the retention", due, err)
+	}
+	if due, err := h.s.MaintenanceDue(false); err != nil || due.Any() {
+		t.Fatalf("a day later with the retention off: due %+v %v, want nothing", due, err)
+	}
 }
 
 // TestMaintainGivesWay: a held store lock ends maintenance at once with a note and nothing
@@ -197,7 +208,7 @@ func TestMaintainGivesWay(t *testing.T) {
 	}
 	res, err := h.s.Maintain(ctx, MaintainOptions{Retention: &AutoRetention})
 	unlock()
-	if err != nil || !strings.Contains(res.Skipped, "lock is held") || res.PacksMerged != 0 {
+	if err != nil || !strings.Contains(res.Skipped, "lock was held") || res.PacksMerged != 0 {
 		t.Fatalf("maintenance under a held lock: %+v %v", res, err)
 	}
 	if n := packCount(t, h.s); n != before {
