@@ -63,7 +63,7 @@ func (d Due) Any() bool { return d.SmallPacks > 0 || d.Retention }
 
 // MaintainResult reports what Maintain did.
 type MaintainResult struct {
-	Due         Due       `json:"due"`
+	Due         Due       `json:"due"`         // what was due (the retention also when never applied)
 	PacksMerged int       `json:"packsMerged"` // small packs rewritten as fewer
 	Batches     int       `json:"batches"`     // holds of the lock that merged packs
 	Retention   *GCResult `json:"retention"`   // what applying the retention removed; null when not applied
@@ -215,7 +215,7 @@ func (s *Store) Maintain(ctx context.Context, opts MaintainOptions) (*MaintainRe
 		if err != nil || !st.Retention.IsZero() {
 			return res, err // applied within the day
 		}
-		// Never applied (a new store, or one of before 2026-12): now.
+		res.Due.Retention = true // never applied (a new store, or one of before 2026-12): now
 	}
 	// Whether the rules remove anything is decided first without the lock (the checkpoint
 	// files and the position are replaced atomically): most days nothing, and then the

@@ -144,8 +144,8 @@ func TestGCAutoRetention(t *testing.T) {
 	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &dry) != nil || len(dry.Removed) != 3 {
 		t.Fatalf("gc --dry-run: %+v", r)
 	}
-	out := gcAuto() // never applied: applied now
-	if out.Retention == nil || !slices.Equal(out.Retention.Removed, dry.Removed) {
+	out := gcAuto() // never applied: due now
+	if !out.Due.Retention || out.Retention == nil || !slices.Equal(out.Retention.Removed, dry.Removed) {
 		t.Fatalf("gc --auto removed %+v, gc --dry-run listed %v", out.Retention, dry.Removed)
 	}
 	tl := listJSON(t, project)
