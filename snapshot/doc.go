@@ -28,6 +28,8 @@
 //     current position, such as the safety checkpoint of the rewind that led here.
 //   - List returns the timeline (a tree through parent links); Diff compares two checkpoints or
 //     a checkpoint and the live workspace; GC removes old checkpoints and unreferenced contents;
+//     Maintain, when MaintenanceDue says so, merges small packs and applies the retention of
+//     automatic checkpoints, taking the lock only when it is free (maintain.go);
 //     Resolve turns an id prefix, or a tool call id, into a checkpoint id.
 //
 // # What is captured

@@ -60,6 +60,11 @@ func (s *Store) GC(ctx context.Context, opts GCOptions) (*GCResult, error) {
 		return nil, err
 	}
 	defer unlock()
+	return s.gcLocked(ctx, opts)
+}
+
+// gcLocked is GC under the writers' lock, taken by the caller.
+func (s *Store) gcLocked(ctx context.Context, opts GCOptions) (*GCResult, error) {
 	cps, err := s.listCheckpoints()
 	if err != nil {
 		return nil, err
@@ -68,63 +73,29 @@ func (s *Store) GC(ctx context.Context, opts GCOptions) (*GCResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &GCResult{DryRun: opts.DryRun, Removed: []string{}, Protected: []string{}}
-	protected := map[string]bool{pos.Current: true}
-	if pos.Last != nil {
-		protected[pos.Last.Safety] = true // undoing the last rewind or replay restores it
-	}
-	if pos.LastRestore != nil {
-		protected[pos.LastRestore.Safety] = true // what the last restore of paths replaced
-	}
-	delete(protected, "")
-	keepAll := opts.KeepLast == 0 && opts.KeepWithin == 0
-	autoRules := opts.AutoKeepLast > 0 || opts.AutoKeepWithin > 0
+	res := &GCResult{DryRun: opts.DryRun}
 	now := time.Now()
-	// The rank of each automatic checkpoint in its session, newest first.
-	autoRank := map[string]int{}
-	perSession := map[string]int{}
-	for _, c := range slices.Backward(cps) {
-		if c.Kind == KindAuto && c.Call != nil {
-			autoRank[c.ID] = perSession[c.Call.Session]
-			perSession[c.Call.Session]++
-		}
-	}
-	var kept []*Checkpoint
-	for i, c := range cps {
-		var keep bool
-		if autoRules && c.Kind == KindAuto {
-			keep = protected[c.ID] ||
-				(opts.AutoKeepLast > 0 && autoRank[c.ID] < opts.AutoKeepLast) ||
-				(opts.AutoKeepWithin > 0 && now.Sub(c.Time) < opts.AutoKeepWithin)
-		} else {
-			keep = keepAll || protected[c.ID] ||
-				(opts.KeepLast > 0 && i >= len(cps)-opts.KeepLast) ||
-				(opts.KeepWithin > 0 && now.Sub(c.Time) < opts.KeepWithin)
-		}
-		if keep {
-			kept = append(kept, c)
-			if protected[c.ID] {
-				res.Protected = append(res.Protected, c.ID)
-			}
-		} else {
-			res.Removed = append(res.Removed, c.ID)
-		}
-	}
-	res.Kept = len(kept)
+	kept := retained(cps, pos, opts, now, res)
 	// What the kept checkpoints and the stat cache need.
 	manifests := map[Hash]bool{}
 	objects := map[Hash]bool{}
+	// A subtree an earlier manifest had is marked with everything under it: it is not read
+	// again (checkpoints share most of their trees, and reading each whole manifest was most
+	// of a gc's time).
+	trees := map[Hash]bool{}
+	marked := func(_ string, h Hash) ([]Entry, bool) { return nil, trees[h] }
 	for _, c := range kept {
 		if manifests[c.Manifest] {
 			continue
 		}
 		manifests[c.Manifest] = true
-		entries, subtrees, err := s.readManifestTrees(c.Manifest)
+		entries, subtrees, err := s.readManifestKnown(c.Manifest, marked)
 		if err != nil {
 			return nil, fmt.Errorf("gc: checkpoint %s: %w (nothing was removed)", c.ID, err)
 		}
 		for _, h := range subtrees {
 			objects[h] = true
+			trees[h] = true
 		}
 		for i := range entries {
 			if entries[i].Type == TypeFile {
@@ -266,6 +237,54 @@ func (s *Store) GC(ctx context.Context, opts GCOptions) (*GCResult, error) {
 		return nil, err
 	}
 	return res, nil
+}
+
+// retained applies opts's rules to cps (oldest first) at the position pos and time now: it
+// returns the checkpoints kept, and fills res's Removed, Protected and Kept.
+func retained(cps []*Checkpoint, pos *position, opts GCOptions, now time.Time, res *GCResult) []*Checkpoint {
+	res.Removed, res.Protected = []string{}, []string{}
+	protected := map[string]bool{pos.Current: true}
+	if pos.Last != nil {
+		protected[pos.Last.Safety] = true // undoing the last rewind or replay restores it
+	}
+	if pos.LastRestore != nil {
+		protected[pos.LastRestore.Safety] = true // what the last restore of paths replaced
+	}
+	delete(protected, "")
+	keepAll := opts.KeepLast == 0 && opts.KeepWithin == 0
+	autoRules := opts.AutoKeepLast > 0 || opts.AutoKeepWithin > 0
+	// The rank of each automatic checkpoint in its session, newest first.
+	autoRank := map[string]int{}
+	perSession := map[string]int{}
+	for _, c := range slices.Backward(cps) {
+		if c.Kind == KindAuto && c.Call != nil {
+			autoRank[c.ID] = perSession[c.Call.Session]
+			perSession[c.Call.Session]++
+		}
+	}
+	var kept []*Checkpoint
+	for i, c := range cps {
+		var keep bool
+		if autoRules && c.Kind == KindAuto {
+			keep = protected[c.ID] ||
+				(opts.AutoKeepLast > 0 && autoRank[c.ID] < opts.AutoKeepLast) ||
+				(opts.AutoKeepWithin > 0 && now.Sub(c.Time) < opts.AutoKeepWithin)
+		} else {
+			keep = keepAll || protected[c.ID] ||
+				(opts.KeepLast > 0 && i >= len(cps)-opts.KeepLast) ||
+				(opts.KeepWithin > 0 && now.Sub(c.Time) < opts.KeepWithin)
+		}
+		if keep {
+			kept = append(kept, c)
+			if protected[c.ID] {
+				res.Protected = append(res.Protected, c.ID)
+			}
+		} else {
+			res.Removed = append(res.Removed, c.ID)
+		}
+	}
+	res.Kept = len(kept)
+	return kept
 }
 
 // mergeBelow is the size under which a pack is small: every checkpoint that stores something

@@ -107,6 +107,13 @@ func helperMain(mode, arg string) int {
 				return 1
 			}
 		}
+	case "maintain":
+		batchPacks = 4 // batches to be killed between
+		os.Stdout.Write([]byte("ready\n"))
+		if _, err := s.Maintain(ctx, MaintainOptions{Retention: &GCOptions{AutoKeepLast: a.Times}}); err != nil {
+			fmt.Fprintln(os.Stderr, "helper maintain:", err)
+			return 1
+		}
 	default:
 		fmt.Fprintln(os.Stderr, "helper: unknown mode", mode)
 		return 3

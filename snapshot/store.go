@@ -173,7 +173,12 @@ func (s *Store) lock() (func() error, error) {
 // lockAndRecover takes the writers' lock, finishes an interrupted restore if a journal is there
 // (another process may have crashed after this Store was opened), and empties objects/tmp.
 func (s *Store) lockAndRecover(ctx context.Context) (func() error, error) {
-	unlock, err := s.lockRecovered(ctx)
+	return s.lockAndRecoverWith(ctx, s.lock)
+}
+
+// lockAndRecoverWith is lockAndRecover with the lock taken by take (a try: tryLock).
+func (s *Store) lockAndRecoverWith(ctx context.Context, take func() (func() error, error)) (func() error, error) {
+	unlock, err := s.lockRecoveredWith(ctx, take)
 	if err != nil {
 		return nil, err
 	}
@@ -188,7 +193,11 @@ func (s *Store) lockAndRecover(ctx context.Context) (func() error, error) {
 // nothing to write (an automatic checkpoint of an unchanged workspace): they are cleaned before
 // the first write.
 func (s *Store) lockRecovered(ctx context.Context) (func() error, error) {
-	unlock, err := s.lock()
+	return s.lockRecoveredWith(ctx, s.lock)
+}
+
+func (s *Store) lockRecoveredWith(ctx context.Context, take func() (func() error, error)) (func() error, error) {
+	unlock, err := take()
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agent-rewind/rewind/cli/internal/hook"
 	"github.com/agent-rewind/rewind/snapshot"
 )
 
@@ -20,6 +21,7 @@ type GCCmd struct {
 	AutoKeepLast   int     `help:"Keep the newest N automatic checkpoints of each agent session (0 with --auto-keep-within 0: treat them like the others)." default:"100" placeholder:"N"`
 	AutoKeepWithin ageFlag `help:"Keep automatic checkpoints younger than this." default:"7d" placeholder:"DURATION"`
 	DryRun         bool    `help:"Print what would be removed, and remove nothing."`
+	Auto           bool    `help:"Instead, the automatic maintenance agents' hooks start: only if due, merge small packs and (once a day; REWIND_AUTO_RETENTION=off: never) apply --auto-keep-last and --auto-keep-within, giving way to any checkpoint."`
 	Orphans        bool    `help:"Instead, remove the stores whose workspace folder is gone (deleted, made again, or moved and not opened since); with --dry-run, only list them."`
 }
 
@@ -68,6 +70,9 @@ func (c *GCCmd) Run(env *Env) error {
 			return fmt.Errorf("--orphans removes whole stores of gone workspaces; it takes no --keep-last or --keep-within (run gc without --orphans for those)")
 		}
 		return gcOrphans(env, c.DryRun)
+	}
+	if c.Auto {
+		return c.maintain(env)
 	}
 	if c.KeepLast < 0 {
 		return fmt.Errorf("--keep-last %d: give a number of checkpoints, 1 or more", c.KeepLast)
@@ -140,6 +145,55 @@ func (c *GCCmd) Run(env *Env) error {
 			} else {
 				fmt.Fprintln(w, "(no --keep-last or --keep-within: every checkpoint is kept; only unreferenced contents go)")
 			}
+		}
+		return nil
+	})
+}
+
+// maintain runs the automatic maintenance (gc --auto) and prints what it did: its --json shape
+// is snapshot.MaintainResult (due, packsMerged, batches, retention: a gc result or null,
+// maxHoldMs, skipped).
+func (c *GCCmd) maintain(env *Env) error {
+	switch {
+	case c.Orphans || c.KeepLast != 0 || c.KeepWithin != 0:
+		return fmt.Errorf("--auto applies the retention of automatic checkpoints alone: it takes no --orphans, --keep-last or --keep-within")
+	case c.DryRun:
+		return fmt.Errorf("--auto has no dry run: agent-rewind gc --dry-run lists what the retention of automatic checkpoints would remove")
+	case c.AutoKeepLast < 0:
+		return fmt.Errorf("--auto-keep-last %d: give a number of automatic checkpoints per session, 0 or more", c.AutoKeepLast)
+	}
+	retention, err := hook.AutoRetention()
+	if err != nil {
+		return err
+	}
+	if retention != nil {
+		retention.AutoKeepLast, retention.AutoKeepWithin = c.AutoKeepLast, time.Duration(c.AutoKeepWithin)
+	}
+	s, err := openSnapshots(env, false)
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	res, err := s.store.Maintain(context.Background(), snapshot.MaintainOptions{Retention: retention})
+	s.done()
+	if err != nil {
+		return err
+	}
+	return env.Emit(res, func(w io.Writer) error {
+		if !res.Due.Any() {
+			fmt.Fprintln(w, "nothing due: fewer than 33 small packs, and the retention of automatic checkpoints applied within a day (or off)")
+		}
+		if res.PacksMerged > 0 {
+			fmt.Fprintf(w, "merged %s in %s (the store's lock held %s at most at once)\n", plural(res.PacksMerged, "small pack", "small packs"), plural(res.Batches, "batch", "batches"), time.Duration(res.MaxHold).Round(time.Millisecond))
+		}
+		if r := res.Retention; r != nil {
+			fmt.Fprintf(w, "removed %s (automatic checkpoints: kept the newest %d of each agent session and those younger than %s), freed %s\n",
+				plural(len(r.Removed), "checkpoint", "checkpoints"), c.AutoKeepLast, time.Duration(c.AutoKeepWithin), byteSize(r.BytesFreed))
+		} else if res.Due.Retention && res.Skipped == "" {
+			fmt.Fprintln(w, "the retention of automatic checkpoints removes nothing today")
+		}
+		if res.Skipped != "" {
+			fmt.Fprintln(w, "stopped early: "+res.Skipped)
 		}
 		return nil
 	})

@@ -202,20 +202,30 @@ func (g *guardRun) autoCheckpoint(call snapshot.ToolCall, werr error) autoNote {
 			call.Summary = rel // "Edit: src/main.go": the workspace is known
 		}
 	}
-	if _, err := watch.AutoCheckpoint(context.Background(), s, g.root, ws.Meta, cur, call, !g.noWatcherStart); err != nil {
+	res, err := watch.AutoCheckpoint(context.Background(), s, g.root, ws.Meta, cur, call, !g.noWatcherStart)
+	if err != nil {
 		return skipped(err)
 	}
-	return autoNote{}
+	if res.Reused {
+		return autoNote{} // nothing written: nothing new to maintain
+	}
+	return g.maintainIfDue(s, ws.Root)
 }
 
 // startFirstCheckpoint starts "agent-rewind --workspace root checkpoint" (watch.Program) in a session of its
 // own, and does not wait for it: it outlives the hook.
 func startFirstCheckpoint(root string) error {
+	return startDetached(root, "checkpoint", "first automatic checkpoint")
+}
+
+// startDetached starts "agent-rewind --workspace root args..." (watch.Program) in a session of
+// its own, and does not wait for it: it outlives the hook.
+func startDetached(root string, args ...string) error {
 	exe, err := watch.Program()
 	if err != nil {
 		return err
 	}
-	cmd := exec.Command(exe, "--workspace", root, "checkpoint", "first automatic checkpoint")
+	cmd := exec.Command(exe, append([]string{"--workspace", root}, args...)...)
 	cmd.Dir = root
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true} // stdin, stdout and stderr: /dev/null
 	if err := cmd.Start(); err != nil {

@@ -27,6 +27,10 @@ type Call struct {
 	// NoWatcherStart: the automatic checkpoint starts no change watcher when none runs (a guard
 	// server was just started for the calls that follow: it starts the watcher, in itself).
 	NoWatcherStart bool
+	// Maintain, set by a guard server, is handed the workspace root whose store's maintenance
+	// is due after the automatic checkpoint (maintenance.go), to run after the answer; unset, a
+	// process of its own is started for it.
+	Maintain func(root string)
 }
 
 // Guard decides whether one tool call or explicit effect may run (barrier/doc.go, HOOKS.md) and
@@ -84,7 +88,7 @@ func GuardInput(c Call, input Input, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "agent-rewind guard: %s; workspace %s\n", why, orNone(choice.Root, werr))
 	}
 	g := newGuard(choice, werr)
-	g.input, g.noWatcherStart = raw, c.NoWatcherStart
+	g.input, g.noWatcherStart, g.maintain = raw, c.NoWatcherStart, c.Maintain
 	defer g.close()
 	o := g.guard.Run(in, perr)
 	var note autoNote
@@ -224,6 +228,7 @@ type guardRun struct {
 	input   []byte // the guard input, to tell a decision from a report (ledger)
 	// noWatcherStart: Call.NoWatcherStart
 	noWatcherStart bool
+	maintain       func(root string) // Call.Maintain
 }
 
 // newGuard prepares a guard for the chosen workspace. It finds the store (one statx and two

@@ -56,6 +56,11 @@ type server struct {
 	served atomic.Int64
 	last   atomic.Int64 // unix ns of the last request
 	stop   func()
+	// ctx ends when the server stops; maintaining holds the roots whose store's maintenance
+	// runs in the background (one at a time per store), bg waits for them.
+	ctx         context.Context
+	maintaining sync.Map
+	bg          sync.WaitGroup
 }
 
 // Run serves guard calls on o.Socket until ctx ends, the idle period passes, the socket file
@@ -105,7 +110,7 @@ func Run(ctx context.Context, o Options) error {
 	}()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	s.stop = cancel
+	s.stop, s.ctx = cancel, ctx
 	go func() {
 		tick := time.NewTicker(250 * time.Millisecond)
 		defer tick.Stop()
@@ -166,6 +171,7 @@ func Run(ctx context.Context, o Options) error {
 	}
 	<-ctx.Done()
 	wg.Wait()
+	s.bg.Wait()
 	select {
 	case err := <-failed:
 		return err
@@ -272,8 +278,29 @@ func (s *server) guard(req *hookwire.Request, send func(*hookwire.Answer) error)
 	out.Reset()
 	errb.Reset()
 	s.served.Add(1)
+	var maintain string
+	call.Maintain = func(root string) { maintain = root }
 	code = hook.GuardInput(call, in, &out, &errb)
 	send(&hookwire.Answer{Kind: hookwire.Result, Code: code, Stdout: out.Bytes(), Stderr: errb.Bytes()})
+	if maintain != "" {
+		s.maintain(maintain)
+	}
+}
+
+// maintain runs the maintenance of root's store in the background, after the answer, unless
+// one already runs here (snapshot.Maintain also gives way to one in another process).
+func (s *server) maintain(root string) {
+	if _, running := s.maintaining.LoadOrStore(root, true); running {
+		return
+	}
+	s.bg.Add(1)
+	go func() {
+		defer s.bg.Done()
+		defer s.maintaining.Delete(root)
+		if _, err := hook.Maintain(s.ctx, root); err != nil && s.ctx.Err() == nil {
+			fmt.Fprintf(os.Stderr, "agent-rewind hook-server: maintenance of the store of %s: %v\n", root, err)
+		}
+	}()
 }
 
 // errInterrupted is the reason of the answer a client prints when the server stops before it
