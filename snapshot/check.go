@@ -215,18 +215,14 @@ func (c *checker) manifests(cps []*Checkpoint) map[Hash]*need {
 func (c *checker) packs() map[Hash]packLoc {
 	sec := c.section("packs")
 	out := map[Hash]packLoc{}
-	names, err := readDirNames(c.s.objects.packDir)
+	ids, err := c.s.objects.packIDs()
 	if err != nil {
 		sec.Problems = append(sec.Problems, Problem{Kind: "packs-unreadable", Where: "packs/", What: err.Error(),
 			Fix: "make the state directory readable by this user"})
 		return out
 	}
-	slices.Sort(names)
-	for _, n := range names {
-		id, ok := strings.CutSuffix(n, ".idx")
-		if !ok || strings.HasPrefix(n, ".") {
-			continue
-		}
+	slices.Sort(ids)
+	for _, id := range ids {
 		sec.Checked++
 		entries, err := c.s.objects.readPackIdx(id)
 		if err != nil {
@@ -235,7 +231,7 @@ func (c *checker) packs() map[Hash]packLoc {
 			if errors.As(err, &ce) {
 				what = ce.Reason
 			}
-			sec.Problems = append(sec.Problems, Problem{Kind: "pack-corrupt", Where: "packs/" + n, What: what,
+			sec.Problems = append(sec.Problems, Problem{Kind: "pack-corrupt", Where: "packs/" + id + ".idx", What: what,
 				Fix: "restore packs/" + id + ".pack and .idx from a backup of the state directory; the contents it held are reported missing below"})
 			continue
 		}

@@ -299,17 +299,13 @@ const mergeBelow = 16 << 20
 // unneeded objects is rewritten alone. A new pack's index is durable before an old index goes,
 // so a crash leaves an object in two packs, never in none.
 func (s *Store) gcPacks(keep map[Hash]bool, res *GCResult, dryRun bool) error {
-	names, err := readDirNames(s.objects.packDir)
+	ids, err := s.objects.packIDs()
 	if err != nil {
 		return err
 	}
 	var small []packSource // the small packs, with the objects needed from each
 	var smallDead bool
-	for _, n := range names {
-		id, ok := strings.CutSuffix(n, ".idx")
-		if !ok || strings.HasPrefix(n, ".") {
-			continue
-		}
+	for _, id := range ids {
 		entries, err := s.objects.readPackIdx(id)
 		if err != nil {
 			return fmt.Errorf("gc: %w", err)

@@ -335,16 +335,12 @@ type packFile struct {
 // smallPacks lists the packs smaller than mergeBelow, smallest first (by their files' sizes:
 // no index is read).
 func (s *Store) smallPacks() ([]packFile, error) {
-	names, err := readDirNames(s.objects.packDir)
+	ids, err := s.objects.packIDs()
 	if err != nil {
 		return nil, err
 	}
 	var out []packFile
-	for _, n := range names {
-		id, ok := strings.CutSuffix(n, ".idx")
-		if !ok || strings.HasPrefix(n, ".") {
-			continue
-		}
+	for _, id := range ids {
 		fi, err := os.Lstat(filepath.Join(s.objects.packDir, id+".pack"))
 		if errors.Is(err, fs.ErrNotExist) {
 			continue // removed since the listing (by a gc), or damaged: check and gc say which

@@ -118,19 +118,30 @@ func (p *packIndex) find(h Hash) (packEntry, bool) {
 	return e, true
 }
 
-// loadPacks reads every pack index for lookups; a pack without an index is not (yet) part of
-// the store.
-func (o *objectStore) loadPacks() ([]packIndex, error) {
+// packIDs lists the packs of the store: those with an index (a pack without one is not, or not
+// yet, part of the store), in the folder's order.
+func (o *objectStore) packIDs() ([]string, error) {
 	names, err := readDirNames(o.packDir)
 	if err != nil {
 		return nil, err
 	}
-	var out []packIndex
+	var ids []string
 	for _, n := range names {
-		id, ok := strings.CutSuffix(n, ".idx")
-		if !ok || strings.HasPrefix(n, ".") {
-			continue
+		if id, ok := strings.CutSuffix(n, ".idx"); ok && !strings.HasPrefix(n, ".") {
+			ids = append(ids, id)
 		}
+	}
+	return ids, nil
+}
+
+// loadPacks reads every pack index for lookups.
+func (o *objectStore) loadPacks() ([]packIndex, error) {
+	ids, err := o.packIDs()
+	if err != nil {
+		return nil, err
+	}
+	var out []packIndex
+	for _, id := range ids {
 		p, err := o.readPackIdxRaw(id)
 		if err != nil {
 			return nil, err

@@ -71,32 +71,15 @@ func runGuard(ctx context.Context, b *Bench) error {
 	if err != nil {
 		return err
 	}
-	autoWS, err := b.TempDir("auto-workspace")
+	// Two workspaces of 200 small Go files in 20 folders: one stays unchanged, the other changes
+	// before each of its calls (one file rewritten).
+	autoWS, err := smallTree(b, "auto-workspace")
 	if err != nil {
 		return err
 	}
-	for i := range 200 {
-		dir := filepath.Join(autoWS, fmt.Sprintf("pkg%02d", i/10))
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return err
-		}
-		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%03d.go", i)), []byte(strings.Repeat("// bench\n", 40+i)), 0o644); err != nil {
-			return err
-		}
-	}
-	// A workspace that changes before each of its calls, shaped as autoWS: one file rewritten.
-	editWS, err := b.TempDir("edit-workspace")
+	editWS, err := smallTree(b, "edit-workspace")
 	if err != nil {
 		return err
-	}
-	for i := range 200 {
-		dir := filepath.Join(editWS, fmt.Sprintf("pkg%02d", i/10))
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return err
-		}
-		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%03d.go", i)), []byte(strings.Repeat("// bench\n", 40+i)), 0o644); err != nil {
-			return err
-		}
 	}
 	edits := 0
 	edit := func() error {
@@ -283,6 +266,24 @@ func runGuard(ctx context.Context, b *Bench) error {
 	b.Value("hook_path_changed_p50", p(hookEdit, 50), "ms", "wall per process of agent-rewind-hook: guard decision plus an automatic checkpoint of one changed file (200-file workspace, watcher running): written, recorded on the chain, the call noted, each durably", arm(hookEdit), NoGoal, "")
 	b.Ratio("hook_path_changed_vs_minimal_go", hookEdit, goFloor, NoGoal, "agent-rewind-hook guard --checkpoint after one changed file, over a minimal Go process, same run")
 	return nil
+}
+
+// smallTree makes a temporary workspace named name of 200 small Go files in 20 folders.
+func smallTree(b *Bench, name string) (string, error) {
+	root, err := b.TempDir(name)
+	if err != nil {
+		return "", err
+	}
+	for i := range 200 {
+		dir := filepath.Join(root, fmt.Sprintf("pkg%02d", i/10))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return "", err
+		}
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%03d.go", i)), []byte(strings.Repeat("// bench\n", 40+i)), 0o644); err != nil {
+			return "", err
+		}
+	}
+	return root, nil
 }
 
 // waitServed waits for the guard server of a's state folder to answer (a is agent-rewind) and
