@@ -225,19 +225,48 @@ func (s *Store) checkpointLocked(ctx context.Context, label string, kind Kind, r
 	if _, err := os.Lstat(cname); err == nil {
 		return nil, nil, fmt.Errorf("checkpoint id %s already exists (a 48-bit collision): try again", id)
 	}
+	// The checkpoint file and the new position are written and flushed while the chain's note
+	// is (their fsyncs overlap), and put in place only after it, in order: note, checkpoint,
+	// position, so that a crash leaves what it always did.
+	pos.Current, pos.Time = id, cp.Time
+	stagedCheckpoint, stagedPosition := make(chan stagedFile, 1), make(chan stagedFile, 1)
+	go func() {
+		f, err := durable.Stage(cname, b, 0o600)
+		stagedCheckpoint <- stagedFile{f, err}
+	}()
+	newPos := *pos
+	go func() {
+		f, err := s.stagePosition(&newPos)
+		stagedPosition <- stagedFile{f, err}
+	}()
+	settle := func(c chan stagedFile) error { // waits for a staged file and puts it in place
+		r := <-c
+		if r.err != nil {
+			return r.err
+		}
+		return r.f.Commit()
+	}
+	abandon := func(cs ...chan stagedFile) { // waits for staged files and removes them
+		for _, c := range cs {
+			if r := <-c; r.f != nil {
+				r.f.Abort()
+			}
+		}
+	}
 	record, drop, err := s.intend("checkpoint", CheckpointRecord{
 		ID: id, Label: label, Kind: kind, Time: cp.Time, Parent: cp.Parent, Manifest: mh.String(),
 		Files: cp.Counts.Files, Dirs: cp.Counts.Dirs, Symlinks: cp.Counts.Symlinks, Skipped: cp.Counts.Skipped, Bytes: cp.Counts.Bytes, Call: call,
 	}, cname, b)
 	if err != nil {
+		abandon(stagedCheckpoint, stagedPosition)
 		return nil, nil, fmt.Errorf("checkpoint not taken: %w", err)
 	}
-	if err := durable.WriteFile(cname, b, 0o600); err != nil {
+	if err := settle(stagedCheckpoint); err != nil {
+		abandon(stagedPosition)
 		drop()
 		return nil, nil, fmt.Errorf("write checkpoint: %w", err)
 	}
-	pos.Current, pos.Time = id, cp.Time
-	if err := s.writePosition(pos); err != nil {
+	if err := settle(stagedPosition); err != nil {
 		// A checkpoint that did not become the position failed: take it back, so that it is not
 		// listed as if it had been taken.
 		if rerr := durable.Remove(cname); rerr != nil {

@@ -208,12 +208,22 @@ func (s *Store) readPosition() (*position, error) {
 }
 
 func (s *Store) writePosition(p *position) error {
+	f, err := s.stagePosition(p)
+	if err != nil {
+		return err
+	}
+	return f.Commit()
+}
+
+// stagePosition writes p beside the position file and flushes it (durable.Stage): Commit puts
+// it in place.
+func (s *Store) stagePosition(p *position) (*durable.Staged, error) {
 	if testHookWritePosition != nil {
 		if err := testHookWritePosition(); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	p.Format = 1
 	b, _ := json.Marshal(p)
-	return durable.WriteFile(filepath.Join(s.state, "position"), append(b, '\n'), 0o600)
+	return durable.Stage(filepath.Join(s.state, "position"), append(b, '\n'), 0o600)
 }
