@@ -76,7 +76,7 @@ func (s *Store) Checkpoint(ctx context.Context, label string) (*CheckpointResult
 // cannot be used is ignored: the whole tree is walked, and Walk.Reason says why.
 func (s *Store) CheckpointChanged(ctx context.Context, label string, hint *Changed) (*CheckpointResult, error) {
 	start := time.Now()
-	unlock, err := s.lockAndRecover(ctx)
+	unlock, err := s.lockRecovered(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -104,8 +104,11 @@ func (s *Store) manifestStored(h Hash) bool {
 func (s *Store) checkpointLocked(ctx context.Context, label string, kind Kind, reuse bool, hint *Changed, call *ToolCall) (*CheckpointResult, *capture, error) {
 	if reuse && hint != nil && len(hint.Paths) == 0 {
 		if res := s.reuseUnchanged(hint); res != nil {
-			return res, nil, nil
+			return res, nil, nil // nothing to write: leftovers can wait for a writer
 		}
+	}
+	if err := s.cleanLeftovers(); err != nil {
+		return nil, nil, err
 	}
 	ign, err := s.loadIgnore()
 	if err != nil {

@@ -71,6 +71,9 @@ type Store struct {
 	opts      Options
 	objects   *objectStore
 	recovered atomic.Pointer[Recovery]
+	// cleaned: the leftovers of interrupted writers were removed under the lock now held
+	// (cleanLeftovers); each new hold of the lock starts without.
+	cleaned bool
 	// beforeApply, set by tests only, runs when a restore starts changing the workspace (after
 	// its safety checkpoint and journal): what a tool writing into the workspace meanwhile does.
 	beforeApply func()
@@ -189,9 +192,9 @@ func (s *Store) lockAndRecoverWith(ctx context.Context, take func() (func() erro
 	return unlock, nil
 }
 
-// lockRecovered is lockAndRecover without the clean-up of leftovers, for a caller that may find
-// nothing to write (an automatic checkpoint of an unchanged workspace): they are cleaned before
-// the first write.
+// lockRecovered is lockAndRecover without the clean-up of leftovers, for a checkpoint, which may
+// find nothing to write (an unchanged workspace with the watcher's hint): checkpointLocked
+// cleans them before its first write.
 func (s *Store) lockRecovered(ctx context.Context) (func() error, error) {
 	return s.lockRecoveredWith(ctx, s.lock)
 }
@@ -202,6 +205,7 @@ func (s *Store) lockRecoveredWith(ctx context.Context, take func() (func() error
 		return nil, err
 	}
 	s.objects.forget()
+	s.cleaned = false
 	if err := s.recoverLocked(ctx); err != nil {
 		unlock()
 		return nil, err
@@ -209,8 +213,13 @@ func (s *Store) lockRecoveredWith(ctx context.Context, take func() (func() error
 	return unlock, nil
 }
 
-// cleanLeftovers removes what interrupted writers left in objects/tmp and packs/ (under the lock).
+// cleanLeftovers removes what interrupted writers left in objects/tmp and packs/, once per hold
+// of the lock (under it).
 func (s *Store) cleanLeftovers() error {
+	if s.cleaned {
+		return nil
+	}
+	s.cleaned = true
 	if err := s.objects.cleanTmp(); err != nil {
 		return fmt.Errorf("clean %s: %w", s.objects.tmpDir(), err)
 	}

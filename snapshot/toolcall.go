@@ -79,21 +79,13 @@ func (s *Store) AutoCheckpoint(ctx context.Context, call ToolCall, hint *Changed
 		return nil, err
 	}
 	defer unlock()
-	var res *CheckpointResult
-	if hint != nil && len(hint.Paths) == 0 {
-		res = s.reuseUnchanged(hint) // nothing to write: leftovers can wait for a writer
+	label := call.Tool
+	if call.Summary != "" {
+		label += ": " + call.Summary
 	}
+	res, _, err := s.checkpointLocked(ctx, label, KindAuto, true, hint, &call)
 	if res == nil {
-		if err := s.cleanLeftovers(); err != nil {
-			return nil, err
-		}
-		label := call.Tool
-		if call.Summary != "" {
-			label += ": " + call.Summary
-		}
-		if res, _, err = s.checkpointLocked(ctx, label, KindAuto, true, hint, &call); res == nil {
-			return nil, err
-		}
+		return nil, err
 	}
 	res.Elapsed = Duration(time.Since(start))
 	if !res.Reused {

@@ -111,25 +111,13 @@ func Run(ctx context.Context, o Options) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	s.stop, s.ctx = cancel, ctx
-	go func() {
-		tick := time.NewTicker(250 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				ln.Close()
-				return
-			case <-tick.C:
-				st, err := os.Stat(o.Socket)
-				if err != nil || !os.SameFile(st, mine) {
-					cancel() // removed or replaced: another server, or nobody, owns it now
-				}
-				if o.Idle > 0 && time.Since(time.Unix(0, s.last.Load())) > o.Idle {
-					cancel()
-				}
-			}
+	unixsock.Supervise(ctx, cancel, ln, func() bool {
+		st, err := os.Stat(o.Socket)
+		if err != nil || !os.SameFile(st, mine) {
+			return true // removed or replaced: another server, or nobody, owns it now
 		}
-	}()
+		return o.Idle > 0 && time.Since(time.Unix(0, s.last.Load())) > o.Idle
+	})
 	// Each connection is served by the goroutine that accepted it, the one the poller woke: no
 	// hand-off to another goroutine, which another thread may run, between a client's request
 	// and its answer. Two goroutines wait to accept, so that a call is never queued behind

@@ -2,5 +2,6 @@
 // (cli/internal/watch), one per workspace, and the guard server (cli/internal/hookserver), one
 // per user. Each runs once per lock file (Lock) and listens on a unix socket whose path may be
 // longer than an address holds (Listen, through hookwire.SockName); its clients reach it there
-// (Dial), telling "no server listens" (ErrNoServer) from any other failure.
+// (Dial), telling "no server listens" (ErrNoServer) from any other failure. Supervise stops it
+// when its reason to run is gone.
 package unixsock

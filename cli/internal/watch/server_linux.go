@@ -75,27 +75,15 @@ func Run(ctx context.Context, o Options) error {
 	s.stop = cancel
 	local.Store(o.Store, s)
 	defer local.CompareAndDelete(o.Store, s)
-	go func() {
-		tick := time.NewTicker(250 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				ln.Close()
-				return
-			case <-tick.C:
-				s.t.mu.Lock()
-				gone := s.t.gone
-				s.t.mu.Unlock()
-				if _, err := os.Stat(o.Root); err != nil {
-					gone = true
-				}
-				if gone || (o.Idle > 0 && time.Since(time.Unix(0, s.last.Load())) > o.Idle) {
-					cancel()
-				}
-			}
+	unixsock.Supervise(ctx, cancel, ln, func() bool {
+		s.t.mu.Lock()
+		gone := s.t.gone
+		s.t.mu.Unlock()
+		if _, err := os.Stat(o.Root); err != nil {
+			gone = true
 		}
-	}()
+		return gone || (o.Idle > 0 && time.Since(time.Unix(0, s.last.Load())) > o.Idle)
+	})
 	for {
 		c, err := ln.Accept()
 		if err != nil {
