@@ -249,6 +249,9 @@ func TestCLIRefusesFoldersThatAreNotProjects(t *testing.T) {
 	if r := runIn(t, home, env, "", "--exact-workspace", "list"); r.code != 0 || !strings.Contains(r.stdout, cp.ID) {
 		t.Fatalf("list --exact-workspace: %+v", r)
 	}
+	if r := runIn(t, home, env, "", "--exact-workspace", "--json", "guard", `{"key": "deploy:1"}`); r.code != 0 || !strings.Contains(r.stdout, `"by": "exact"`) {
+		t.Fatalf("guard --exact-workspace in the home folder: %+v", r)
+	}
 	if r := runIn(t, home, env, "", "list"); r.code != 1 || !strings.Contains(r.stderr, "the home folder") {
 		t.Fatalf("list in the home folder without --exact-workspace, which has a store now: %+v", r)
 	}
@@ -258,5 +261,21 @@ func TestCLIRefusesFoldersThatAreNotProjects(t *testing.T) {
 	writeFile(t, filepath.Join(docs, "a.md"), "a\n")
 	if r := runIn(t, docs, env, "", "--json", "store"); r.code != 1 || !strings.Contains(r.stdout, docs+" has no store") {
 		t.Fatalf("store in a folder under a home folder that has a store: %+v", r)
+	}
+}
+
+// --exact-workspace holds for the MCP server too, whichever source names the folder: here
+// CLAUDE_PROJECT_DIR, a subfolder of a repository.
+func TestExactWorkspaceMCP(t *testing.T) {
+	repo, sub := subfolderRepo(t)
+	cs, stderr := startMCPClient(t, t.TempDir(), claudeEnv(sub), "", nil, "--exact-workspace", "mcp")
+	if got := mcpOK[mcpserver.CheckpointResult](t, cs, "checkpoint", nil); got.Workspace != sub {
+		t.Fatalf("checkpoint of %s, want the subfolder %s", got.Workspace, sub)
+	}
+	if want := "(chosen by CLAUDE_PROJECT_DIR " + sub + ", exactly (--exact-workspace))"; !strings.Contains(stderr.String(), want) {
+		t.Fatalf("stderr %q lacks %q", stderr, want)
+	}
+	if hasStore(t, repo) {
+		t.Fatal("the repository got a store")
 	}
 }

@@ -54,10 +54,10 @@ func withSession(next mcp.MethodHandler) mcp.MethodHandler {
 // --workspace; CLAUDE_PROJECT_DIR (Claude Code passes it to MCP servers, also a plugin's whose
 // working directory is the plugin cache); the first file root the client lists (roots/list);
 // the working directory. Each stands for its project (hook.Choose), as for the guard and the
-// CLI, unless --exact-workspace.
+// CLI; with --exact-workspace, for itself.
 func mcpSources(ctx context.Context, env *Env, wd string) ([]hook.Source, error) {
 	src := []hook.Source{
-		hook.FlagSource(env.WorkspaceSet, env.WorkspaceFlag, env.Workspace, env.ExactWorkspace),
+		hook.FlagSource(env.WorkspaceSet, env.WorkspaceFlag, env.Workspace),
 		{Rule: "CLAUDE_PROJECT_DIR", Folder: os.Getenv("CLAUDE_PROJECT_DIR"), OrItself: true},
 	}
 	if root, err := firstRoot(ctx, src); err != nil {
@@ -65,7 +65,7 @@ func mcpSources(ctx context.Context, env *Env, wd string) ([]hook.Source, error)
 	} else if root != "" {
 		src = append(src, hook.Source{Rule: "the client's roots/list", Folder: root, OrItself: true})
 	}
-	return append(src, hook.Source{Rule: "the working directory", Folder: wd, OrItself: true}), nil
+	return hook.Exactly(append(src, hook.Source{Rule: "the working directory", Folder: wd, OrItself: true}), env.ExactWorkspace), nil
 }
 
 // firstRoot asks the client for its roots, unless an earlier source already names a folder or

@@ -158,11 +158,11 @@ const guardHint = `pass the project folder with --workspace in the hook command 
 // its project; then the working directory's project. Only a person's explicit input falls back
 // to the working directory itself.
 func guardSources(c Call, in barrier.Input, folder string) []Source {
-	return []Source{
-		FlagSource(c.WorkspaceSet, c.WorkspaceFlag, c.Workspace, c.ExactWorkspace),
+	return Exactly([]Source{
+		FlagSource(c.WorkspaceSet, c.WorkspaceFlag, c.Workspace),
 		{Rule: "the folder the " + string(in.Agent) + " hook input names", Folder: folder, OrItself: true},
 		{Rule: "the working directory", Folder: c.Dir, OrItself: in.Agent == barrier.AgentExplicit},
-	}
+	}, c.ExactWorkspace)
 }
 
 // orNone is root, or what went wrong finding it.

@@ -95,9 +95,18 @@ func (c Choice) Report() *Report {
 }
 
 // FlagSource is the --workspace source every entry point puts first: the flag's folder (see
-// ExplicitWorkspace), standing for its project unless exact (--exact-workspace).
-func FlagSource(set bool, flag, abs string, exact bool) Source {
-	return Source{Rule: "--workspace", Folder: ExplicitWorkspace(set, flag, abs), Exact: exact, OrItself: true}
+// ExplicitWorkspace), standing for its project.
+func FlagSource(set bool, flag, abs string) Source {
+	return Source{Rule: "--workspace", Folder: ExplicitWorkspace(set, flag, abs), OrItself: true}
+}
+
+// Exactly makes every source exact when exact is set (--exact-workspace): whichever names the
+// folder, the folder itself is the workspace.
+func Exactly(sources []Source, exact bool) []Source {
+	for i := range sources {
+		sources[i].Exact = sources[i].Exact || exact
+	}
+	return sources
 }
 
 // probes are the store lookups of one choice, by folder.

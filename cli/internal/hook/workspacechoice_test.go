@@ -42,7 +42,7 @@ func TestChooseWorkspace(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	flag := func(dir string, exact bool) Source { return FlagSource(true, dir, dir, exact) }
+	flag := func(dir string, exact bool) Source { return Exactly([]Source{FlagSource(true, dir, dir)}, exact)[0] }
 	for _, c := range []struct {
 		name     string
 		sources  []Source
@@ -53,8 +53,8 @@ func TestChooseWorkspace(t *testing.T) {
 		{"flag stands for its repository", []Source{flag(sub, false), {Rule: "x", Folder: bare}}, repo, ByRepository, "--workspace", ""},
 		{"flag at the top level", []Source{flag(repo, false)}, repo, ByRepository, "--workspace", ""},
 		{"exact flag", []Source{flag(sub, true), {Rule: "x", Folder: repo}}, sub, ByExact, "--workspace", ""},
-		{"empty sources are skipped", []Source{FlagSource(true, "", sub, false), {Rule: "input", Folder: sub, OrItself: true}}, repo, ByRepository, "input", ""},
-		{"unsubstituted flag is skipped", []Source{FlagSource(true, "${CLAUDE_PROJECT_DIR}", sub, false), {Rule: "input", Folder: bare, OrItself: true}}, bare, ByItself, "input", ""},
+		{"empty sources are skipped", []Source{FlagSource(true, "", sub), {Rule: "input", Folder: sub, OrItself: true}}, repo, ByRepository, "input", ""},
+		{"unsubstituted flag is skipped", []Source{FlagSource(true, "${CLAUDE_PROJECT_DIR}", sub), {Rule: "input", Folder: bare, OrItself: true}}, bare, ByItself, "input", ""},
 		{"no project, no fallback", []Source{{Rule: "the working directory", Folder: bare}}, "", "", "", "no workspace"},
 		{"no project, the folder itself", []Source{{Rule: "input", Folder: bare, OrItself: true}}, bare, ByItself, "input", ""},
 		{"a home kept in git is passed over", []Source{{Rule: "the working directory", Folder: notes, OrItself: true}}, notes, ByItself, "the working directory", ""},
