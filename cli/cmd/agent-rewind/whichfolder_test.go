@@ -210,6 +210,7 @@ func TestCLIRefusesFoldersThatAreNotProjects(t *testing.T) {
 		{t.TempDir(), []string{"--workspace", filepath.Join(home, ".codex"), "checkpoint"}, "an agent's own folder"},
 		{cache, []string{"checkpoint"}, "a plugin cache"},
 		{"/", []string{"checkpoint"}, "the filesystem root"},
+		{filepath.Dir(home), []string{"checkpoint"}, "a folder that holds the home folder"},
 	} {
 		if c.dir != "/" {
 			os.MkdirAll(filepath.Join(home, ".codex"), 0o755)
