@@ -33,6 +33,10 @@ type Client struct {
 	CallID string
 	// HookEnv and MCPEnv say what environment the client gives its hooks and its MCP servers.
 	HookEnv, MCPEnv string
+	// MCPEnvOnly, when not nil, are the only variables of the client's environment its MCP
+	// servers get (besides those a server's configuration names): a store chosen by any other
+	// variable must be passed on explicitly.
+	MCPEnvOnly []string
 	// Answers says how the client reads a hook's answer: exit codes, output.
 	Answers string
 	// SystemMessage: the client shows the person a {"systemMessage"} the hook prints on an
