@@ -64,7 +64,7 @@
 //   - VS Code's Local harness (recognised by hookEventName): Claude Code's tool fields with
 //     camelCase common fields (sessionId, hookEventName); PreToolUse and PostToolUse.
 //   - GitHub Copilot hooks (.github/hooks, events configured in PascalCase; recognised by a
-//     timestamp without transcript_path nor tool_use_id): Claude Code's shape and tool names
+//     timestamp without a transcript_path): Claude Code's shape and tool names
 //     (Bash, Write, Edit), tool_result after the call, no call id; MCP tools <server>-<tool>.
 //   - Gemini CLI hooks: Claude Code's shape with hook_event_name BeforeTool (decided, spent at
 //     once: there is no call id) and AfterTool (a report with nothing left to do); shell calls are
