@@ -140,9 +140,9 @@ func TestAnthropicBadRequests(t *testing.T) {
 	defer s.Close()
 	for body, want := range map[string]string{
 		`[1]`: "not a Messages request",
-		`{"messages":[{"role":"tool","content":"x"}]}`:   `role "tool"`,
-		`{"messages":[{"role":"user","content":42}]}`:    "messages[0].content: neither a string nor an array",
-		`{"system":{"text":"x"},"messages":[]}`:          "system: neither a string nor an array",
+		`{"messages":[{"role":"tool","content":"x"}]}`:                                                     `role "tool"`,
+		`{"messages":[{"role":"user","content":42}]}`:                                                      "messages[0].content: neither a string nor an array",
+		`{"system":{"text":"x"},"messages":[]}`:                                                            "system: neither a string nor an array",
 		`{"messages":[{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":7}]}]}`: "tool_result t1",
 	} {
 		code, got, _ := post(t, s, body)
