@@ -58,6 +58,7 @@ func bash(command string) mockmodel.Step {
 func TestClaudeCodePlugin(t *testing.T) {
 	e := New(t)
 	e.CapturePayloads()
+	traced := e.TraceNetwork()
 	e.ClaudeMCPAdd(e.Project, "user", "shop", e.Bin.Shop, "--log", e.Shop)
 	const p = ClaudePluginServer
 	email := map[string]string{"to": "ann@example.com", "subject": "Your refund", "body": "It is on its way."}
@@ -82,7 +83,11 @@ func TestClaudeCodePlugin(t *testing.T) {
 	}
 	saved := e.SavePayloads("claude-code")
 	t.Logf("session %s: %v, %d requests; payloads kept: %v", s.SessionID, s.Wall, len(m.Log()), saved)
-	keepTranscript(t, e, s)
+	if src, ok := e.ClaudeTranscripts()[s.SessionID]; ok {
+		e.KeepTranscript("claude-code-"+ClaudeVersion, src)
+	} else {
+		t.Errorf("no transcript of session %s under %s", s.SessionID, e.Home)
+	}
 
 	calls := m.Calls()
 	if len(calls) != 12 {
@@ -97,6 +102,17 @@ func TestClaudeCodePlugin(t *testing.T) {
 		return r
 	}
 	l := e.List(e.Project)
+
+	t.Run("no_network", func(t *testing.T) {
+		outside, n := e.Connections()
+		if traced && n == 0 {
+			t.Errorf("strace traced no connect(2) at all: the trace did not work")
+		}
+		if len(outside) > 0 {
+			t.Errorf("Claude Code connected to more than 127.0.0.1 (%d of %d connects):\n%s", len(outside), n, strings.Join(outside, "\n"))
+		}
+		t.Logf("%d connects traced, all to 127.0.0.1 or unix sockets", n)
+	})
 
 	t.Run("tools_offered", func(t *testing.T) {
 		e := e.For(t)
@@ -252,31 +268,6 @@ func checkSpent(t *testing.T, e *Env, what, callID string) {
 		}
 	}
 	t.Errorf("%s (call %s) is not in the effect ledger: %+v", what, callID, e.Effects(e.Project))
-}
-
-// keepTranscript copies the session's transcript, as Claude Code wrote it, to
-// testdata/transcripts/claude-code-VERSION/ when REWIND_AGENTS_TRANSCRIPTS is set.
-func keepTranscript(t *testing.T, e *Env, s ClaudeSession) {
-	out := os.Getenv("REWIND_AGENTS_TRANSCRIPTS")
-	if out == "" {
-		return
-	}
-	src, ok := e.ClaudeTranscripts()[s.SessionID]
-	if !ok {
-		t.Errorf("no transcript of session %s under %s", s.SessionID, e.Home)
-		return
-	}
-	b, err := os.ReadFile(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dst := filepath.Join(out, "claude-code-"+ClaudeVersion, filepath.Base(src))
-	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err == nil {
-		err = os.WriteFile(dst, b, 0o644)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
 }
 
 // TestClaudeCodeSubfolder starts Claude Code in a subfolder of the repository with the plugin

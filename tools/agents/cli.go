@@ -119,7 +119,7 @@ type Rewound struct {
 // other than 0 is returned with the result.
 func (e *Env) CLI(dir string, v any, args ...string) Result {
 	e.T.Helper()
-	r := e.Run(dir, time.Minute, nil, e.Bin.Rewind, append([]string{"--json"}, args...)...)
+	r := e.run(false, dir, time.Minute, nil, e.Bin.Rewind, append([]string{"--json"}, args...)...)
 	if v != nil && r.Code == 0 {
 		if err := json.Unmarshal([]byte(r.Stdout), v); err != nil {
 			e.T.Fatalf("agent-rewind --json %s: the output does not decode: %v\n%s", strings.Join(args, " "), err, r.Stdout)

@@ -26,6 +26,7 @@ func copilotBash(command string) mockmodel.Step {
 func TestCopilotCLI(t *testing.T) {
 	e := New(t)
 	e.CapturePayloads()
+	traced := e.TraceNetwork()
 	installed := e.CopyIntegration("vscode", e.Project)
 	e.CopilotMCPAdd("shop", e.Bin.Shop, "--log", e.Shop)
 	var cp struct {
@@ -79,6 +80,7 @@ func TestCopilotCLI(t *testing.T) {
 	if len(calls2) < 2 {
 		t.Fatalf("the second session made %d calls, want at least 2: %+v", len(calls2), calls2)
 	}
+	e.KeepTranscript("copilot-"+CopilotVersion, e.CopilotEvents(s1.SessionID))
 	saved := e.SavePayloads("copilot")
 	t.Logf("payloads kept: %v", saved)
 	for _, m := range []*Model{m1, m2} {
@@ -86,6 +88,17 @@ func TestCopilotCLI(t *testing.T) {
 			t.Errorf("Copilot CLI called something the mock does not serve:\n%s", strings.Join(refused, "\n"))
 		}
 	}
+
+	t.Run("no_network", func(t *testing.T) {
+		outside, n := e.Connections()
+		if traced && n == 0 {
+			t.Errorf("strace traced no connect(2) at all: the trace did not work")
+		}
+		if len(outside) > 0 {
+			t.Errorf("Copilot CLI connected to more than 127.0.0.1 (%d of %d connects):\n%s", len(outside), n, strings.Join(outside, "\n"))
+		}
+		t.Logf("%d connects traced, all to 127.0.0.1 or unix sockets", n)
+	})
 
 	t.Run("tools_offered", func(t *testing.T) {
 		e := e.For(t)

@@ -14,6 +14,15 @@
 // Without REWIND_AGENTS every test skips, saying so; with it, a missing client fails.
 // REWIND_AGENTS_KEEP=1 keeps a failed test's folder (home, project, store) for a look.
 //
+// # The clients
+//
+// tools/agents/clients/package.json pins each client's version; its package-lock.json was made
+// with `npx npm@11.13.0 install --package-lock-only` in that folder: cline 3.0.65 names five
+// platform packages that were never published, and npm 11.16 and later leave them out of the
+// lock it writes and then refuse that lock in `npm ci`, where 11.13 writes an inert entry for
+// each. .ci/run installs the clients once per lock file in ~/.cache/agent-rewind-ci and reuses
+// them.
+//
 // # The world of a run
 //
 // Env is one test's world in a temporary folder: a home with XDG folders that are not the

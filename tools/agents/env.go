@@ -34,7 +34,8 @@ type Env struct {
 	Bin     Binaries
 	Clients string // the pinned clients' install folder (ClientsVar)
 
-	vars map[string]string
+	vars  map[string]string
+	trace string // the prefix of strace's output files, when TraceNetwork is on
 }
 
 // New makes a fresh Env, or skips the test when ClientsVar is unset.

@@ -99,9 +99,9 @@ func (e *Env) SavePayloads(client string) []string {
 	return wrote
 }
 
-// PayloadName names a hook payload by its event and tool, lower case ("pretooluse-bash.json",
-// "pretooluse-mcp__shop__send_email.json"), from the members the clients name them by; a
-// payload that is not JSON is "unreadable.json".
+// PayloadName names a hook payload by its event and tool, and a shell call also by its program,
+// lower case ("pretooluse-bash-git.json", "pretooluse-mcp__shop__send_email.json"), from the
+// members the clients name them by; a payload that is not JSON is "unreadable.json".
 func PayloadName(payload []byte) string {
 	var p map[string]any
 	if json.Unmarshal(payload, &p) != nil {
@@ -122,7 +122,16 @@ func PayloadName(payload []byte) string {
 			tool = str(m, "name", "toolName", "tool_name", "mcp_tool_name")
 		}
 	}
-	name := strings.Trim(strings.Join([]string{event, tool}, "-"), "-")
+	// A shell call's kind is also the program it runs (git, printf, ...).
+	program := ""
+	for _, args := range []string{"tool_input", "toolArgs"} {
+		if m, ok := p[args].(map[string]any); ok {
+			if f := strings.Fields(str(m, "command")); len(f) > 0 {
+				program = filepath.Base(f[0])
+			}
+		}
+	}
+	name := strings.Trim(strings.Join([]string{event, tool, program}, "-"), "-")
 	if name == "" {
 		name = "unnamed"
 	}

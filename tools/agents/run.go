@@ -24,12 +24,22 @@ type Result struct {
 // Run runs a program (a client, headless) in dir with the Env's environment and extra
 // variables ("NAME=value"), with an empty stdin, in a process group of its own that is killed
 // whole when timeout passes and again when the program exits: clients leave MCP servers and
-// helpers behind. Only a program that cannot be started fails the test.
+// helpers behind. Under TraceNetwork it runs under strace. Only a program that cannot be
+// started fails the test.
 func (e *Env) Run(dir string, timeout time.Duration, extra []string, name string, args ...string) Result {
+	e.T.Helper()
+	return e.run(true, dir, timeout, extra, name, args...)
+}
+
+func (e *Env) run(traceable bool, dir string, timeout time.Duration, extra []string, name string, args ...string) Result {
 	e.T.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, name, args...)
+	if traceable {
+		prog, argv := e.traced(name, args)
+		cmd = exec.CommandContext(ctx, prog, argv...)
+	}
 	cmd.Dir = dir
 	cmd.Env = append(e.Environ(), extra...)
 	cmd.Stdin = strings.NewReader("")
