@@ -99,8 +99,8 @@ func (e *Env) SavePayloads(client string) []string {
 	return wrote
 }
 
-// PayloadName names a hook payload by its event and tool, and a shell call also by its program,
-// lower case ("pretooluse-bash-git.json", "pretooluse-mcp__shop__send_email.json"), from the
+// PayloadName names a hook payload by its event and tool, and a shell call also by its program
+// and subcommand, lower case ("pretooluse-bash-git-push.json", "pretooluse-mcp__shop__send_email.json"), from the
 // members the clients name them by; a payload that is not JSON is "unreadable.json".
 func PayloadName(payload []byte) string {
 	var p map[string]any
@@ -122,12 +122,15 @@ func PayloadName(payload []byte) string {
 			tool = str(m, "name", "toolName", "tool_name", "mcp_tool_name")
 		}
 	}
-	// A shell call's kind is also the program it runs (git, printf, ...).
+	// A shell call's kind is also the program it runs and its subcommand (git-push, printf).
 	program := ""
 	for _, args := range []string{"tool_input", "toolArgs"} {
 		if m, ok := p[args].(map[string]any); ok {
 			if f := strings.Fields(str(m, "command")); len(f) > 0 {
 				program = filepath.Base(f[0])
+				if len(f) > 1 && subcommand.MatchString(f[1]) { // git push, npm publish
+					program += "-" + f[1]
+				}
 			}
 		}
 	}
@@ -138,4 +141,7 @@ func PayloadName(payload []byte) string {
 	return strings.ToLower(unsafeName.ReplaceAllString(name, "_")) + ".json"
 }
 
-var unsafeName = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
+var (
+	unsafeName = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
+	subcommand = regexp.MustCompile(`^[a-z][a-z-]*$`)
+)
