@@ -123,6 +123,23 @@ func TestCopilotCLI(t *testing.T) {
 		}
 	})
 
+	t.Run("one_store", func(t *testing.T) {
+		e := e.For(t)
+		// The MCP server's checkpoint and the hooks' ledger, found from the project.
+		if got := e.List(e.Project).Labels("normal"); !slices.Contains(got, "after the release") {
+			t.Errorf("the MCP server's checkpoint is not in the project's store (asked-for checkpoints there: %q)", got)
+		}
+		hooks := 0
+		for _, ef := range e.Effects(e.Project) {
+			if strings.HasPrefix(ef.Source, "hook:") {
+				hooks++
+			}
+		}
+		if hooks != 2 {
+			t.Errorf("the project's ledger has %d effects the hooks admitted, want the push and the email: %+v", hooks, e.Effects(e.Project))
+		}
+	})
+
 	t.Run("repeated_push_refused", func(t *testing.T) {
 		r, _ := m2.Result(calls2[0].ID)
 		t.Logf("the model read: %q", r.Text)
