@@ -22,8 +22,16 @@ func main() {
 		fmt.Fprintln(os.Stderr, "shop: usage: shop --log FILE (the file each effect call is appended to)")
 		os.Exit(2)
 	}
+	if err := newServer(*logPath).Run(context.Background(), &mcp.StdioTransport{}); err != nil {
+		fmt.Fprintln(os.Stderr, "shop:", err)
+		os.Exit(1)
+	}
+}
+
+// newServer is the shop's MCP server, appending each effect that runs to the file logPath.
+func newServer(logPath string) *mcp.Server {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "shop", Version: "1.0.0"}, &mcp.ServerOptions{Instructions: Instructions})
-	l := &effectLog{path: *logPath}
+	l := &effectLog{path: logPath}
 	mcp.AddTool(srv, &mcp.Tool{Name: "send_email", Description: "Send an email to a customer."}, func(ctx context.Context, _ *mcp.CallToolRequest, in email) (*mcp.CallToolResult, result, error) {
 		n, err := l.add("send_email", in)
 		return nil, result{Done: fmt.Sprintf("email %d sent to %s", n, in.To)}, err
@@ -37,10 +45,7 @@ func main() {
 	}) (*mcp.CallToolResult, result, error) {
 		return nil, result{Done: "order " + in.Order + ": paid, not shipped"}, nil
 	})
-	if err := srv.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
-		fmt.Fprintln(os.Stderr, "shop:", err)
-		os.Exit(1)
-	}
+	return srv
 }
 
 type email struct {
