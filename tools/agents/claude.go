@@ -3,7 +3,6 @@ package agents
 import (
 	"bufio"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -106,18 +105,4 @@ func (e *Env) ClaudeTranscripts() map[string]string {
 		out[strings.TrimSuffix(filepath.Base(f), ".jsonl")] = f
 	}
 	return out
-}
-
-// tail returns the last n bytes of s.
-func tail(s string, n int) string {
-	if len(s) > n {
-		return "..." + s[len(s)-n:]
-	}
-	return s
-}
-
-// fileExists reports whether path exists.
-func fileExists(path string) bool {
-	_, err := os.Stat(path)
-	return err == nil
 }

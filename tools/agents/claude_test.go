@@ -55,6 +55,7 @@ func bash(command string) mockmodel.Step {
 // checkpoint, changes by Bash and Write, a real push and email, the MCP list, an MCP rewind to
 // before the Write, the same push and email again (both must be refused, with the reason in
 // what the model reads), a command that fails, then a CLI rewind to before the first Bash.
+// One session serves every check, each a subtest: a session costs seconds.
 func TestClaudeCodePlugin(t *testing.T) {
 	e := New(t)
 	e.CapturePayloads()
@@ -158,6 +159,11 @@ func TestClaudeCodePlugin(t *testing.T) {
 			}
 			if c.Session != s.SessionID {
 				t.Logf("call %s is under hook session %s, the stream's session is %s", c.ID, c.Session, s.SessionID)
+			}
+		}
+		for _, i := range []int{2, 8, 9} { // agent-rewind's own tools
+			if c, ok := l.Call(id(i)); ok {
+				t.Errorf("agent-rewind's own %s got an automatic checkpoint: %+v", calls[i-1].Name, c)
 			}
 		}
 		for _, c := range l.Calls() {

@@ -23,7 +23,8 @@ func copilotBash(command string) mockmodel.Step {
 // the shop server added with `copilot mcp add`. The user checkpoints by hand; a first session
 // edits, commits, pushes, emails and asks agent-rewind's MCP server for a checkpoint and the
 // list; the user rewinds with the CLI; a second session pushes and emails again (both must be
-// refused with the reason in what the model reads) and rewinds through MCP.
+// refused with the reason in what the model reads) and rewinds through MCP. Every check is a
+// subtest of these two sessions.
 func TestCopilotCLI(t *testing.T) {
 	e := New(t)
 	e.CapturePayloads()

@@ -11,8 +11,13 @@
 //	npm ci --prefix tools/agents/clients
 //	REWIND_AGENTS=$PWD/tools/agents/clients go test ./tools/agents
 //
-// Without REWIND_AGENTS every test skips, saying so; with it, a missing client fails.
-// REWIND_AGENTS_KEEP=1 keeps a failed test's folder (home, project, store) for a look.
+// Without REWIND_AGENTS every test skips, saying so; with it, a missing client fails. Also:
+//
+//	REWIND_AGENTS_KEEP=1            keep a failed test's folder (home, project, store) for a look
+//	REWIND_AGENTS_PAYLOADS=DIR      keep every kind of hook payload the clients sent, in DIR/<client>/
+//	REWIND_AGENTS_TRANSCRIPTS=DIR   keep one session's transcript per client, as testdata/transcripts
+//
+// Under REWIND_CI=1 a missing strace fails the tests that trace the clients' connections.
 //
 // # The clients
 //

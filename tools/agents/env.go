@@ -227,3 +227,9 @@ func (e *Env) Pushes() []string {
 	}
 	return lines
 }
+
+// fileExists reports whether path exists.
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}

@@ -64,3 +64,11 @@ func (e *Env) run(traceable bool, dir string, timeout time.Duration, extra []str
 	}
 	return res
 }
+
+// tail returns the last n bytes of s.
+func tail(s string, n int) string {
+	if len(s) > n {
+		return "..." + s[len(s)-n:]
+	}
+	return s
+}
