@@ -3,6 +3,7 @@ package agents
 import (
 	"bufio"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -94,6 +95,31 @@ func (e *Env) ClaudeMCPAdd(dir string, scope string, name string, command ...str
 	if r.Code != 0 {
 		e.T.Fatalf("claude %s in %s: exit %d\n%s%s", strings.Join(args, " "), dir, r.Code, r.Stdout, r.Stderr)
 	}
+}
+
+// ClaudeSettingsHooks installs the plugin's hooks without the plugin, as its README says: "copy
+// the hooks member of hooks/hooks.json into .claude/settings.json" of the project.
+func (e *Env) ClaudeSettingsHooks() {
+	e.T.Helper()
+	plugin, err := PluginDir()
+	if err != nil {
+		e.T.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(plugin, "hooks", "hooks.json"))
+	if err != nil {
+		e.T.Fatal(err)
+	}
+	var file struct {
+		Hooks json.RawMessage `json:"hooks"`
+	}
+	if err := json.Unmarshal(b, &file); err != nil || len(file.Hooks) == 0 {
+		e.T.Fatalf("the plugin's hooks/hooks.json has no hooks member: %v", err)
+	}
+	settings, err := json.MarshalIndent(map[string]json.RawMessage{"hooks": file.Hooks}, "", "  ")
+	if err != nil {
+		e.T.Fatal(err)
+	}
+	e.WriteFile(filepath.Join(e.Project, ".claude", "settings.json"), string(settings)+"\n")
 }
 
 // ClaudeTranscripts returns the session transcripts Claude Code wrote (JSONL files under

@@ -2,6 +2,7 @@ package agents
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -319,6 +320,57 @@ func TestClaudeCodeSubfolder(t *testing.T) {
 	}
 	if r := e.CLI(e.Sub, &sub, "store"); r.Code != 0 || sub.ID != root.ID {
 		t.Errorf("agent-rewind store in the subfolder: exit %d, store %q (%s), want the repository's %s (%s)\n%s", r.Code, sub.ID, sub.Workspace, root.ID, root.Workspace, r.Stdout)
+	}
+}
+
+// TestClaudeCodeSettingsHooks installs agent-rewind as the plugin's README says for a user who
+// does not load the plugin: the hooks member of hooks/hooks.json copied into the project's
+// .claude/settings.json, and `claude mcp add agent-rewind -- agent-rewind mcp`. At the root the
+// guard must run before each call (an automatic checkpoint, or a note, under the model's call
+// id) and not block it. From a subfolder Claude Code does not read the root's
+// .claude/settings.json at all (its issues 36793, 76441, 86187): the client's fact, checked as
+// such, and the reason docs/agents.md sends such users to the plugin or ~/.claude/settings.json.
+func TestClaudeCodeSettingsHooks(t *testing.T) {
+	for _, start := range []string{"root", "subfolder"} {
+		t.Run(start, func(t *testing.T) {
+			e := New(t)
+			e.ClaudeSettingsHooks()
+			e.ClaudeMCPAdd(e.Project, "", "agent-rewind", "agent-rewind", "mcp")
+			dir := e.Project
+			if start == "subfolder" {
+				dir = e.Sub
+			}
+			const a = ClaudeAddedServer
+			m := e.Model(mockmodel.Sequence("done",
+				toolSearch(a+"checkpoint"),
+				mockmodel.Call(map[string]string{"label": "by the added server"}, a+"checkpoint"),
+				bash("printf 'more notes\\n' >> notes.txt"),
+			))
+			e.Claude(m, dir, false, "add to the notes")
+			calls := m.Calls()
+			if len(calls) != 3 {
+				t.Fatalf("the model made %d calls, want 3: %+v\nlast answer: %q", len(calls), calls, m.Last().LastUserText())
+			}
+			var blocked []string
+			for _, c := range calls[1:] {
+				if r, _ := m.Result(c.ID); r.IsError {
+					blocked = append(blocked, fmt.Sprintf("%s: %q", c.Name, r.Text))
+				}
+			}
+			var l List
+			if r := e.CLI(e.Project, &l, "list"); r.Code != 0 {
+				t.Logf("the repository has no store: %s", strings.TrimSpace(r.Stdout))
+			}
+			_, guarded := l.Call(calls[2].ID)
+			switch {
+			case start == "root" && (len(blocked) > 0 || !guarded):
+				t.Errorf("with the hooks in .claude/settings.json as the README says, at the root: blocked %q; the Bash call %s guarded (in the store's calls): %v", blocked, calls[2].ID, guarded)
+			case start == "subfolder" && (len(blocked) > 0 || guarded):
+				t.Errorf("Claude Code %s now runs the root's .claude/settings.json hooks from a subfolder (blocked %q, guarded %v): update docs/agents.md", ClaudeVersion, blocked, guarded)
+			case start == "subfolder":
+				t.Logf("from %s no hook of %s ran: the Bash call ran unguarded", dir, filepath.Join(e.Project, ".claude", "settings.json"))
+			}
+		})
 	}
 }
 
