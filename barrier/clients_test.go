@@ -2,6 +2,8 @@ package barrier
 
 import (
 	"encoding/json"
+	"os"
+	"strings"
 	"testing"
 )
 
@@ -207,6 +209,25 @@ func TestFolder(t *testing.T) {
 	} {
 		if got := c.in.Folder(); got != c.want {
 			t.Errorf("%+v: Folder %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+// HOOKS.md's tables name every event of every client, and every client's MCP naming.
+func TestHooksDocNamesEveryEvent(t *testing.T) {
+	b, err := os.ReadFile("HOOKS.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(b)
+	for _, c := range Clients() {
+		if !strings.Contains(doc, "| "+c.Name) {
+			t.Errorf("HOOKS.md has no row for %s", c.Name)
+		}
+		for _, e := range c.Events {
+			if !strings.Contains(doc, "`"+e.Name+"`") {
+				t.Errorf("HOOKS.md does not name %s's event %s", c.Name, e.Name)
+			}
 		}
 	}
 }

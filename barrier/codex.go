@@ -7,11 +7,11 @@ var codex = &Client{
 	Name:        "Codex CLI",
 	EventMember: "hook_event_name",
 	Events:      []Event{{EventPreToolUse, RoleDecide}, {EventPostToolUse, RoleConfirm}},
-	ShellTools: []string{"Bash"}, // what the hooks call the shell tool the model calls exec_command
-	FileTools:  []string{"apply_patch"},
-	MCPNames:   "mcp__<server, - written _>__<tool> (agent-rewind's tools are mcp__agent_rewind__<tool>)",
-	CallID:     "tool_use_id (the model's call id)",
-	HookEnv:    "its own environment (REWIND_STATE_DIR and XDG_STATE_HOME reach the hooks)",
+	ShellTools:  []string{"Bash"}, // what the hooks call the shell tool the model calls exec_command
+	FileTools:   []string{"apply_patch"},
+	MCPNames:    "mcp__<server, - written _>__<tool> (agent-rewind's tools are mcp__agent_rewind__<tool>)",
+	CallID:      "tool_use_id (the model's call id)",
+	HookEnv:     "its own environment (REWIND_STATE_DIR and XDG_STATE_HOME reach the hooks)",
 	MCPEnv: "a short list only (MCPEnvOnly, and certificate variables such as SSL_CERT_FILE), plus the server's env table and the variables its env_vars list names; " +
 		"servers start in Codex's working directory",
 	MCPEnvOnly: []string{"HOME", "LANG", "LC_ALL", "LOGNAME", "PATH", "SHELL", "TERM", "TMPDIR", "TZ", "USER"},

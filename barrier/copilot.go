@@ -5,7 +5,7 @@ import "strings"
 // GitHub Copilot's hooks (its CLI, and VS Code sessions run by the Copilot harness) are the
 // files of .github/hooks/*.json, shared with VS Code. An event configured in PascalCase
 // (PreToolUse) gets Claude Code's snake_case input with an ISO timestamp and Claude Code's
-// tool names (Bash, Write, Edit), but no transcript_path and no tool_use_id; an event configured
+// tool names (Bash, Write, Edit), but no transcript_path and no tool_use_id (1.0.102); an event configured
 // in camelCase (preToolUse) gets {"toolName", "toolArgs"} with no event name, which the guard
 // does not read.
 var copilot = &Client{
@@ -24,8 +24,10 @@ var copilot = &Client{
 		`exit 2 refuses and the model reads only "hook exited with code 2"; any other non-zero exit refuses ("hook errored"); exit 0 with text that is not JSON lets the call run; ` +
 		"hooks run in a trusted folder only (--trust-folder, or trusting it once)",
 	Checked: "GitHub Copilot CLI 1.0.102 (npm @github/copilot) run against a mock model (payloads and answers captured 2026-12-02)",
+	// Claude Code sends no timestamp and always a transcript_path; Cursor, Gemini CLI and Codex
+	// claim theirs first.
 	claims: func(f fields) bool {
-		return f.has("hook_event_name") && f.has("timestamp") && !f.has("transcript_path") && !f.has("tool_use_id")
+		return f.has("hook_event_name") && f.has("timestamp") && !f.has("transcript_path")
 	},
 	parse: func(f fields) (Input, error) {
 		in, err := parseClaudeShape(f, AgentCopilot)

@@ -193,3 +193,25 @@ func TestOwnToolsByEveryClient(t *testing.T) {
 		}
 	}
 }
+
+// docs/agents.md has a section for each client, and names the version its facts were measured
+// with.
+func TestAgentsDocNamesEachClientsVersion(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "..", "docs", "agents.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(b)
+	version := regexp.MustCompile(`\d+\.\d+\.\d+`)
+	for _, c := range barrier.Clients() {
+		name := strings.TrimPrefix(c.Name, "GitHub ")
+		if !regexp.MustCompile(`(?m)^## .*` + regexp.QuoteMeta(name)).MatchString(doc) {
+			t.Errorf("docs/agents.md has no section for %s", c.Name)
+		}
+		if strings.Contains(c.Checked, "run against a mock model") {
+			if v := version.FindString(c.Checked); v == "" || !strings.Contains(doc, v) {
+				t.Errorf("docs/agents.md does not name %s %s, the version its facts were measured with (%s)", c.Name, v, c.Checked)
+			}
+		}
+	}
+}
