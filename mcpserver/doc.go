@@ -18,7 +18,7 @@
 //
 //	tool                  input                                   output (structuredContent)
 //	checkpoint            {label?}                                [CheckpointResult]
-//	list                  {}                                      [ListResult]
+//	list                  {limit?, before?}                       [ListResult]
 //	rewind                {id}                                    [RestoreResult]
 //	replay                {id}                                    [RestoreResult]
 //	guard_effect          {key, payload?: object, description?}   [GuardResult]
@@ -39,9 +39,9 @@
 // Field names are snake_case. Every output property is always present and never null: lists are
 // [] when empty, and times are RFC 3339 strings. Each result also carries a short text form as
 // its content, for clients that show text: the same facts, leading with what the agent must know
-// (the id to keep, REFUSED, the safety checkpoint that undoes a rewind) and ending with the next
-// step. Output schemas carry no descriptions (what a field means reaches the model in next and
-// the values themselves; a description would cost context on every turn).
+// (the id to keep, REFUSED, the safety checkpoint that undoes a rewind), and the same next step.
+// Output schemas carry no descriptions: what a field means reaches the model in next and in the
+// values themselves, and a description would cost context on every turn.
 //
 // Schemas are derived from the Go types (github.com/google/jsonschema-go, the jsonschema struct
 // tag being a property's description), then made portable: every node has exactly one "type"

@@ -210,6 +210,7 @@ func TestCLIRefusesFoldersThatAreNotProjects(t *testing.T) {
 		{t.TempDir(), []string{"--workspace", filepath.Join(home, ".codex"), "checkpoint"}, "an agent's own folder"},
 		{cache, []string{"checkpoint"}, "a plugin cache"},
 		{"/", []string{"checkpoint"}, "the filesystem root"},
+		{filepath.Dir(home), []string{"checkpoint"}, "a folder that holds the home folder"},
 	} {
 		if c.dir != "/" {
 			os.MkdirAll(filepath.Join(home, ".codex"), 0o755)
@@ -277,5 +278,44 @@ func TestExactWorkspaceMCP(t *testing.T) {
 	}
 	if hasStore(t, repo) {
 		t.Fatal("the repository got a store")
+	}
+}
+
+// In a subfolder that stands for its repository, restore takes paths as a shell command does:
+// relative to the folder it runs in; its undo command works from there too.
+func TestRestoreFromASubfolder(t *testing.T) {
+	repo, sub := subfolderRepo(t)
+	r := run(t, sub, "", "--json", "checkpoint")
+	var cp struct{ ID string }
+	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &cp) != nil {
+		t.Fatalf("checkpoint: %+v", r)
+	}
+	writeFile(t, filepath.Join(sub, "app.js"), "let v = 1\n")
+	writeFile(t, filepath.Join(repo, "README.md"), "v1\n")
+	writeFile(t, filepath.Join(repo, "app.js"), "a file of the same name at the top\n")
+	r = run(t, sub, "", "--json", "restore", cp.ID, "--", "app.js")
+	var out struct {
+		Paths []string
+		Undo  string
+	}
+	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &out) != nil || len(out.Paths) != 1 || out.Paths[0] != "web/app.js" {
+		t.Fatalf("restore app.js in web/: %+v", r)
+	}
+	if got := readFile(t, filepath.Join(sub, "app.js")); got != "let v = 0\n" {
+		t.Fatalf("web/app.js is %q", got)
+	}
+	// The file of the same name at the top was not the one meant: the checkpoint lacks it, and a
+	// restore of it would have deleted it.
+	if got := readFile(t, filepath.Join(repo, "app.js")); got == "<absent>" || readFile(t, filepath.Join(repo, "README.md")) != "v1\n" {
+		t.Fatalf("restore in web/ touched the repository's top: app.js %q", got)
+	}
+	if r := run(t, sub, "", "restore", cp.ID, "--", "../README.md"); r.code != 0 || readFile(t, filepath.Join(repo, "README.md")) != "v0\n" {
+		t.Fatalf("restore ../README.md in web/: %+v", r)
+	}
+	if want := " -- app.js"; !strings.HasSuffix(out.Undo, want) {
+		t.Fatalf("undo %q does not name the path as given in web/", out.Undo)
+	}
+	if r := run(t, sub, "", strings.Fields(out.Undo)[1:]...); r.code != 0 || readFile(t, filepath.Join(sub, "app.js")) != "let v = 1\n" {
+		t.Fatalf("the undo command in web/: %+v", r)
 	}
 }

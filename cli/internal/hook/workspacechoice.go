@@ -282,8 +282,9 @@ func (p probes) enclosingProject(dir string, np notAProject) (string, string) {
 var agentFolders = []string{".claude", ".cursor", ".codex", ".gemini", ".codeium", ".windsurf", ".vscode", ".vscode-server", ".cline"}
 
 // notAProject knows the folders that are clearly not a project: the filesystem root, the home
-// folder, an agent's own folder under it, or a Claude Code plugin cache wherever
-// CLAUDE_CONFIG_DIR puts it. home is the home folder, symlinks resolved ("" when unknown).
+// folder and the folders that hold it (/home, /Users), an agent's own folder under it, or a
+// Claude Code plugin cache wherever CLAUDE_CONFIG_DIR puts it. home is the home folder, symlinks
+// resolved ("" when unknown).
 type notAProject struct{ home string }
 
 // newNotAProject resolves the home folder once, for every folder one choice looks at.
@@ -311,6 +312,9 @@ func (np notAProject) why(dir string) string {
 	}
 	if dir == np.home {
 		return "the home folder"
+	}
+	if strings.HasPrefix(np.home, dir+string(filepath.Separator)) {
+		return "a folder that holds the home folder " + np.home
 	}
 	for _, name := range agentFolders {
 		f := filepath.Join(np.home, name)

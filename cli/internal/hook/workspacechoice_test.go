@@ -59,6 +59,7 @@ func TestChooseWorkspace(t *testing.T) {
 		{"no project, the folder itself", []Source{{Rule: "input", Folder: bare, OrItself: true}}, bare, ByItself, "input", ""},
 		{"a home kept in git is passed over", []Source{{Rule: "the working directory", Folder: notes, OrItself: true}}, notes, ByItself, "the working directory", ""},
 		{"home", []Source{{Rule: "the working directory", Folder: home, OrItself: true}}, "", "", "", "the home folder"},
+		{"what holds the home folder", []Source{{Rule: "the working directory", Folder: filepath.Dir(home), OrItself: true}}, "", "", "", "a folder that holds the home folder"},
 		{"home by the flag", []Source{flag(home, false)}, "", "", "", "the home folder"},
 		{"home, exactly", []Source{flag(home, true)}, home, ByExact, "--workspace", ""},
 		{"plugin cache", []Source{{Rule: "the working directory", Folder: cache, OrItself: true}}, "", "", "", "a plugin cache"},
