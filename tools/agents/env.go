@@ -1,6 +1,7 @@
 package agents
 
 import (
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -232,4 +233,40 @@ func (e *Env) Pushes() []string {
 func fileExists(path string) bool {
 	_, err := os.Stat(path)
 	return err == nil
+}
+
+// CopyIntegration copies every file of integrations/<name> into dir, keeping the folders and
+// modes: "copy both folders into the project", as docs/agents.md says for VS Code's.
+func (e *Env) CopyIntegration(name, dir string) []string {
+	e.T.Helper()
+	root, err := RepoRoot()
+	if err != nil {
+		e.T.Fatal(err)
+	}
+	src := filepath.Join(root, "integrations", name)
+	var copied []string
+	err = filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		dst := filepath.Join(dir, rel)
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return err
+		}
+		copied = append(copied, filepath.ToSlash(rel))
+		return os.WriteFile(dst, b, info.Mode().Perm())
+	})
+	if err != nil {
+		e.T.Fatalf("copy integrations/%s into %s: %v", name, dir, err)
+	}
+	return copied
 }
