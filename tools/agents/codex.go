@@ -103,16 +103,10 @@ func (e *Env) InstallCodex() {
 	}
 }
 
-// CodexEnv is what Codex needs to talk to m and to nothing else: the provider's key, and
-// every proxy variable at the mock, so that a request to any other host reaches the mock as a
-// CONNECT it refuses and logs.
+// CodexEnv is what Codex needs to talk to m and to nothing else: the provider's key, and the
+// proxies at the mock.
 func CodexEnv(m *Model) []string {
-	return []string{
-		codexKeyVar + "=sk-harness-dummy",
-		"HTTPS_PROXY=" + m.URL, "HTTP_PROXY=" + m.URL, "ALL_PROXY=" + m.URL,
-		"https_proxy=" + m.URL, "http_proxy=" + m.URL, "all_proxy=" + m.URL,
-		"NO_PROXY=127.0.0.1,localhost", "no_proxy=127.0.0.1,localhost",
-	}
+	return append([]string{codexKeyVar + "=sk-harness-dummy"}, m.ProxyEnv()...)
 }
 
 // CodexOptions are how a session is run.

@@ -247,7 +247,8 @@ func codexNoOtherHost(t *testing.T, m *Model) {
 }
 
 // codexCheckpointID reads the checkpoint id from what the model read of an MCP checkpoint:
-// Codex hands it the structured result as JSON after "Output:" (or the text alone).
+// Codex hands it the structured result as JSON after "Output:", Cline the whole result
+// (content and structuredContent) as JSON.
 func codexCheckpointID(t *testing.T, text string) string {
 	t.Helper()
 	body := text
@@ -255,9 +256,16 @@ func codexCheckpointID(t *testing.T, text string) string {
 		body = strings.TrimSpace(after)
 	}
 	var out struct {
-		ID string `json:"id"`
+		ID         string `json:"id"`
+		Structured struct {
+			ID string `json:"id"`
+		} `json:"structuredContent"`
 	}
-	if err := json.Unmarshal([]byte(body), &out); err != nil || out.ID == "" {
+	_ = json.Unmarshal([]byte(body), &out)
+	if out.ID == "" {
+		out.ID = out.Structured.ID
+	}
+	if out.ID == "" {
 		t.Fatalf("no checkpoint id in what the model read of checkpoint: %q", text)
 	}
 	return out.ID
