@@ -4,7 +4,6 @@ go 1.26.0
 
 require (
 	github.com/agent-rewind/rewind/hashchain v0.1.0
-	github.com/agent-rewind/rewind/mcpserver v0.1.0
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 )
 

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agent-rewind/rewind/mcpserver"
 	"github.com/agent-rewind/rewind/tools/agents/mockmodel"
 )
 
@@ -54,7 +53,11 @@ func TestClineSession(t *testing.T) {
 	))
 	e.ClineConfigure(m)
 	e.InstallCline()
+	e.CapturePayloads()
 	s := e.Cline(m, e.Project, "bump the version and push it")
+	for _, f := range e.SavePayloads("cline") {
+		t.Logf("hook payload kept: %s", f)
+	}
 	if refused := m.Refused(); len(refused) > 0 {
 		t.Errorf("Cline called something the mock does not serve:\n%s", strings.Join(refused, "\n"))
 	}
@@ -69,7 +72,7 @@ func TestClineSession(t *testing.T) {
 			t.Errorf("%s%s is not offered; tools: %v", ClineServer, tool, last.Tools)
 		}
 	}
-	instr := mcpserver.Instructions(mcpserver.DefaultProfile)
+	instr := e.ServerInstructions(e.Project, e.Bin.Rewind, "mcp")
 	if first, _, _ := strings.Cut(instr, "\n"); !strings.Contains(strings.Join(m.Systems(), "\n"), first) {
 		t.Logf("Cline %s does not put MCP server instructions in the system prompt (%q is not in it)", ClineVersion, first)
 	}
@@ -143,7 +146,11 @@ func TestClineMCPEffect(t *testing.T) {
 	))
 	e.ClineConfigure(m)
 	e.InstallCline()
+	e.CapturePayloads()
 	s := e.Cline(m, e.Project, "tell the customer")
+	for _, f := range e.SavePayloads("cline") {
+		t.Logf("hook payload kept: %s", f)
+	}
 	mails := m.CallsTo(ClineShop + "send_email")
 	if len(mails) != 2 {
 		t.Fatalf("send_email calls: %d (exit %d)", len(mails), s.Code)

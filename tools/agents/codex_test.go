@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agent-rewind/rewind/mcpserver"
 	"github.com/agent-rewind/rewind/tools/agents/mockmodel"
 )
 
@@ -41,7 +40,11 @@ func TestCodexSession(t *testing.T) {
 	))
 	e.CodexConfigure(m)
 	e.InstallCodex()
+	e.CapturePayloads()
 	s := e.Codex(m, e.Project, CodexOptions{BypassHookTrust: true}, "bump the version, push it, and tell the customer")
+	for _, f := range e.SavePayloads("codex") {
+		t.Logf("hook payload kept: %s", f)
+	}
 	codexNoOtherHost(t, m)
 	last := m.Last()
 	if !strings.HasPrefix(last.LastUserText(), "bump the version") && last.Messages[len(last.Messages)-1].Text != "" {
@@ -51,7 +54,7 @@ func TestCodexSession(t *testing.T) {
 
 	// a. The tools offered: behind tool_search, agent-rewind's tools once searched; the server's
 	// instructions: their first line in the system prompt, all of them in the search's result.
-	instr := mcpserver.Instructions(mcpserver.DefaultProfile)
+	instr := e.ServerInstructions(e.Project, e.Bin.Rewind, "mcp")
 	first, _, _ := strings.Cut(instr, "\n")
 	if !strings.Contains(strings.Join(m.Systems(), "\n"), CodexServer[:len(CodexServer)-2]+": "+first) {
 		t.Errorf("the system prompt does not name agent-rewind's deferred namespace with its instructions' first line %q", first)
