@@ -2,6 +2,7 @@ package agents
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -200,5 +201,42 @@ func TestClineWithoutBinary(t *testing.T) {
 	}
 	if m.Last().HasTool(ClineServer + "checkpoint") {
 		t.Errorf("agent-rewind's tools are offered with no binary to serve them")
+	}
+}
+
+// TestClineHookCancel records what Cline 3.0.65 does with a PreToolUse hook that answers
+// {"cancel": true, "errorMessage": ...} (what the guard answers to refuse), with a hook of the
+// test's own so that it shows the client's behaviour whatever the guard reads: whether the
+// call runs, whether the model is sent a result with the reason, and where the reason shows.
+func TestClineHookCancel(t *testing.T) {
+	e := New(t)
+	const reason = "harness-cancel: this push was refused"
+	m := e.Model(mockmodel.Sequence("done", clineShell(codexPush), clineShell("printf after > after.txt")))
+	e.ClineConfigure(m)
+	hook := filepath.Join(e.Project, ".clinerules", "hooks", "PreToolUse")
+	e.WriteFile(hook, "#!/bin/sh\ncat >/dev/null\nprintf '%s\\n' '{\"cancel\":true,\"errorMessage\":\""+reason+"\"}'\n")
+	if err := os.Chmod(hook, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	s := e.Cline(m, e.Project, "push it")
+	var shells []mockmodel.ToolCall // the calls the model made, sent back or not
+	for _, ex := range m.Answered() {
+		shells = append(shells, ex.Turn.ToolCalls...)
+	}
+	if len(shells) == 0 {
+		t.Fatalf("the model made no call (exit %d)", s.Code)
+	}
+	if p := e.Pushes(); len(p) != 0 {
+		t.Errorf("the cancelled push ran: the remote received %v", p)
+	}
+	r, got := m.Result(shells[0].ID)
+	t.Logf("Cline %s, hook answered cancel: exit %d; the model was sent a result: %v (%q); calls made after it: %d; reason in cline's output: %v, in its log: %v",
+		ClineVersion, s.Code, got, r.Text, len(shells)-1, strings.Contains(s.Stdout+s.Stderr, reason), strings.Contains(e.ClineLog(), reason))
+	// The client's fact as measured: the run ends at the cancel, the model is sent nothing more,
+	// and the reason is only in Cline's log.
+	if got && strings.Contains(r.Text, reason) {
+		t.Logf("Cline now hands the model the cancel's reason: update the support matrix")
+	} else if !strings.Contains(e.ClineLog(), reason) {
+		t.Errorf("the cancel's reason is neither in what the model read nor in Cline's log")
 	}
 }
