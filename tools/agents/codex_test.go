@@ -159,6 +159,7 @@ func TestCodexOneStore(t *testing.T) {
 		CodexSearch("agent-rewind checkpoint rewind"),
 		mockmodel.Call(map[string]any{"label": codexLabel}, CodexServer+"checkpoint"),
 		CodexShell(codexBump),
+		mockmodel.Call(map[string]any{}, CodexServer+"list"),
 		CodexRewindTo(codexBump),
 	))
 	e.CodexConfigure(m)
@@ -191,6 +192,14 @@ func TestCodexOneStore(t *testing.T) {
 	}
 	if call, ok := l.Call(shells[0].ID); !ok || call.Checkpoint == "" {
 		t.Errorf("the shell call %s has no automatic checkpoint (the trusted hooks did not run?); calls: %+v", shells[0].ID, l.Calls())
+	}
+	if ls := m.CallsTo(CodexServer + "list"); len(ls) == 1 {
+		r, _ := m.Result(ls[0].ID)
+		if !strings.Contains(r.Text, shells[0].ID) {
+			t.Errorf("the list the model read does not name the shell call %s: %s", shells[0].ID, r.Text)
+		}
+	} else {
+		t.Errorf("list calls: %d", len(ls))
 	}
 	codexSameTree(t, m, shells[0].ID, rw[0].ID, "the MCP rewind to before "+shells[0].ID)
 }
