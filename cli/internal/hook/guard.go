@@ -57,7 +57,7 @@ func Guard(c Call, stdin io.Reader, stdout, stderr io.Writer) int {
 type Input struct {
 	raw  []byte
 	in   barrier.Input
-	perr error // why raw is not a hook input (in then holds its event alone, for the answer)
+	perr error // why raw is not a hook input (in then holds its client and event alone, for the answer)
 }
 
 // ReadInput reads call c's input (its argument, or stdin) and parses it.
@@ -67,8 +67,8 @@ func ReadInput(c Call, stdin io.Reader) (Input, error) {
 		return Input{}, err
 	}
 	in, perr := barrier.ParseHookInput(raw)
-	if perr != nil {
-		in = barrier.Input{Event: barrier.EventOf(raw)}
+	if perr != nil && in.Event == "" {
+		in.Event = barrier.EventOf(raw) // in names the client when ParseHookInput could tell it
 	}
 	return Input{raw: raw, in: in, perr: perr}, nil
 }
@@ -280,7 +280,7 @@ func (g *guardRun) ledger() (*barrier.Ledger, error) {
 		return nil, err
 	}
 	if ws == nil {
-		if in, perr := barrier.ParseHookInput(g.input); perr == nil && !barrier.IsDecidingEvent(in.Event) {
+		if in, perr := barrier.ParseHookInput(g.input); perr == nil && !in.Deciding() {
 			return barrier.Open(filepath.Join(g.root, workspace.LegacyDir, workspace.EffectsDir), g)
 		}
 		if ws, err = g.workspace(true); err != nil {
