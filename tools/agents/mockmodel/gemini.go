@@ -99,7 +99,7 @@ func (gemini) parse(r *http.Request, body []byte) (Conversation, error) {
 		return c, fmt.Errorf("gemini: the body is not a GenerateContentRequest: %w", err)
 	}
 	if req.SystemInstruction != nil {
-		c.System = joinText(req.SystemInstruction.Parts)
+		c.System = geminiText(req.SystemInstruction.Parts)
 	}
 	for _, t := range req.Tools {
 		for _, d := range t.FunctionDeclarations {
@@ -131,7 +131,7 @@ func geminiHistory(contents []geminiContent) ([]Message, error) {
 		default:
 			return nil, fmt.Errorf("gemini: contents[%d] has role %q: want \"user\" or \"model\"", ci, content.Role)
 		}
-		m.Text = joinText(content.Parts)
+		m.Text = geminiText(content.Parts)
 		for pi, p := range content.Parts {
 			if fc := p.FunctionCall; fc != nil {
 				if fc.Name == "" {
@@ -187,8 +187,8 @@ func geminiHistory(contents []geminiContent) ([]Message, error) {
 	return msgs, nil
 }
 
-// joinText joins the text parts, leaving out the model's thoughts.
-func joinText(parts []geminiPart) string {
+// geminiText joins the text parts, leaving out the model's thoughts.
+func geminiText(parts []geminiPart) string {
 	var texts []string
 	for _, p := range parts {
 		if p.Text != "" && !p.Thought {

@@ -1,0 +1,238 @@
+package agents
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Gemini CLI, as the harness runs it: `gemini -p PROMPT -y -m MODEL -o stream-json` (headless,
+// every tool call approved) against the mock model through GOOGLE_GEMINI_BASE_URL, with a dummy
+// GEMINI_API_KEY, and nothing else reachable. What 0.61.0 needs for that, measured:
+//
+//   - The user settings must name the API-key sign-in (security.auth.selectedType
+//     "gemini-api-key"): with GOOGLE_GEMINI_BASE_URL set and none named, 0.61.0 picks its
+//     "gateway" sign-in, which its own check then rejects ("Invalid auth method selected.",
+//     exit 41).
+//   - A fixed model (-m): the default, "auto", first asks a router model (gemini-3.5-flash-lite,
+//     generateContent with a JSON schema) to score the prompt, and waits on its answer.
+//   - privacy.usageStatisticsEnabled false: else it resolves play.googleapis.com (its usage
+//     statistics) at start. With it off, strace shows no connection but to 127.0.0.1.
+//   - The project's .gemini/settings.json is read only in a trusted folder, and only in the
+//     folder Gemini starts in (not a parent): GEMINI_CLI_TRUST_WORKSPACE=true trusts it for a
+//     headless run. `--skip-trust` does not do it in 0.61.0: the run goes on with the project
+//     settings (hooks, MCP servers) left out (TestGeminiCLIOutsideTheProject).
+const (
+	GeminiVersion = "0.61.0" // tools/agents/clients/package.json
+	GeminiModel   = "gemini-2.5-flash"
+
+	// GeminiServer prefixes the tools of the agent-rewind MCP server: Gemini names MCP tools
+	// mcp_<server>_<tool>. GeminiShop prefixes the shop server's.
+	GeminiServer = "mcp_agent-rewind_"
+	GeminiShop   = "mcp_shop_"
+)
+
+// geminiTimeout bounds one headless run (a session of the harness takes 10 to 20 s).
+const geminiTimeout = 3 * time.Minute
+
+// GeminiSession is one `gemini -p` run.
+type GeminiSession struct {
+	Result
+	SessionID string           // from the stream's init event
+	Events    []map[string]any // every line of the stream-json output
+	Response  string           // the assistant's messages, joined: what the user reads
+}
+
+// GeminiEnv is what Gemini CLI needs to talk to m and to nothing else.
+func GeminiEnv(m *Model) []string {
+	return []string{
+		"GOOGLE_GEMINI_BASE_URL=" + m.URL,
+		"GEMINI_API_KEY=harness-dummy-key",
+		"GEMINI_CLI_TRUST_WORKSPACE=true",
+	}
+}
+
+// GeminiUserSettings is the harness's ~/.gemini/settings.json: the API-key sign-in, no usage
+// statistics, telemetry or update check.
+const GeminiUserSettings = `{
+  "security": {"auth": {"selectedType": "gemini-api-key"}},
+  "privacy": {"usageStatisticsEnabled": false},
+  "telemetry": {"enabled": false},
+  "general": {"enableAutoUpdate": false, "enableAutoUpdateNotification": false}
+}
+`
+
+// InstallGemini sets the client up as docs/agents.md tells a user: the user settings above, and
+// integrations/gemini-cli/.gemini/settings.json merged into the project's .gemini/settings.json,
+// beside the user's own MCP server (the shop) and a hook that records every BeforeTool and
+// AfterTool input (GeminiPayloads). It returns the file it wrote.
+func (e *Env) InstallGemini() string {
+	e.T.Helper()
+	e.WriteFile(filepath.Join(e.Home, ".gemini", "settings.json"), GeminiUserSettings)
+	root, err := RepoRoot()
+	if err != nil {
+		e.T.Fatal(err)
+	}
+	shipped := filepath.Join(root, "integrations", "gemini-cli", ".gemini", "settings.json")
+	b, err := os.ReadFile(shipped)
+	if err != nil {
+		e.T.Fatal(err)
+	}
+	var s struct {
+		Hooks      map[string][]any `json:"hooks"`
+		MCPServers map[string]any   `json:"mcpServers"`
+	}
+	if err := json.Unmarshal(b, &s); err != nil || s.Hooks == nil || s.MCPServers == nil {
+		e.T.Fatalf("%s: want an object with hooks and mcpServers (the harness merges only those): %v", shipped, err)
+	}
+	var all map[string]any // what else the file holds is kept as it is
+	if err := json.Unmarshal(b, &all); err != nil {
+		e.T.Fatal(err)
+	}
+	s.MCPServers["shop"] = map[string]any{"command": e.Bin.Shop, "args": []string{"--log", e.Shop}}
+	recorder := filepath.Join(e.Root, "record-hook")
+	e.WriteFile(recorder, "#!/bin/sh\n# the harness's recorder: keep the hook input, allow the call\ncat > \""+e.payloads()+"/$(date +%s%N)-$$.json\"\necho '{}'\n")
+	if err := os.Chmod(recorder, 0o755); err != nil {
+		e.T.Fatal(err)
+	}
+	if err := os.MkdirAll(e.payloads(), 0o700); err != nil {
+		e.T.Fatal(err)
+	}
+	for _, event := range []string{"BeforeTool", "AfterTool"} {
+		s.Hooks[event] = append(s.Hooks[event], map[string]any{"matcher": ".*", "hooks": []any{
+			map[string]any{"name": "harness-recorder", "type": "command", "command": recorder}}})
+	}
+	all["hooks"], all["mcpServers"] = s.Hooks, s.MCPServers
+	out, err := json.MarshalIndent(all, "", "  ")
+	if err != nil {
+		e.T.Fatal(err)
+	}
+	path := filepath.Join(e.Project, ".gemini", "settings.json")
+	e.WriteFile(path, string(out)+"\n")
+	return path
+}
+
+func (e *Env) payloads() string { return filepath.Join(e.Root, "gemini-hook-inputs") }
+
+// geminiPayload is one hook input the recorder kept: as Gemini sent it, and decoded.
+type geminiPayload struct {
+	Raw    string
+	Fields map[string]any
+}
+
+// GeminiPayloads returns every hook input the recorder kept, in the order Gemini sent them.
+func (e *Env) GeminiPayloads() []map[string]any {
+	e.T.Helper()
+	var out []map[string]any
+	for _, p := range e.geminiPayloads() {
+		out = append(out, p.Fields)
+	}
+	return out
+}
+
+func (e *Env) geminiPayloads() []geminiPayload {
+	e.T.Helper()
+	files, err := filepath.Glob(filepath.Join(e.payloads(), "*.json"))
+	if err != nil {
+		e.T.Fatal(err)
+	}
+	sort.Strings(files) // named by the nanosecond they were written
+	var out []geminiPayload
+	for _, f := range files {
+		p := geminiPayload{Raw: e.ReadFile(f)}
+		if err := json.Unmarshal([]byte(p.Raw), &p.Fields); err != nil {
+			e.T.Fatalf("hook input %s: %v", f, err)
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// Gemini runs `gemini -p prompt -y -m GeminiModel -o stream-json` in dir against m, with extra
+// variables, and fails the test when it does not exit 0.
+func (e *Env) Gemini(m *Model, dir, prompt string, extra ...string) GeminiSession {
+	e.T.Helper()
+	s := e.GeminiRun(m, dir, prompt, extra...)
+	if s.Code != 0 || s.TimedOut {
+		e.T.Errorf("gemini -p in %s: exit %d (timed out: %v) after %v\nstderr: %s\nstdout (end): %s", dir, s.Code, s.TimedOut, s.Wall.Round(time.Millisecond), s.Stderr, tail(s.Stdout, 2000))
+	}
+	return s
+}
+
+// GeminiRun is Gemini, for a run that may fail: the exit status is the caller's to check.
+func (e *Env) GeminiRun(m *Model, dir, prompt string, extra ...string) GeminiSession {
+	e.T.Helper()
+	args := append([]string{"-p", prompt, "-y", "-m", GeminiModel, "-o", "stream-json"}, extra...)
+	r := e.Run(dir, geminiTimeout, GeminiEnv(m), e.Client("gemini"), args...)
+	s := GeminiSession{Result: r}
+	sc := bufio.NewScanner(strings.NewReader(r.Stdout))
+	sc.Buffer(nil, 16<<20)
+	var said []string
+	for sc.Scan() {
+		var ev map[string]any
+		if json.Unmarshal(sc.Bytes(), &ev) != nil {
+			continue // Gemini prints a few plain lines (warnings) among the events
+		}
+		s.Events = append(s.Events, ev)
+		switch ev["type"] {
+		case "init":
+			s.SessionID, _ = ev["session_id"].(string)
+		case "message":
+			if ev["role"] == "assistant" {
+				text, _ := ev["content"].(string)
+				said = append(said, text)
+			}
+		}
+	}
+	s.Response = strings.Join(said, "")
+	return s
+}
+
+// GeminiTranscripts returns the session files Gemini CLI wrote
+// (~/.gemini/tmp/<project>/chats/session-*.jsonl).
+func (e *Env) GeminiTranscripts() []string {
+	files, _ := filepath.Glob(filepath.Join(e.Home, ".gemini", "tmp", "*", "chats", "session-*.jsonl"))
+	return files
+}
+
+// RecordVar names a folder where a test keeps, for the team, what the client wrote that
+// fixtures are made from: one hook input per event and kind of tool (gemini-cli/), and the
+// session transcripts (gemini-cli/transcripts/). Unset, nothing is kept.
+const RecordVar = "REWIND_AGENTS_RECORD"
+
+// KeepGeminiRecords copies the first hook input of each event and kind of tool, named
+// real-<version>-<event>-<kind>.json (byte for byte), and the transcripts into RecordVar's folder.
+func (e *Env) KeepGeminiRecords() {
+	e.T.Helper()
+	dir := os.Getenv(RecordVar)
+	if dir == "" {
+		return
+	}
+	out := filepath.Join(dir, "gemini-cli")
+	for _, p := range e.geminiPayloads() {
+		event, _ := p.Fields["hook_event_name"].(string)
+		tool, _ := p.Fields["tool_name"].(string)
+		kind := strings.ReplaceAll(tool, "_", "-")
+		switch {
+		case tool == "run_shell_command":
+			kind = "shell"
+		case strings.HasPrefix(tool, GeminiServer):
+			kind = "mcp-agent-rewind-" + strings.TrimPrefix(tool, GeminiServer)
+		case strings.HasPrefix(tool, "mcp_"):
+			kind = "mcp"
+		}
+		name := filepath.Join(out, "real-"+GeminiVersion+"-"+strings.ToLower(event)+"-"+kind+".json")
+		if fileExists(name) {
+			continue
+		}
+		e.WriteFile(name, p.Raw) // byte for byte as Gemini sent it
+	}
+	for _, f := range e.GeminiTranscripts() {
+		e.WriteFile(filepath.Join(out, "transcripts", filepath.Base(f)), e.ReadFile(f))
+	}
+	e.T.Logf("kept the hook inputs and transcripts in %s", out)
+}
