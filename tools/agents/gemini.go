@@ -216,14 +216,20 @@ func (e *Env) KeepGeminiRecords() {
 	for _, p := range e.geminiPayloads() {
 		event, _ := p.Fields["hook_event_name"].(string)
 		tool, _ := p.Fields["tool_name"].(string)
-		kind := strings.ReplaceAll(tool, "_", "-")
-		switch {
-		case tool == "run_shell_command":
+		kind := strings.ReplaceAll(tool, "_", "-") // mcp-shop-send-email, write-file
+		if tool == "run_shell_command" {           // shell-git-push: the command's first two words
+			input, _ := p.Fields["tool_input"].(map[string]any)
+			command, _ := input["command"].(string)
+			words := strings.Fields(strings.ToLower(command))
 			kind = "shell"
-		case strings.HasPrefix(tool, GeminiServer):
-			kind = "mcp-agent-rewind-" + strings.TrimPrefix(tool, GeminiServer)
-		case strings.HasPrefix(tool, "mcp_"):
-			kind = "mcp"
+			for _, w := range words[:min(2, len(words))] {
+				kind += "-" + strings.Map(func(r rune) rune {
+					if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
+						return r
+					}
+					return -1
+				}, w)
+			}
 		}
 		name := filepath.Join(out, "real-"+GeminiVersion+"-"+strings.ToLower(event)+"-"+kind+".json")
 		if fileExists(name) {

@@ -16,8 +16,8 @@ import (
 // ("data: {...}" and a blank line).
 //
 // Call ids. A Gemini functionCall may carry an id or none, and a client may replace it with one
-// of its own (Gemini CLI 0.61.0 keeps the model's id and assigns "<tool>_<ms>_<n>" to a call
-// without one; in some paths it prefixes "<tool>__"). So that a Sequence can count its own calls
+// of its own (Gemini CLI 0.61.0 sends the model's id back, and assigns "<tool>_<ms>_<n>" to a
+// call without one; internally, in its transcript, the id is "<tool>__<id>"). So that a Sequence can count its own calls
 // whatever the client does, every functionCall the mock writes carries its id twice: as the
 // functionCall's id and in the part's thoughtSignature, the opaque token a client must send back
 // with the part unchanged. Reading the history, a call's ToolCall.ID is the id in its signature
