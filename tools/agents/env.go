@@ -113,6 +113,13 @@ func (e *Env) cleanup() {
 	os.RemoveAll(e.Root)
 }
 
+// For returns the Env for a subtest: the same world, failures reported to t.
+func (e *Env) For(t *testing.T) *Env {
+	c := *e
+	c.T = t
+	return &c
+}
+
 // Set sets a variable of the clients' environment ("" removes it).
 func (e *Env) Set(name, value string) {
 	if value == "" {
