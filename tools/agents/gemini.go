@@ -95,7 +95,7 @@ func (e *Env) InstallGemini() string {
 	}
 	s.MCPServers["shop"] = map[string]any{"command": e.Bin.Shop, "args": []string{"--log", e.Shop}}
 	recorder := filepath.Join(e.Root, "record-hook")
-	e.WriteFile(recorder, "#!/bin/sh\n# the harness's recorder: keep the hook input, allow the call\ncat > \""+e.payloads()+"/$(date +%s%N)-$$.json\"\necho '{}'\n")
+	e.WriteFile(recorder, "#!/bin/sh\n# the harness's recorder: keep the hook input, allow the call\ncat > \""+e.payloads()+"/payload.$(date +%s%N)-$$\"\necho '{}'\n")
 	if err := os.Chmod(recorder, 0o755); err != nil {
 		e.T.Fatal(err)
 	}
@@ -116,35 +116,23 @@ func (e *Env) InstallGemini() string {
 	return path
 }
 
-func (e *Env) payloads() string { return filepath.Join(e.Root, "gemini-hook-inputs") }
-
-// geminiPayload is one hook input the recorder kept: as Gemini sent it, and decoded.
-type geminiPayload struct {
-	Raw    string
-	Fields map[string]any
-}
+// payloads is the folder the recorder writes to: CapturePayloads's, so that SavePayloads keeps
+// them (the recorder sees every call, where a recorder in front of agent-rewind sees only
+// what the shipped matcher sends it).
+func (e *Env) payloads() string { return filepath.Join(e.Root, "payloads") }
 
 // GeminiPayloads returns every hook input the recorder kept, in the order Gemini sent them.
 func (e *Env) GeminiPayloads() []map[string]any {
 	e.T.Helper()
-	var out []map[string]any
-	for _, p := range e.geminiPayloads() {
-		out = append(out, p.Fields)
-	}
-	return out
-}
-
-func (e *Env) geminiPayloads() []geminiPayload {
-	e.T.Helper()
-	files, err := filepath.Glob(filepath.Join(e.payloads(), "*.json"))
+	files, err := filepath.Glob(filepath.Join(e.payloads(), "payload.*"))
 	if err != nil {
 		e.T.Fatal(err)
 	}
 	sort.Strings(files) // named by the nanosecond they were written
-	var out []geminiPayload
+	var out []map[string]any
 	for _, f := range files {
-		p := geminiPayload{Raw: e.ReadFile(f)}
-		if err := json.Unmarshal([]byte(p.Raw), &p.Fields); err != nil {
+		var p map[string]any
+		if err := json.Unmarshal([]byte(e.ReadFile(f)), &p); err != nil {
 			e.T.Fatalf("hook input %s: %v", f, err)
 		}
 		out = append(out, p)
@@ -197,48 +185,4 @@ func (e *Env) GeminiRun(m *Model, dir, prompt string, extra ...string) GeminiSes
 func (e *Env) GeminiTranscripts() []string {
 	files, _ := filepath.Glob(filepath.Join(e.Home, ".gemini", "tmp", "*", "chats", "session-*.jsonl"))
 	return files
-}
-
-// RecordVar names a folder where a test keeps, for the team, what the client wrote that
-// fixtures are made from: one hook input per event and kind of tool (gemini-cli/), and the
-// session transcripts (gemini-cli/transcripts/). Unset, nothing is kept.
-const RecordVar = "REWIND_AGENTS_RECORD"
-
-// KeepGeminiRecords copies the first hook input of each event and kind of tool, named
-// real-<version>-<event>-<kind>.json (byte for byte), and the transcripts into RecordVar's folder.
-func (e *Env) KeepGeminiRecords() {
-	e.T.Helper()
-	dir := os.Getenv(RecordVar)
-	if dir == "" {
-		return
-	}
-	out := filepath.Join(dir, "gemini-cli")
-	for _, p := range e.geminiPayloads() {
-		event, _ := p.Fields["hook_event_name"].(string)
-		tool, _ := p.Fields["tool_name"].(string)
-		kind := strings.ReplaceAll(tool, "_", "-") // mcp-shop-send-email, write-file
-		if tool == "run_shell_command" {           // shell-git-push: the command's first two words
-			input, _ := p.Fields["tool_input"].(map[string]any)
-			command, _ := input["command"].(string)
-			words := strings.Fields(strings.ToLower(command))
-			kind = "shell"
-			for _, w := range words[:min(2, len(words))] {
-				kind += "-" + strings.Map(func(r rune) rune {
-					if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
-						return r
-					}
-					return -1
-				}, w)
-			}
-		}
-		name := filepath.Join(out, "real-"+GeminiVersion+"-"+strings.ToLower(event)+"-"+kind+".json")
-		if fileExists(name) {
-			continue
-		}
-		e.WriteFile(name, p.Raw) // byte for byte as Gemini sent it
-	}
-	for _, f := range e.GeminiTranscripts() {
-		e.WriteFile(filepath.Join(out, "transcripts", filepath.Base(f)), e.ReadFile(f))
-	}
-	e.T.Logf("kept the hook inputs and transcripts in %s", out)
 }

@@ -2,6 +2,7 @@ package agents
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -14,22 +15,21 @@ import (
 // checkpointID finds a checkpoint id (12 hex digits) in what the model read.
 var checkpointID = regexp.MustCompile(`\b[0-9a-f]{12}\b`)
 
-// rewindToCheckpoint is the Step that calls tool with the id the model read in the result of
-// its last call of from (a checkpoint), as a model keeps the id it was told to keep.
-func rewindToCheckpoint(tool, from string) mockmodel.Step {
-	return func(c *mockmodel.Conversation) (mockmodel.ToolCall, bool) {
-		if !c.HasTool(tool) {
-			return mockmodel.ToolCall{}, false
+// readCheckpointID returns the checkpoint id the model read in the result of its last call
+// of tool, as a model keeps the id it was told to keep ("" when it read none).
+func readCheckpointID(c *mockmodel.Conversation, tool string) string {
+	id := ""
+	for _, call := range c.Calls() {
+		if r, ok := c.Result(call.ID); ok && call.Name == tool {
+			id = checkpointID.FindString(r.Text)
 		}
-		id := ""
-		for _, call := range c.Calls() {
-			if r, ok := c.Result(call.ID); ok && call.Name == from {
-				id = checkpointID.FindString(r.Text)
-			}
-		}
-		args, _ := json.Marshal(map[string]string{"id": id})
-		return mockmodel.ToolCall{Name: tool, Args: args}, true
 	}
+	return id
+}
+
+// runShell is Gemini CLI's shell tool called with command.
+func runShell(command string) mockmodel.Step {
+	return mockmodel.Call(map[string]string{"command": command}, "run_shell_command")
 }
 
 // TestGeminiCLI plays one session of Gemini CLI in the project with the shipped
@@ -42,23 +42,27 @@ func TestGeminiCLI(t *testing.T) {
 	email := map[string]any{"to": "ann@example.com", "subject": "shipped", "body": "version 2 is out"}
 	m := e.Model(mockmodel.Sequence("done",
 		mockmodel.Call(map[string]any{"label": "before the change"}, GeminiServer+"checkpoint"), // 1
-		mockmodel.Call(map[string]any{"command": "printf 'version 2\\n' > app.txt && mkdir -p build && printf bin > build/app"}, "run_shell_command"),
-		mockmodel.Call(map[string]any{"command": "git push origin main"}, "run_shell_command"), // 3
-		mockmodel.Call(email, GeminiShop+"send_email"),                                         // 4
-		mockmodel.Call(map[string]any{}, GeminiServer+"list"),                                  // 5
-		rewindToCheckpoint(GeminiServer+"rewind", GeminiServer+"checkpoint"),                   // 6
-		mockmodel.Call(map[string]any{"command": "git push origin main"}, "run_shell_command"), // 7
-		mockmodel.Call(email, GeminiShop+"send_email"),                                         // 8
+		runShell("printf 'version 2\\n' > app.txt && mkdir -p build && printf bin > build/app"),
+		runShell("git push origin main"),                      // 3
+		mockmodel.Call(email, GeminiShop+"send_email"),        // 4
+		mockmodel.Call(map[string]any{}, GeminiServer+"list"), // 5
+		callWith(GeminiServer+"rewind", func(c *mockmodel.Conversation) any { // 6
+			return map[string]string{"id": readCheckpointID(c, GeminiServer+"checkpoint")}
+		}),
+		runShell("git push origin main"),               // 7
+		mockmodel.Call(email, GeminiShop+"send_email"), // 8
 	))
 	s := e.Gemini(m, e.Project, "ship version 2 and tell the customer")
 	t.Logf("session %s: %d requests in %v", s.SessionID, len(m.Log()), s.Wall)
-	e.KeepGeminiRecords()
+	t.Logf("payloads kept: %v", e.SavePayloads("gemini-cli"))
+	keepGeminiTranscripts(t, e)
 
 	calls := m.Calls()
 	if len(calls) != 8 {
 		t.Fatalf("the model's calls that came back: %d, want 8 (the session ended with %q)\nstderr: %s", len(calls), s.Response, s.Stderr)
 	}
-	result := func(i int) mockmodel.ToolResult {
+	result := func(t *testing.T, i int) mockmodel.ToolResult { // what the model read of call i
+		t.Helper()
 		r, ok := m.Result(calls[i-1].ID)
 		if !ok {
 			t.Fatalf("no result for call %d (%s)", i, calls[i-1].Name)
@@ -77,6 +81,7 @@ func TestGeminiCLI(t *testing.T) {
 	}
 
 	t.Run("mcp-tools-offered", func(t *testing.T) {
+		e := e.For(t)
 		offered := m.Last()
 		for _, tool := range []string{"checkpoint", "rewind", "list", "guard_effect"} {
 			if !offered.HasTool(GeminiServer + tool) {
@@ -100,6 +105,7 @@ func TestGeminiCLI(t *testing.T) {
 	})
 
 	t.Run("one-store", func(t *testing.T) {
+		e := e.For(t)
 		st := e.StoreOf(e.Project)
 		if !strings.HasPrefix(st.Store, e.State+string(filepath.Separator)) {
 			t.Errorf("the project's store %s is not in the state folder %s", st.Store, e.State)
@@ -119,6 +125,7 @@ func TestGeminiCLI(t *testing.T) {
 	})
 
 	t.Run("no-call-id-for-hooks", func(t *testing.T) {
+		e := e.For(t)
 		// Gemini CLI's BeforeTool input names the tool, not the model's call: automatic
 		// checkpoints cannot be keyed by a call id (the matrix says no).
 		var before int
@@ -142,7 +149,7 @@ func TestGeminiCLI(t *testing.T) {
 	})
 
 	t.Run("rewind-mcp", func(t *testing.T) {
-		r := result(6)
+		r := result(t, 6)
 		if r.IsError || !strings.Contains(string(calls[5].Args), mcpCheckpoint) || mcpCheckpoint == "" {
 			t.Fatalf("the MCP rewind (args %s) to the checkpoint %q: %+v", calls[5].Args, mcpCheckpoint, r)
 		}
@@ -160,6 +167,7 @@ func TestGeminiCLI(t *testing.T) {
 	})
 
 	t.Run("rewind-cli", func(t *testing.T) {
+		e := e.For(t)
 		if safety == "" {
 			t.Fatalf("no safety checkpoint of the MCP rewind in the list: %+v", l.Checkpoints)
 		}
@@ -178,10 +186,11 @@ func TestGeminiCLI(t *testing.T) {
 	})
 
 	t.Run("repeated-push-refused", func(t *testing.T) {
+		e := e.For(t)
 		if p := e.Pushes(); len(p) != 1 {
 			t.Errorf("the remote received %d pushes, want 1 (the first): %v", len(p), p)
 		}
-		r := result(7)
+		r := result(t, 7)
 		if !strings.Contains(r.Text, "agent-rewind") || !strings.Contains(strings.ToLower(r.Text), "refused") {
 			t.Errorf("the model read no refusal from agent-rewind for the repeated push: %q", r.Text)
 		}
@@ -189,10 +198,11 @@ func TestGeminiCLI(t *testing.T) {
 	})
 
 	t.Run("repeated-mcp-effect-refused", func(t *testing.T) {
+		e := e.For(t)
 		if n := strings.Count(e.ReadFile(e.Shop), "\n"); n != 1 {
 			t.Errorf("the shop sent %d emails, want 1 (the repeat refused)", n)
 		}
-		r := result(8)
+		r := result(t, 8)
 		if !strings.Contains(r.Text, "agent-rewind") || !strings.Contains(strings.ToLower(r.Text), "refused") {
 			t.Errorf("the model read no refusal from agent-rewind for the repeated email: %q", r.Text)
 		}
@@ -201,20 +211,20 @@ func TestGeminiCLI(t *testing.T) {
 
 	t.Run("what-the-model-reads", func(t *testing.T) {
 		// Gemini hands the model the text content of an MCP result, never structuredContent.
-		cp, ls := result(1), result(5)
-		t.Logf("checkpoint: %q\nlist: %q\nrewind: %q", cp.Text, ls.Text, result(6).Text)
+		cp, ls := result(t, 1), result(t, 5)
+		t.Logf("checkpoint: %q\nlist: %q\nrewind: %q", cp.Text, ls.Text, result(t, 6).Text)
 		if mcpCheckpoint == "" || !strings.Contains(cp.Text, mcpCheckpoint) || !strings.Contains(cp.Text, "rewind") {
 			t.Errorf("the checkpoint's result does not give the model the id %q and how to rewind: %q", mcpCheckpoint, cp.Text)
 		}
 		if !strings.Contains(ls.Text, mcpCheckpoint) {
 			t.Errorf("list's result does not name the checkpoint %q: %q", mcpCheckpoint, ls.Text)
 		}
-		if rw := result(6).Text; safety == "" || !strings.Contains(rw, safety) {
+		if rw := result(t, 6).Text; safety == "" || !strings.Contains(rw, safety) {
 			t.Errorf("the rewind's result does not give the model the safety id %q that undoes it: %q", safety, rw)
 		}
 	})
 
-	t.Run("chain", func(t *testing.T) { e.VerifyChain(e.Project) })
+	t.Run("chain", func(t *testing.T) { e.For(t).VerifyChain(e.Project) })
 
 	t.Run("only-the-model-called", func(t *testing.T) {
 		if refused := m.Refused(); len(refused) > 0 {
@@ -235,7 +245,7 @@ func TestGeminiCLIWithoutTheBinary(t *testing.T) {
 	e.InstallGemini()
 	e.SetPath(false)
 	m := e.Model(mockmodel.Sequence("done",
-		mockmodel.Call(map[string]any{"command": "printf x > unguarded.txt"}, "run_shell_command"),
+		runShell("printf x > unguarded.txt"),
 		mockmodel.Call(map[string]any{"to": "ann@example.com", "subject": "hello", "body": "hi"}, GeminiShop+"send_email"),
 	))
 	s := e.Gemini(m, e.Project, "write the file and tell the customer")
@@ -284,7 +294,7 @@ func TestGeminiCLIOutsideTheProject(t *testing.T) {
 			e := New(t)
 			e.InstallGemini()
 			m := e.Model(mockmodel.Sequence("done",
-				mockmodel.Call(map[string]any{"command": "git push origin main"}, "run_shell_command"),
+				runShell("git push origin main"),
 			))
 			env := GeminiEnv(m)
 			if tc.extra != nil {
@@ -303,5 +313,21 @@ func TestGeminiCLIOutsideTheProject(t *testing.T) {
 				t.Errorf("Gemini CLI read the project's settings here (tools %v, %d hook inputs, %d pushes): docs/agents.md says it does not", tools, hooked, pushes)
 			}
 		})
+	}
+}
+
+// keepGeminiTranscripts copies the session files Gemini CLI wrote to
+// REWIND_AGENTS_TRANSCRIPTS/gemini-cli-VERSION/ (testdata/transcripts), when it is set.
+func keepGeminiTranscripts(t *testing.T, e *Env) {
+	out := os.Getenv("REWIND_AGENTS_TRANSCRIPTS")
+	if out == "" {
+		return
+	}
+	files := e.GeminiTranscripts()
+	if len(files) == 0 {
+		t.Errorf("no session file under %s", filepath.Join(e.Home, ".gemini", "tmp"))
+	}
+	for _, f := range files {
+		e.WriteFile(filepath.Join(out, "gemini-cli-"+GeminiVersion, filepath.Base(f)), e.ReadFile(f))
 	}
 }
