@@ -333,14 +333,25 @@ func TestMCPAutomaticCheckpoints(t *testing.T) {
 			t.Fatalf("list text lacks %q:\n%s", want, text)
 		}
 	}
-	// The calls are in the text (the structured result has no room for them in the context
-	// budget): newest first, each with the checkpoint before it.
+	// The calls are in the structured result, which is what Claude Code and Codex hand the
+	// model, and in the text: newest first, each with the checkpoint before it.
 	type listResult struct {
-		Entries []struct{ ID, Kind string }
+		Entries  []struct{ ID, Kind string }
+		Sessions []struct {
+			ID    string
+			Calls []struct{ ID, Label, Before string }
+		}
+		Next string
 	}
 	lr := mcpOK[listResult](t, cs, "list", nil)
 	if len(lr.Entries) != 3 || lr.Entries[0].Kind != "auto" {
 		t.Fatalf("list: %+v", lr)
+	}
+	if len(lr.Sessions) != 1 || lr.Sessions[0].ID != "e2e-session" || len(lr.Sessions[0].Calls) != 3 {
+		t.Fatalf("list sessions: %+v", lr.Sessions)
+	}
+	if c := lr.Sessions[0].Calls; c[0].ID != "toolu_M3" || c[1].ID != "toolu_M2" || c[1].Label != "Bash: npm install" || c[1].Before != lr.Entries[1].ID || !strings.Contains(lr.Next, "call's id") {
+		t.Fatalf("list calls: %+v, next %q", c, lr.Next)
 	}
 	m3, m2 := strings.Index(text, "- toolu_M3"), strings.Index(text, "- toolu_M2")
 	if m3 < 0 || m2 < m3 || !strings.Contains(text, "(before: "+lr.Entries[1].ID+")") {
