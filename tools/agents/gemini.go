@@ -52,7 +52,6 @@ func GeminiEnv(m *Model) []string {
 	return []string{
 		"GOOGLE_GEMINI_BASE_URL=" + m.URL,
 		"GEMINI_API_KEY=harness-dummy-key",
-		"GEMINI_CLI_TRUST_WORKSPACE=true",
 	}
 }
 
@@ -69,7 +68,8 @@ const GeminiUserSettings = `{
 // InstallGemini sets the client up as docs/agents.md tells a user: the user settings above, and
 // integrations/gemini-cli/.gemini/settings.json merged into the project's .gemini/settings.json,
 // beside the user's own MCP server (the shop) and a hook that records every BeforeTool and
-// AfterTool input (GeminiPayloads). It returns the file it wrote.
+// AfterTool input (GeminiPayloads); and the folder trusted for headless runs, by
+// GEMINI_CLI_TRUST_WORKSPACE=true in the clients' environment. It returns the file it wrote.
 func (e *Env) InstallGemini() string {
 	e.T.Helper()
 	e.WriteFile(filepath.Join(e.Home, ".gemini", "settings.json"), GeminiUserSettings)
@@ -82,18 +82,14 @@ func (e *Env) InstallGemini() string {
 	if err != nil {
 		e.T.Fatal(err)
 	}
-	var s struct {
-		Hooks      map[string][]any `json:"hooks"`
-		MCPServers map[string]any   `json:"mcpServers"`
+	var all map[string]any // kept as it is, but for the two entries merged into
+	err = json.Unmarshal(b, &all)
+	hooks, ok1 := all["hooks"].(map[string]any)
+	servers, ok2 := all["mcpServers"].(map[string]any)
+	if err != nil || !ok1 || !ok2 {
+		e.T.Fatalf("%s: want an object with hooks and mcpServers objects (what the harness merges): %v", shipped, err)
 	}
-	if err := json.Unmarshal(b, &s); err != nil || s.Hooks == nil || s.MCPServers == nil {
-		e.T.Fatalf("%s: want an object with hooks and mcpServers (the harness merges only those): %v", shipped, err)
-	}
-	var all map[string]any // what else the file holds is kept as it is
-	if err := json.Unmarshal(b, &all); err != nil {
-		e.T.Fatal(err)
-	}
-	s.MCPServers["shop"] = map[string]any{"command": e.Bin.Shop, "args": []string{"--log", e.Shop}}
+	servers["shop"] = map[string]any{"command": e.Bin.Shop, "args": []string{"--log", e.Shop}}
 	recorder := filepath.Join(e.Root, "record-hook")
 	e.WriteFile(recorder, "#!/bin/sh\n# the harness's recorder: keep the hook input, allow the call\ncat > \""+e.payloads()+"/payload.$(date +%s%N)-$$\"\necho '{}'\n")
 	if err := os.Chmod(recorder, 0o755); err != nil {
@@ -103,10 +99,12 @@ func (e *Env) InstallGemini() string {
 		e.T.Fatal(err)
 	}
 	for _, event := range []string{"BeforeTool", "AfterTool"} {
-		s.Hooks[event] = append(s.Hooks[event], map[string]any{"matcher": ".*", "hooks": []any{
+		entries, _ := hooks[event].([]any)
+		hooks[event] = append(entries, map[string]any{"matcher": ".*", "hooks": []any{
 			map[string]any{"name": "harness-recorder", "type": "command", "command": recorder}}})
 	}
-	all["hooks"], all["mcpServers"] = s.Hooks, s.MCPServers
+	// Headless, a folder is trusted by the environment (docs/agents.md).
+	e.Set("GEMINI_CLI_TRUST_WORKSPACE", "true")
 	out, err := json.MarshalIndent(all, "", "  ")
 	if err != nil {
 		e.T.Fatal(err)
@@ -140,22 +138,15 @@ func (e *Env) GeminiPayloads() []map[string]any {
 	return out
 }
 
-// Gemini runs `gemini -p prompt -y -m GeminiModel -o stream-json` in dir against m, with extra
-// variables, and fails the test when it does not exit 0.
-func (e *Env) Gemini(m *Model, dir, prompt string, extra ...string) GeminiSession {
+// Gemini runs `gemini -p prompt -y -m GeminiModel -o stream-json [args]` in dir against m,
+// and fails the test when it does not exit 0.
+func (e *Env) Gemini(m *Model, dir, prompt string, args ...string) GeminiSession {
 	e.T.Helper()
-	s := e.GeminiRun(m, dir, prompt, extra...)
-	if s.Code != 0 || s.TimedOut {
-		e.T.Errorf("gemini -p in %s: exit %d (timed out: %v) after %v\nstderr: %s\nstdout (end): %s", dir, s.Code, s.TimedOut, s.Wall.Round(time.Millisecond), s.Stderr, tail(s.Stdout, 2000))
-	}
-	return s
-}
-
-// GeminiRun is Gemini, for a run that may fail: the exit status is the caller's to check.
-func (e *Env) GeminiRun(m *Model, dir, prompt string, extra ...string) GeminiSession {
-	e.T.Helper()
-	args := append([]string{"-p", prompt, "-y", "-m", GeminiModel, "-o", "stream-json"}, extra...)
+	args = append([]string{"-p", prompt, "-y", "-m", GeminiModel, "-o", "stream-json"}, args...)
 	r := e.Run(dir, geminiTimeout, GeminiEnv(m), e.Client("gemini"), args...)
+	if r.Code != 0 || r.TimedOut {
+		e.T.Errorf("gemini -p in %s: exit %d (timed out: %v) after %v\nstderr: %s\nstdout (end): %s", dir, r.Code, r.TimedOut, r.Wall.Round(time.Millisecond), r.Stderr, tail(r.Stdout, 2000))
+	}
 	s := GeminiSession{Result: r}
 	sc := bufio.NewScanner(strings.NewReader(r.Stdout))
 	sc.Buffer(nil, 16<<20)
@@ -163,7 +154,7 @@ func (e *Env) GeminiRun(m *Model, dir, prompt string, extra ...string) GeminiSes
 	for sc.Scan() {
 		var ev map[string]any
 		if json.Unmarshal(sc.Bytes(), &ev) != nil {
-			continue // Gemini prints a few plain lines (warnings) among the events
+			continue // not an event
 		}
 		s.Events = append(s.Events, ev)
 		switch ev["type"] {
