@@ -2,11 +2,13 @@ package mockmodel
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 )
 
@@ -94,8 +96,7 @@ func (gemini) parse(r *http.Request, body []byte) (Conversation, error) {
 		return c, fmt.Errorf("gemini: method %q is not served: the mock answers generateContent and streamGenerateContent", method)
 	}
 	var req geminiRequest
-	dec := json.NewDecoder(bytes.NewReader(body))
-	if err := dec.Decode(&req); err != nil {
+	if err := json.Unmarshal(body, &req); err != nil {
 		return c, fmt.Errorf("gemini: the body is not a GenerateContentRequest: %w", err)
 	}
 	if req.SystemInstruction != nil {
@@ -116,11 +117,7 @@ func (gemini) parse(r *http.Request, body []byte) (Conversation, error) {
 
 // geminiHistory reads the contents into Messages, mapping call ids as the type's doc says.
 func geminiHistory(contents []geminiContent) ([]Message, error) {
-	type call struct {
-		own, id, name string // own: the id the client sent; id: the ToolCall.ID
-		answered      bool
-	}
-	var calls []*call
+	var calls geminiCalls
 	msgs := make([]Message, 0, len(contents))
 	for ci, content := range contents {
 		m := Message{Role: "user"}
@@ -137,54 +134,58 @@ func geminiHistory(contents []geminiContent) ([]Message, error) {
 				if fc.Name == "" {
 					return nil, fmt.Errorf("gemini: contents[%d].parts[%d].functionCall has no name", ci, pi)
 				}
-				own := strings.TrimPrefix(fc.ID, fc.Name+"__")
-				id := signatureID(p.ThoughtSignature)
-				if id == "" {
-					id = own
-				}
-				if id == "" {
-					id = fmt.Sprintf("gemini_%d_%d", ci, pi)
-				}
 				args := fc.Args
 				if len(args) == 0 || string(args) == "null" {
 					args = json.RawMessage("{}")
 				}
-				calls = append(calls, &call{own: own, id: id, name: fc.Name})
+				id := calls.add(fc, p.ThoughtSignature, fmt.Sprintf("gemini_%d_%d", ci, pi))
 				m.ToolCalls = append(m.ToolCalls, ToolCall{ID: id, Name: fc.Name, Args: args})
 			}
 			if fr := p.FunctionResponse; fr != nil {
-				own := strings.TrimPrefix(fr.ID, fr.Name+"__")
-				var match *call
-				for _, k := range calls {
-					if own != "" && k.own == own {
-						match = k
-						break
-					}
-				}
-				if match == nil {
-					for _, k := range calls {
-						if !k.answered && k.name == fr.Name {
-							match = k
-							break
-						}
-					}
-				}
-				res := ToolResult{CallID: own}
-				if match != nil {
-					match.answered = true
-					res.CallID = match.id
-				}
 				text, isErr, err := responseText(fr.Response)
 				if err != nil {
 					return nil, fmt.Errorf("gemini: contents[%d].parts[%d].functionResponse: %w", ci, pi, err)
 				}
-				res.Text, res.IsError = text, isErr
-				m.ToolResults = append(m.ToolResults, res)
+				m.ToolResults = append(m.ToolResults, ToolResult{CallID: calls.answer(fr), Text: text, IsError: isErr})
 			}
 		}
 		msgs = append(msgs, m)
 	}
 	return msgs, nil
+}
+
+// geminiCalls are the calls of a history so far, for pairing the responses with them.
+type geminiCalls []*geminiCall
+
+type geminiCall struct {
+	own      string // the id the client sent (less a "<tool>__" prefix)
+	id       string // its ToolCall.ID
+	name     string
+	answered bool
+}
+
+// add records a call and returns its ToolCall.ID: the id in the signature the mock wrote, else
+// the call's own id, else byPosition.
+func (cs *geminiCalls) add(fc *geminiFunctionCall, signature, byPosition string) string {
+	c := &geminiCall{own: strings.TrimPrefix(fc.ID, fc.Name+"__"), name: fc.Name}
+	c.id = cmp.Or(signatureID(signature), c.own, byPosition)
+	*cs = append(*cs, c)
+	return c.id
+}
+
+// answer returns the ToolCall.ID of the call a response is for: the call whose own id it names,
+// else the first unanswered call of its name; with neither, the id it names ("" for none).
+func (cs geminiCalls) answer(fr *geminiFunctionResponse) string {
+	own := strings.TrimPrefix(fr.ID, fr.Name+"__")
+	i := slices.IndexFunc(cs, func(c *geminiCall) bool { return own != "" && c.own == own })
+	if i < 0 {
+		i = slices.IndexFunc(cs, func(c *geminiCall) bool { return !c.answered && c.name == fr.Name })
+	}
+	if i < 0 {
+		return own
+	}
+	cs[i].answered = true
+	return cs[i].id
 }
 
 // geminiText joins the text parts, leaving out the model's thoughts.
