@@ -238,43 +238,65 @@ func TestGeminiCLI(t *testing.T) {
 	})
 }
 
-// TestGeminiCLIWithoutTheBinary plays a shell call and an MCP effect with the shipped settings
-// and no agent-rewind on PATH: what a user who installed the settings before the binary gets.
-func TestGeminiCLIWithoutTheBinary(t *testing.T) {
-	e := New(t)
-	e.InstallGemini()
-	e.SetPath(false)
-	m := e.Model(mockmodel.Sequence("done",
-		runShell("printf x > unguarded.txt"),
-		mockmodel.Call(map[string]any{"to": "ann@example.com", "subject": "hello", "body": "hi"}, GeminiShop+"send_email"),
-	))
-	s := e.Gemini(m, e.Project, "write the file and tell the customer")
-	calls := m.Calls()
-	if len(calls) != 2 {
-		t.Fatalf("the model's calls that came back: %d, want 2 (the session ended with %q)", len(calls), s.Response)
-	}
-	for _, ev := range s.Events {
-		if ev["type"] == "tool_result" {
-			t.Logf("the user saw: %s: %v", ev["status"], ev["output"])
+// TestGeminiCLIGuardCannotRun plays calls the shipped BeforeTool hook sees when the guard
+// cannot run. Without the binary on PATH (the settings installed before the binary), the
+// promise is Claude Code's: the calls run and the user is told, on every call, that the guard
+// is not running. A guard that crashes (exit 3) blocks the call: Gemini denies a call for any
+// exit code but 0 and 1, with the hook's output as the reason the model reads.
+func TestGeminiCLIGuardCannotRun(t *testing.T) {
+	t.Run("binary_missing", func(t *testing.T) {
+		e := New(t)
+		e.InstallGemini()
+		e.SetPath(false)
+		m := e.Model(mockmodel.Sequence("done",
+			runShell("printf x > unguarded.txt"),
+			mockmodel.Call(map[string]any{"to": "ann@example.com", "subject": "hello", "body": "hi"}, GeminiShop+"send_email"),
+		))
+		s := e.Gemini(m, e.Project, "write the file and tell the customer")
+		calls := m.Calls()
+		if len(calls) != 2 {
+			t.Fatalf("the model's calls that came back: %d, want 2 (the session ended with %q)", len(calls), s.Response)
 		}
-	}
-	t.Logf("stderr: %s", s.Stderr)
-	if slices.ContainsFunc(m.Last().Tools, func(n string) bool { return strings.HasPrefix(n, GeminiServer) }) {
-		t.Errorf("agent-rewind's tools are offered without the binary: %v", m.Last().Tools)
-	}
-	shell, _ := m.Result(calls[0].ID)
-	t.Logf("the model read, for the shell call: %q", shell.Text)
-	if fileExists(filepath.Join(e.Project, "unguarded.txt")) {
-		t.Errorf("the shell call ran with no guard")
-	}
-	if !shell.IsError || !strings.Contains(shell.Text, "agent-rewind") {
-		t.Errorf("the model was not told the call was blocked for want of agent-rewind: %+v", shell)
-	}
-	mcp, _ := m.Result(calls[1].ID)
-	t.Logf("the model read, for the MCP effect: %q", mcp.Text)
-	if e.ReadFile(e.Shop) != "" {
-		t.Errorf("the MCP effect ran with no guard: %s", e.ReadFile(e.Shop))
-	}
+		for _, c := range calls {
+			r, _ := m.Result(c.ID)
+			t.Logf("the model read, for %s: %q", c.Name, r.Text)
+			if r.IsError {
+				t.Errorf("%s %s was not run without the binary: the model read %q", c.Name, c.Args, r.Text)
+			}
+		}
+		if e.ReadFile(filepath.Join(e.Project, "unguarded.txt")) != "x" || e.ReadFile(e.Shop) == "" {
+			t.Errorf("the calls did not run: the file %q, the shop's log %q", e.ReadFile(filepath.Join(e.Project, "unguarded.txt")), e.ReadFile(e.Shop))
+		}
+		if n := strings.Count(s.Stderr, "the effect guard is NOT running"); n != len(calls) {
+			t.Errorf("the user was told %d times that the guard is not running, want once per call (%d); stderr:\n%s", n, len(calls), s.Stderr)
+		}
+		if slices.ContainsFunc(m.Last().Tools, func(n string) bool { return strings.HasPrefix(n, GeminiServer) }) {
+			t.Errorf("agent-rewind's tools are offered without the binary: %v", m.Last().Tools)
+		}
+	})
+	t.Run("guard_crashes", func(t *testing.T) {
+		e := New(t)
+		e.InstallGemini()
+		crash := filepath.Join(e.Root, "crash-bin")
+		for _, name := range []string{"agent-rewind", "agent-rewind-hook"} {
+			e.WriteFile(filepath.Join(crash, name), "#!/bin/sh\ncase \"$*\" in *guard*) echo 'guard crashed' >&2; exit 3;; esac\nexec "+filepath.Join(e.Bin.Dir, name)+" \"$@\"\n")
+			if err := os.Chmod(filepath.Join(crash, name), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+		e.Set("PATH", crash+string(os.PathListSeparator)+e.Get("PATH"))
+		m := e.Model(mockmodel.Sequence("done", runShell("printf x > blocked.txt")))
+		e.Gemini(m, e.Project, "write")
+		calls := m.Calls()
+		if len(calls) != 1 {
+			t.Fatalf("the model's calls that came back: %d, want 1", len(calls))
+		}
+		r, _ := m.Result(calls[0].ID)
+		t.Logf("the model read: %q", r.Text)
+		if fileExists(filepath.Join(e.Project, "blocked.txt")) || !r.IsError || !strings.Contains(r.Text, "guard crashed") {
+			t.Errorf("a BeforeTool hook that exits 3 did not block the call with its output as the reason: the model read %q", r.Text)
+		}
+	})
 }
 
 // TestGeminiCLIOutsideTheProject records where Gemini CLI 0.61.0 does not read the project's
