@@ -1,6 +1,7 @@
 package agents
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -64,7 +65,14 @@ func (e *Env) SavePayloads(client string) []string {
 		return nil
 	}
 	files, _ := filepath.Glob(filepath.Join(e.Root, "payloads", "payload.*"))
-	slices.Sort(files)
+	// In the order the hooks ran (the names are random).
+	mtime := map[string]int64{}
+	for _, f := range files {
+		if info, err := os.Stat(f); err == nil {
+			mtime[f] = info.ModTime().UnixNano()
+		}
+	}
+	slices.SortFunc(files, func(a, b string) int { return cmp.Compare(mtime[a], mtime[b]) })
 	var wrote []string
 	for _, f := range files {
 		if strings.HasSuffix(f, ".args") {

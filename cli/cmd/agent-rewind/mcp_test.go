@@ -368,16 +368,19 @@ func TestMCPTypeScriptClient(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(client, "node_modules", "@modelcontextprotocol", "sdk", "package.json")); err != nil {
 		missing(t, "the TypeScript SDK (run: npm ci --prefix mcpserver/testdata/tsclient): "+err.Error())
 	}
+	// A repository, and a session started in its (empty) subfolder web/: the plugin's hook and
+	// the server both protect the repository.
 	dir := t.TempDir()
-	sh(t, dir, "printf 'hello\\n' > readme.txt")
+	sh(t, dir, "printf 'hello\\n' > readme.txt && mkdir .git web")
+	web := filepath.Join(dir, "web")
 	// The plugin's hook takes an automatic checkpoint before a call that then changes the file.
-	if r := preToolUse(t, dir, bashHook(t, "PreToolUse", "npm install", "toolu_TS1")); r.code != 0 {
+	if r := preToolUse(t, web, bashHook(t, "PreToolUse", "npm install", "toolu_TS1")); r.code != 0 {
 		t.Fatalf("PreToolUse: %+v", r)
 	}
 	sh(t, dir, "printf 'changed\\n' > readme.txt")
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute) // a bound for a hung child, not a timing assertion
 	defer cancel()
-	cmd := exec.CommandContext(ctx, node, filepath.Join(client, "client.mjs"), "--cwd", dir, "--key", "deploy:ts:1", "--label", "from node", "--rewind", "toolu_TS1", "--", bin, "mcp")
+	cmd := exec.CommandContext(ctx, node, filepath.Join(client, "client.mjs"), "--cwd", web, "--key", "deploy:ts:1", "--label", "from node", "--rewind", "toolu_TS1", "--", bin, "mcp")
 	cmd.Env = mcpEnv()
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
