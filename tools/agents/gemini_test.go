@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agent-rewind/rewind/barrier"
 	"github.com/agent-rewind/rewind/tools/agents/mockmodel"
 )
 
@@ -224,6 +225,35 @@ func TestGeminiCLI(t *testing.T) {
 		}
 	})
 
+	t.Run("client-facts", func(t *testing.T) {
+		// What the guard knows of Gemini CLI (barrier's facts, one place) against what it did.
+		c := barrier.ClientOf(barrier.AgentGemini)
+		offered := m.Last()
+		for _, name := range []string{c.MCPToolName("agent-rewind", "checkpoint"), c.MCPToolName("shop", "send_email")} {
+			if !offered.HasTool(name) {
+				t.Errorf("barrier's MCPToolName gives %q, which Gemini did not offer: %v", name, offered.Tools)
+			}
+		}
+		for _, tool := range append(slices.Clone(c.ShellTools), c.FileTools...) {
+			if !offered.HasTool(tool) {
+				t.Errorf("barrier's facts name the tool %q, which Gemini did not offer: %v", tool, offered.Tools)
+			}
+		}
+		for _, p := range e.GeminiPayloads() {
+			event, _ := p["hook_event_name"].(string)
+			name, _ := p["tool_name"].(string)
+			if c.Role(event) == "" {
+				t.Errorf("Gemini sent the event %q, which barrier's facts do not know", event)
+			}
+			if strings.HasPrefix(name, "mcp_") && !slices.Contains([]string{c.MCPToolName("agent-rewind", strings.TrimPrefix(name, GeminiServer)), c.MCPToolName("shop", strings.TrimPrefix(name, GeminiShop))}, name) {
+				t.Errorf("the hook input names the MCP tool %q otherwise than barrier's MCPToolName", name)
+			}
+		}
+		if c.CallID != "" {
+			t.Errorf("barrier's facts say the hook input carries the call id in %q; none of Gemini's did", c.CallID)
+		}
+	})
+
 	t.Run("chain", func(t *testing.T) { e.For(t).VerifyChain(e.Project) })
 
 	t.Run("only-the-model-called", func(t *testing.T) {
@@ -269,6 +299,9 @@ func TestGeminiCLIGuardCannotRun(t *testing.T) {
 		}
 		if n := strings.Count(s.Stderr, "the effect guard is NOT running"); n != len(calls) {
 			t.Errorf("the user was told %d times that the guard is not running, want once per call (%d); stderr:\n%s", n, len(calls), s.Stderr)
+		}
+		if shown := strings.Contains(s.Stderr, "Hook system message: "); shown != barrier.ClientOf(barrier.AgentGemini).SystemMessage {
+			t.Errorf("Gemini showed a hook's systemMessage: %v; barrier's facts say %v", shown, !shown)
 		}
 		if slices.ContainsFunc(m.Last().Tools, func(n string) bool { return strings.HasPrefix(n, GeminiServer) }) {
 			t.Errorf("agent-rewind's tools are offered without the binary: %v", m.Last().Tools)
