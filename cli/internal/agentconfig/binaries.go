@@ -167,5 +167,9 @@ func (f filler) shell(line string) string {
 	return b.String()
 }
 
-func wordStart(c byte) bool { return c == ' ' || c == '\t' || c == ';' || c == '&' || c == '|' || c == '(' || c == '\n' }
-func wordEnd(c byte) bool   { return c == ' ' || c == '\t' || c == ';' || c == '&' || c == '|' || c == ')' || c == '\n' }
+func wordStart(c byte) bool {
+	return c == ' ' || c == '\t' || c == ';' || c == '&' || c == '|' || c == '(' || c == '\n'
+}
+func wordEnd(c byte) bool {
+	return c == ' ' || c == '\t' || c == ';' || c == '&' || c == '|' || c == ')' || c == '\n'
+}

@@ -43,9 +43,9 @@ type FileReport struct {
 // HookReport is one hook that runs agent-rewind's guard.
 type HookReport struct {
 	Event    string   `json:"event"`
-	Matcher  string   `json:"matcher"`  // "" for every tool
-	Command  string   `json:"command"`  // the command line (exec form: program and arguments)
-	Programs []string `json:"programs"` // the programs it runs, as found
+	Matcher  string   `json:"matcher"`          // "" for every tool
+	Command  string   `json:"command"`          // the command line (exec form: program and arguments)
+	Programs []string `json:"programs"`         // the programs it runs, as found
 	Missed   []string `json:"missed,omitempty"` // tools the client's facts list that the matcher lets by
 	Trust    string   `json:"trust,omitempty"`  // Codex: the hook's trust status, as codex app-server reports it
 }
@@ -105,11 +105,9 @@ func Inspect(c *Client, l Locations, runs func(path string) error) ClientReport 
 	for _, e := range missingEvents(c.Facts, events) {
 		r.Problems = append(r.Problems, Problem{c.Name, fmt.Sprintf("%s: no hook of agent-rewind's on %s (%s), which the guard needs", c.Facts.Name, e.Name, e.Role), setupCmd})
 	}
+	r.Problems = append(r.Problems, missedProblems(c, r.Files)...)
 	for _, f := range r.Files {
 		for _, h := range f.Hooks {
-			if len(h.Missed) > 0 {
-				r.Problems = append(r.Problems, Problem{c.Name, fmt.Sprintf("%s: the %s hook in %s has the matcher %q, which lets %s by unguarded", c.Facts.Name, h.Event, f.Path, h.Matcher, strings.Join(h.Missed, ", ")), setupCmd + scopeFlag(f.Scope)})
-			}
 			if strings.Contains(h.Command, "${CLAUDE_PLUGIN_ROOT}") && c.Facts.Agent == barrier.AgentClaudeCode {
 				r.Problems = append(r.Problems, Problem{c.Name, fmt.Sprintf("Claude Code: the %s hook in %s runs ${CLAUDE_PLUGIN_ROOT}, copied from the plugin: outside the plugin Claude Code refuses it and blocks every call it matches (\"Hook command references ${CLAUDE_PLUGIN_ROOT} but the hook is not associated with a plugin\")", h.Event, f.Path), setupCmd + scopeFlag(f.Scope) + " (it replaces the copied hooks)"})
 			}
@@ -276,7 +274,9 @@ func shellPrograms(line string) []string {
 		}
 	}
 	line = strings.Join(code, "\n")
-	for _, w := range strings.FieldsFunc(line, func(r rune) bool { return r == ' ' || r == '\t' || r == ';' || r == '&' || r == '|' || r == '\n' || r == '(' || r == ')' }) {
+	for _, w := range strings.FieldsFunc(line, func(r rune) bool {
+		return r == ' ' || r == '\t' || r == ';' || r == '&' || r == '|' || r == '\n' || r == '(' || r == ')'
+	}) {
 		w = strings.Trim(w, "'")
 		base := w[strings.LastIndex(w, "/")+1:]
 		if base != "agent-rewind" && base != "agent-rewind-hook" {
@@ -333,6 +333,50 @@ func Matches(matcher, tool string) bool {
 		return matcher == tool
 	}
 	return re.MatchString(tool)
+}
+
+// missedProblems names, per event, the tools no hook of agent-rewind's on it lets through (a
+// matcher edited away): each hook's Missed, less what another hook on the event matches.
+func missedProblems(c *Client, files []FileReport) []Problem {
+	type where struct {
+		file     FileReport
+		matchers []string
+	}
+	var events []string
+	missed := map[string][]string{}
+	seen := map[string]bool{}
+	at := map[string]where{}
+	for _, f := range files {
+		for _, h := range f.Hooks {
+			if !seen[h.Event] {
+				seen[h.Event] = true
+				events = append(events, h.Event)
+				missed[h.Event] = h.Missed
+				at[h.Event] = where{f, []string{h.Matcher}}
+				continue
+			}
+			var still []string
+			for _, tool := range missed[h.Event] {
+				if slices.Contains(h.Missed, tool) {
+					still = append(still, tool)
+				}
+			}
+			missed[h.Event] = still
+			w := at[h.Event]
+			w.matchers = append(w.matchers, h.Matcher)
+			at[h.Event] = w
+		}
+	}
+	var out []Problem
+	for _, e := range events {
+		if len(missed[e]) == 0 {
+			continue
+		}
+		w := at[e]
+		out = append(out, Problem{c.Name, fmt.Sprintf("%s: agent-rewind's %s hook in %s has the matcher %q, which lets %s by unguarded",
+			c.Facts.Name, e, w.file.Path, strings.Join(w.matchers, `", "`), strings.Join(missed[e], ", ")), "agent-rewind setup " + c.Name + scopeFlag(w.file.Scope)})
+	}
+	return out
 }
 
 // missingEvents are the events the guard needs from a client that no hook of agent-rewind's is

@@ -101,8 +101,12 @@ func fillServer(entry *jnode, f filler, workspace int) {
 	entry.set("args", n)
 }
 
-// planJSON plans a JSON part: setup's earlier entries taken out (those still as it wrote them),
-// then, unless removing, the shipped entries merged in.
+// planJSON plans a JSON part. Setup owns two kinds of entry: the hooks that run agent-rewind's
+// guard, and the MCP server named agent-rewind. Its own earlier ones are taken out (those still
+// as it wrote them); any other of them (copied by hand from integrations/, edited since: the
+// guard must not run twice per call) is replaced and recorded, for --remove to put back; then,
+// unless removing, the shipped entries filled in are merged in. Everything else is the user's
+// and stays as it is.
 func planJSON(req Request, part Part, orig string, exists bool, rec *Record, p *planned) ([]byte, *Record, error) {
 	tree, err := parseJSON([]byte(orig))
 	if err != nil {
@@ -112,74 +116,141 @@ func planJSON(req Request, part Part, orig string, exists bool, rec *Record, p *
 		return nil, nil, fmt.Errorf("it holds a JSON %s, where the client reads an object", map[jkind]string{jArray: "array", jScalar: "value"}[tree.kind])
 	}
 	work := tree.clone()
+	next := &Record{}
+	if req.Remove {
+		removed, keptOld, err := unmerge(work, rec.JSON)
+		if err != nil {
+			return nil, nil, err
+		}
+		restored := putBack(work, rec.Replaced)
+		p.change.Changes = append(netChanges(removed, nil), restored...)
+		p.change.Kept = keptList(keptOld)
+		return jsonResult(work, tree, exists, orig), next, nil
+	}
 	removed, keptOld, err := unmerge(work, rec.JSON)
 	if err != nil {
 		return nil, nil, err
 	}
-	next := &Record{}
+	// Containers setup made earlier that still hold something of the user's stay its own.
+	for _, a := range rec.JSON {
+		if a.Container != "" && work.at(a.Path) != nil {
+			next.JSON = append(next.JSON, a)
+		}
+	}
+	src, err := shippedEntries(part, &filler{req.Bin, req.Loc.Root})
+	if err != nil {
+		return nil, nil, err
+	}
+	replaced := takeOver(work, src, part)
+	next.Replaced = append(append([]addition(nil), rec.Replaced...), replaced...)
 	var adds []addition
 	var keeps []kept
-	if !req.Remove {
-		// Containers setup made earlier that still hold something of the user's stay its own.
-		for _, a := range rec.JSON {
-			if a.Container != "" && work.at(a.Path) != nil {
-				next.JSON = append(next.JSON, a)
-			}
-		}
-		src, err := shippedEntries(part, &filler{req.Bin, req.Loc.Root})
-		if err != nil {
-			return nil, nil, err
-		}
-		copies, err := shippedEntries(part, nil)
-		if err != nil {
-			return nil, nil, err
-		}
-		p.change.Changes = append(p.change.Changes, dropCopies(work, copies, src, nil)...)
-		merge(work, src, nil, &adds, &keeps)
-		next.JSON = append(next.JSON, adds...)
+	merge(work, src, nil, &adds, &keeps)
+	next.JSON = append(next.JSON, adds...)
+	p.change.Changes = netChanges(removed, adds)
+	for _, r := range replaced {
+		p.change.Changes = append(p.change.Changes, Change{Op: "remove", At: r.where(), Value: r.Value + " (agent-rewind's, not setup's: replaced by setup's; --remove puts it back)"})
 	}
-	p.change.Changes = append(netChanges(removed, adds), p.change.Changes...)
 	p.change.Kept = keptList(keptOld, keeps)
-	switch {
-	case exists && equal(work, tree):
-		return []byte(orig), next, nil
-	case !exists && work.empty():
-		return nil, next, nil
-	}
-	return work.encode(), next, nil
+	return jsonResult(work, tree, exists, orig), next, nil
 }
 
-// dropCopies takes out of dst the entries that are the shipped ones as they are in
-// integrations/ (copied by hand, as the docs said before setup existed): bare program names,
-// the plugin's ${CLAUDE_PLUGIN_ROOT}, which Claude Code refuses outside a plugin. The filled-in
-// entries setup then adds replace them; left beside them, the guard would run twice per call.
-// copies and filled are the shipped members unfilled and filled.
-func dropCopies(dst, copies, filled *jnode, path []string) []Change {
-	var out []Change
-	for i, k := range copies.keys {
-		cv, fv, dv := copies.vals[i], filled.get(k), dst.get(k)
-		if dv == nil || fv == nil || equal(cv, fv) {
-			continue
-		}
-		p := append(append([]string(nil), path...), k)
-		why := " (a copy of integrations/ by hand: setup's entry replaces it)"
-		switch {
-		case dv.kind == jObject && cv.kind == jObject && isContainer(cv):
-			out = append(out, dropCopies(dv, cv, fv, p)...)
-		case dv.kind == jArray && cv.kind == jArray:
+// jsonResult is the file's new content: the original bytes when nothing changed, nothing when
+// a file that did not exist would be empty.
+func jsonResult(work, tree *jnode, exists bool, orig string) []byte {
+	switch {
+	case exists && equal(work, tree):
+		return []byte(orig)
+	case !exists && work.empty():
+		return nil
+	}
+	return work.encode()
+}
+
+// takeOver takes out of dst the entries setup owns that are not its own: in each hooks array the
+// shipped file has, the elements that run agent-rewind's guard; among the servers, the one
+// named as the shipped one. It returns them, to be put back by --remove.
+func takeOver(dst, src *jnode, part Part) []addition {
+	var out []addition
+	if part.Hooks != "" {
+		have, want := dst.get(part.Hooks), src.get(part.Hooks)
+		for i, event := range want.keys {
+			arr := have.get(event)
+			if arr == nil || arr.kind != jArray || want.vals[i].kind != jArray {
+				continue
+			}
 			var keep []*jnode
-			for _, e := range dv.elems {
-				if contains(cv, e) && !contains(fv, e) {
-					out = append(out, Change{Op: "remove", At: dotted(p) + "[]", Value: e.compact() + why})
+			for _, e := range arr.elems {
+				if runsGuard(e) {
+					out = append(out, addition{Path: []string{part.Hooks, event}, Elem: true, Value: e.compact()})
 					continue
 				}
 				keep = append(keep, e)
 			}
-			dv.elems = keep
-		case equal(dv, cv):
-			dst.del(k)
-			out = append(out, Change{Op: "remove", At: dotted(p), Value: dv.compact() + why})
+			arr.elems = keep
 		}
+	}
+	if part.Servers != "" {
+		have, want := dst.get(part.Servers), src.get(part.Servers)
+		for _, name := range want.keys {
+			if v := have.get(name); v != nil {
+				out = append(out, addition{Path: []string{part.Servers, name}, Value: v.compact()})
+				have.del(name)
+			}
+		}
+	}
+	return out
+}
+
+// runsGuard reports whether a hook entry (a group of hooks, or one) runs agent-rewind's guard.
+func runsGuard(e *jnode) bool {
+	if line, _ := commandLine(e); RunsGuard(line) {
+		return true
+	}
+	if inner := e.get("hooks"); inner != nil && inner.kind == jArray {
+		for _, h := range inner.elems {
+			if line, _ := commandLine(h); RunsGuard(line) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// putBack puts back what setup replaced (--remove), making the containers on the way.
+func putBack(root *jnode, replaced []addition) []Change {
+	var out []Change
+	for _, r := range replaced {
+		v, err := parseJSON([]byte(r.Value))
+		if err != nil || len(r.Path) == 0 {
+			continue
+		}
+		parent := root
+		for _, k := range r.Path[:len(r.Path)-1] {
+			next := parent.get(k)
+			if next == nil {
+				next = &jnode{kind: jObject}
+				parent.set(k, next)
+			}
+			parent = next
+		}
+		last := r.Path[len(r.Path)-1]
+		if r.Elem {
+			arr := parent.get(last)
+			if arr == nil {
+				arr = &jnode{kind: jArray}
+				parent.set(last, arr)
+			}
+			if contains(arr, v) {
+				continue
+			}
+			arr.elems = append(arr.elems, v)
+		} else if parent.get(last) == nil {
+			parent.set(last, v)
+		} else {
+			continue
+		}
+		out = append(out, Change{Op: "add", At: r.where(), Value: r.Value + " (put back: setup had replaced it)"})
 	}
 	return out
 }
@@ -227,8 +298,9 @@ func keptList(lists ...[]kept) []Kept {
 }
 
 // planTOML plans a TOML part (Codex's config.toml): setup's earlier MCP table taken out when
-// still as it wrote it, then the shipped [mcp_servers.<name>] table appended with its command
-// filled in.
+// still as it wrote it; a [mcp_servers.agent-rewind] of another's (copied by hand) cut out with
+// its sub-tables and recorded, for --remove to put back; then the shipped table appended with
+// its command filled in.
 func planTOML(req Request, part Part, orig string, rec *Record, p *planned) ([]byte, *Record, error) {
 	if _, err := parseTOML(orig); err != nil {
 		return nil, nil, err
@@ -237,8 +309,13 @@ func planTOML(req Request, part Part, orig string, rec *Record, p *planned) ([]b
 	next := &Record{}
 	var removed []Block
 	for _, b := range rec.Blocks {
-		if b.Kind != "mcp" {
-			next.Blocks = append(next.Blocks, b) // a trusted hook's table: codextrust.go's
+		if b.Kind == "trust" || b.Kind == "replaced" && !req.Remove {
+			next.Blocks = append(next.Blocks, b) // kept: a trusted hook's table (codextrust.go's), or one to put back
+			continue
+		}
+		if b.Kind == "replaced" { // --remove: put it back
+			text = appendBlock(text, b.Text)
+			p.change.Changes = append(p.change.Changes, Change{Op: "add", At: firstHeader(b.Text), Value: b.Text + "(put back: setup had replaced it)"})
 			continue
 		}
 		t, ok := removeBlock(text, b.Text)
@@ -248,51 +325,53 @@ func planTOML(req Request, part Part, orig string, rec *Record, p *planned) ([]b
 		}
 		text, removed = t, append(removed, b)
 	}
-	var added *Block
-	if raw, err := shippedFile(part.Shipped); !req.Remove && err == nil && text == raw {
-		// The shipped file copied as it is (as the docs said before setup): setup's table,
-		// with the absolute path, replaces it.
-		text = ""
-		p.change.Changes = append(p.change.Changes, Change{Op: "remove", At: "the file's content", Value: "a copy of integrations/" + part.Shipped + " by hand: setup's table replaces it"})
+	if req.Remove {
+		if _, err := parseTOML(text); err != nil {
+			return nil, nil, fmt.Errorf("putting back what setup replaced would not give valid TOML (%v): was the file edited?", err)
+		}
+		for _, b := range removed {
+			p.change.Changes = append(p.change.Changes, Change{Op: "remove", At: firstHeader(b.Text), Value: b.Text})
+		}
+		next.Blocks = keepKind(next.Blocks, "trust")
+		return []byte(text), next, nil
 	}
-	doc, err := parseTOML(text)
+	doc, headers, err := parseTOMLHeaders(text)
 	if err != nil {
 		return nil, nil, fmt.Errorf("taking setup's earlier table out leaves a file that is not TOML (%v): was it edited?", err)
 	}
-	if !req.Remove {
-		table, err := shippedServerTable(part, filler{req.Bin, req.Loc.Root}, req.Client.Name)
-		if err != nil {
-			return nil, nil, err
+	table, err := shippedServerTable(part, filler{req.Bin, req.Loc.Root}, req.Client.Name)
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, existing := canAppend(doc, table.keys); existing != nil {
+		rest, cut, ok := cutTable(text, headers, table.keys)
+		if !ok {
+			return nil, nil, fmt.Errorf("[%s] is defined by dotted keys or an inline table, which setup cannot take out as text: write it as a [%s] table, or remove it", dottedTOML(table.keys), dottedTOML(table.keys))
 		}
-		why, existing := canAppend(doc, table.keys)
-		switch {
-		case existing != nil:
-			p.change.Kept = append(p.change.Kept, Kept{At: "[" + dottedTOML(table.keys) + "]", Why: "yours, kept as it is (setup would write:\n" + table.text() + ")"})
-		case why != "":
-			return nil, nil, fmt.Errorf("setup cannot add the table [%s]: %s", dottedTOML(table.keys), why)
-		default:
-			block := table.text()
-			text = appendBlock(text, block)
-			if d, err := parseTOML(text); err != nil || d.lookup(table.keys...) == nil {
-				return nil, nil, fmt.Errorf("appending [%s] would not give valid TOML (%v)", dottedTOML(table.keys), err)
-			}
-			added = &Block{Kind: "mcp", Text: block}
-			next.Blocks = append(next.Blocks, *added)
+		text = rest
+		next.Blocks = append(next.Blocks, Block{Kind: "replaced", Text: cut})
+		p.change.Changes = append(p.change.Changes, Change{Op: "remove", At: "[" + dottedTOML(table.keys) + "]", Value: cut + "(agent-rewind's, not setup's: replaced by setup's; --remove puts it back)"})
+		if doc, err = parseTOML(text); err != nil {
+			return nil, nil, fmt.Errorf("taking [%s] out would not leave valid TOML (%v)", dottedTOML(table.keys), err)
 		}
 	}
+	if why, _ := canAppend(doc, table.keys); why != "" {
+		return nil, nil, fmt.Errorf("setup cannot add the table [%s]: %s", dottedTOML(table.keys), why)
+	}
+	block := table.text()
+	text = appendBlock(text, block)
+	if d, err := parseTOML(text); err != nil || d.lookup(table.keys...) == nil {
+		return nil, nil, fmt.Errorf("appending [%s] would not give valid TOML (%v)", dottedTOML(table.keys), err)
+	}
+	next.Blocks = append(next.Blocks, Block{Kind: "mcp", Text: block})
+	again := len(removed) == 1 && removed[0].Text == block
 	for _, b := range removed {
-		if added == nil || b.Text != added.Text {
+		if !again {
 			p.change.Changes = append(p.change.Changes, Change{Op: "remove", At: firstHeader(b.Text), Value: b.Text})
 		}
 	}
-	if added != nil && !(len(removed) == 1 && removed[0].Text == added.Text) {
-		p.change.Changes = append(p.change.Changes, Change{Op: "add", At: firstHeader(added.Text), Value: added.Text})
-	}
-	if req.Remove {
-		next.Blocks = keepKind(next.Blocks, "trust")
-	}
-	if text == "" && orig == "" {
-		return nil, next, nil
+	if !again {
+		p.change.Changes = append(p.change.Changes, Change{Op: "add", At: firstHeader(block), Value: block})
 	}
 	return []byte(text), next, nil
 }
@@ -351,7 +430,9 @@ func shippedServerTable(part Part, f filler, client string) (tomlTable, error) {
 }
 
 // planScript plans a whole hook script (Cline's): written when absent, replaced when it is
-// setup's earlier one, and kept when it is the user's own (a client runs one script per event).
+// setup's earlier one or another script that runs agent-rewind's guard (copied by hand: kept
+// for --remove to put back), and kept when it is the user's own (a client runs one script per
+// event).
 func planScript(req Request, part Part, orig string, exists bool, rec *Record, p *planned) ([]byte, *Record, error) {
 	want, err := shippedScript(part, filler{req.Bin, req.Loc.Root}, req.Client.Name)
 	if err != nil {
@@ -359,24 +440,27 @@ func planScript(req Request, part Part, orig string, exists bool, rec *Record, p
 	}
 	next := &Record{}
 	ours := exists && rec.Script != "" && orig == rec.Script
-	if raw, err := shippedFile(part.Shipped); err == nil && exists && orig == raw && !req.Remove {
-		ours = true // the shipped script copied by hand, as the docs said before setup: replaced,
-		next.Created = true // and --remove deletes setup's, as it would one it made
-	}
 	switch {
+	case req.Remove && ours && rec.Original != "":
+		p.change.Changes = append(p.change.Changes, Change{Op: "remove", At: "the file", Value: "the " + part.Event + " hook setup wrote, for the one it had replaced (put back)"})
+		return []byte(rec.Original), next, nil
 	case req.Remove && ours:
 		p.change.Changes = append(p.change.Changes, Change{Op: "remove", At: "the file", Value: "the " + part.Event + " hook setup wrote"})
 		return nil, next, nil
 	case req.Remove && exists && rec.Script != "":
 		p.change.Kept = append(p.change.Kept, Kept{At: "the file", Why: "changed since setup wrote it: left as it is"})
 		return []byte(orig), next, nil
-	case req.Remove || exists && orig == want:
-		if exists && orig == want {
-			next.Script, next.Mode, next.Created = want, 0o755, rec.Created
-		}
+	case req.Remove:
+		return []byte(orig), next, nil
+	case exists && orig == want:
+		next.Script, next.Mode, next.Created, next.Original = want, 0o755, rec.Created, rec.Original
 		return []byte(orig), next, nil
 	case ours:
 		p.change.Changes = append(p.change.Changes, Change{Op: "remove", At: "the file", Value: "the " + part.Event + " hook an earlier setup wrote"})
+		next.Original = rec.Original
+	case exists && RunsGuard(orig):
+		p.change.Changes = append(p.change.Changes, Change{Op: "remove", At: "the file", Value: "a " + part.Event + " hook that runs agent-rewind's guard, not setup's (replaced by setup's; --remove puts it back)"})
+		next.Original = orig
 	case exists:
 		p.change.Kept = append(p.change.Kept, Kept{At: "the file", Why: "a " + part.Event + " hook of your own (Cline runs one script per event): kept as it is; to guard with it, end it with what setup would write:\n" + want})
 		return []byte(orig), next, nil

@@ -26,19 +26,26 @@ type Record struct {
 	Dirs    []string   `json:"dirs,omitempty"`    // folders setup made for it, outermost first
 	JSON    []addition `json:"json,omitempty"`    // formatJSON: members and elements added
 	Blocks  []Block    `json:"blocks,omitempty"`  // formatTOML: tables appended, as text
-	Script  string     `json:"script,omitempty"`  // formatScript: the content written, whole
-	Mode    uint32     `json:"mode,omitempty"`    // formatScript: the file's mode
-	Clients []string   `json:"clients,omitempty"` // the clients whose setup wrote it
+	// Replaced are what setup took out to put its own in their place: agent-rewind's entries
+	// not written by setup (copied by hand, edited since): --remove puts them back.
+	Replaced []addition `json:"replaced,omitempty"`
+	Script   string     `json:"script,omitempty"` // formatScript: the content written, whole
+	// Original is a script of agent-rewind's setup replaced (formatScript), put back by --remove.
+	Original string   `json:"original,omitempty"`
+	Mode     uint32   `json:"mode,omitempty"`    // formatScript: the file's mode
+	Clients  []string `json:"clients,omitempty"` // the clients whose setup wrote it
 }
 
 // Block is a table setup appended to a TOML file.
 type Block struct {
-	Kind string `json:"kind"`          // "mcp" (the MCP server's table) or "trust" (a hook's trusted_hash)
+	Kind string `json:"kind"`          // "mcp" (the MCP server's table), "trust" (a hook's trusted_hash), "replaced" (a table setup took out)
 	For  string `json:"for,omitempty"` // trust: the hooks file the hook is in
 	Text string `json:"text"`
 }
 
-func (r *Record) empty() bool { return len(r.JSON) == 0 && len(r.Blocks) == 0 && r.Script == "" }
+func (r *Record) empty() bool {
+	return len(r.JSON) == 0 && len(r.Blocks) == 0 && r.Script == "" && len(r.Replaced) == 0 && r.Original == ""
+}
 
 // records is the folder of setup's records.
 type records string

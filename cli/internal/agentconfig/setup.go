@@ -226,12 +226,18 @@ func addName(names []string, n string) []string {
 }
 
 func sameRecord(a, b *Record) bool {
-	if a.Created != b.Created || a.Script != b.Script || a.Mode != b.Mode || len(a.JSON) != len(b.JSON) || len(a.Blocks) != len(b.Blocks) || strings.Join(a.Dirs, "\n") != strings.Join(b.Dirs, "\n") {
+	if a.Created != b.Created || a.Script != b.Script || a.Original != b.Original || a.Mode != b.Mode || len(a.JSON) != len(b.JSON) || len(a.Replaced) != len(b.Replaced) ||
+		len(a.Blocks) != len(b.Blocks) || strings.Join(a.Dirs, "\n") != strings.Join(b.Dirs, "\n") {
 		return false
 	}
 	for i := range a.JSON {
 		x, y := a.JSON[i], b.JSON[i]
 		if x.where() != y.where() || x.Value != y.Value || x.Container != y.Container {
+			return false
+		}
+	}
+	for i := range a.Replaced {
+		if a.Replaced[i].where() != b.Replaced[i].where() || a.Replaced[i].Value != b.Replaced[i].Value {
 			return false
 		}
 	}

@@ -95,27 +95,44 @@ type tomlError struct {
 	msg  string
 }
 
-func (e *tomlError) Error() string { return fmt.Sprintf("not TOML setup can read, at line %d: %s", e.line, e.msg) }
+func (e *tomlError) Error() string {
+	return fmt.Sprintf("not TOML setup can read, at line %d: %s", e.line, e.msg)
+}
 
 // parseTOML reads a whole TOML document.
 func parseTOML(src string) (*tval, error) {
+	doc, _, err := parseTOMLHeaders(src)
+	return doc, err
+}
+
+// parseTOMLHeaders reads a whole TOML document, and where each table header's line starts.
+func parseTOMLHeaders(src string) (*tval, []theader, error) {
 	if !utf8.ValidString(src) {
-		return nil, &tomlError{1, "the file is not UTF-8"}
+		return nil, nil, &tomlError{1, "the file is not UTF-8"}
 	}
 	p := &tparser{src: src, line: 1, root: newTable(byHeader)}
 	p.cur = p.root
 	if err := p.document(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return p.root, nil
+	return p.root, p.headers, nil
 }
 
 type tparser struct {
-	src  string
-	pos  int
-	line int
-	root *tval
-	cur  *tval // the table key/value pairs go into
+	src     string
+	pos     int
+	line    int
+	root    *tval
+	cur     *tval     // the table key/value pairs go into
+	headers []theader // every [table] and [[table]] header, in order
+
+	lastHeader []string
+}
+
+// theader is a table header and where its line starts in the text.
+type theader struct {
+	keys  []string
+	start int
 }
 
 func (p *tparser) fail(format string, args ...any) error {
@@ -191,9 +208,11 @@ func (p *tparser) document() error {
 				return err
 			}
 		case c == '[':
+			start := strings.LastIndexByte(p.src[:p.pos], '\n') + 1
 			if err := p.header(); err != nil {
 				return err
 			}
+			p.headers = append(p.headers, theader{keys: p.lastHeader, start: start})
 		default:
 			if err := p.keyValue(p.cur); err != nil {
 				return err
@@ -219,6 +238,7 @@ func (p *tparser) header() error {
 	if err != nil {
 		return err
 	}
+	p.lastHeader = keys
 	p.skipSpace()
 	closing := "]"
 	if array {
@@ -478,7 +498,7 @@ func (p *tparser) array(depth int) (*tval, error) {
 }
 
 func (p *tparser) inlineTable(depth int) (*tval, error) {
-	p.pos++ // {
+	p.pos++                 // {
 	t := newTable(byDotted) // members may be dotted keys; frozen once read
 	p.skipSpace()
 	if p.peek() == '}' {

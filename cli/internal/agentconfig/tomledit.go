@@ -143,3 +143,51 @@ func shippedTable(rel string, keys []string, fill func(key string, v *tval) stri
 	}
 	return out, nil
 }
+
+// cutTable takes the table at keys out of src, with its sub-tables: each section from its header
+// line to the next header (or the end). ok is false when the table has no header of its own
+// (dotted keys or an inline table define it): it cannot be cut out as text then.
+func cutTable(src string, headers []theader, keys []string) (rest, cut string, ok bool) {
+	type span struct{ from, to int }
+	var spans []span
+	for i, h := range headers {
+		if len(h.keys) < len(keys) || !equalKeys(h.keys[:len(keys)], keys) {
+			continue
+		}
+		ok = ok || len(h.keys) == len(keys)
+		to := len(src)
+		if i+1 < len(headers) {
+			to = headers[i+1].start
+		}
+		spans = append(spans, span{h.start, to})
+	}
+	if !ok {
+		return src, "", false
+	}
+	var b strings.Builder
+	rest = src
+	for i := len(spans) - 1; i >= 0; i-- {
+		s := spans[i]
+		rest = rest[:s.from] + rest[s.to:]
+	}
+	for _, s := range spans {
+		b.WriteString(src[s.from:s.to])
+	}
+	cut = b.String()
+	if !strings.HasSuffix(cut, "\n") {
+		cut += "\n"
+	}
+	return rest, cut, true
+}
+
+func equalKeys(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
