@@ -84,7 +84,7 @@ func writtenHook(t *testing.T, client, file string) (hookRun, []string) {
 	}
 	var f struct {
 		Hooks map[string][]struct {
-			Command string   `json:"command"`
+			Command string `json:"command"`
 			Hooks   []struct {
 				Command string   `json:"command"`
 				Args    []string `json:"args"`
