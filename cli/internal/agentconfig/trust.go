@@ -110,17 +110,27 @@ func codexEventName(e string) string {
 	return strings.ToLower(e[:1]) + e[1:]
 }
 
-// geminiTrusted reads Gemini CLI's folder trust as 0.61.0 decides it: trust switched off in the
-// user settings (security.folderTrust.enabled false), else the longest rule of
+// geminiTrusted reads Gemini CLI's folder trust as 0.61.0 decides it: GEMINI_CLI_TRUST_WORKSPACE,
+// else trust switched off in the user settings (security.folderTrust.enabled false), else the
+// longest rule of
 // ~/.gemini/trustedFolders.json that holds the folder (TRUST_FOLDER, TRUST_PARENT: the rule's
 // parent, DO_NOT_TRUST).
 func geminiTrusted(l Locations) (bool, string) {
+	switch l.env("GEMINI_CLI_TRUST_WORKSPACE") {
+	case "true":
+		return true, ""
+	case "false":
+		return false, "GEMINI_CLI_TRUST_WORKSPACE=false distrusts every folder"
+	}
 	if b, err := os.ReadFile(filepath.Join(l.Home, ".gemini", "settings.json")); err == nil {
 		if n, err := parseJSON(b); err == nil && n.at([]string{"security", "folderTrust", "enabled"}) != nil && n.at([]string{"security", "folderTrust", "enabled"}).raw == "false" {
 			return true, ""
 		}
 	}
 	file := filepath.Join(l.Home, ".gemini", "trustedFolders.json")
+	if f := l.env("GEMINI_CLI_TRUSTED_FOLDERS_PATH"); f != "" {
+		file = f
+	}
 	b, err := os.ReadFile(file)
 	if err != nil {
 		return false, "no folder is trusted (" + file + " does not exist)"
