@@ -253,3 +253,45 @@ func TestClineHookCancel(t *testing.T) {
 		t.Errorf("the cancel's reason is neither in what the model read nor in Cline's log")
 	}
 }
+
+// TestClineAfterSetup sets Cline's CLI up with agent-rewind setup cline (the project's hook
+// scripts, absolute paths) and agent-rewind setup cline --user (the MCP server in Cline's
+// global settings, naming the project, which setup's note says): doctor finds nothing wrong,
+// and a session is guarded: the MCP server and the hooks write to one store, and a repeated push
+// is refused with the reason in what the model reads (the command's result).
+func TestClineAfterSetup(t *testing.T) {
+	e := New(t)
+	m := e.Model(mockmodel.Sequence("done",
+		mockmodel.Call(map[string]any{"label": codexLabel}, ClineServer+"checkpoint"),
+		clineShell(codexPush),
+		clineShell(codexPush),
+	))
+	e.ClineProvider(m)
+	s := e.Setup(e.Sub, "", "cline")
+	if len(s.Files) != 2 || !strings.Contains(strings.Join(s.Notes, "\n"), "agent-rewind setup cline --user") {
+		t.Fatalf("setup cline: %+v", s)
+	}
+	if s := e.Setup(e.Sub, "", "cline", "--user"); len(s.Files) != 1 || !strings.Contains(strings.Join(s.Notes, "\n"), "one project at a time") {
+		t.Fatalf("setup cline --user: %+v", s)
+	}
+	if d := e.Doctor(e.Project); len(d.Of("cline")) > 0 {
+		t.Fatalf("doctor after setup: %+v", d.Of("cline"))
+	}
+	sess := e.Cline(m, e.Project, "push the release")
+	cp, shells := m.CallsTo(ClineServer+"checkpoint"), clineMade(m, "run_commands")
+	if len(cp) != 1 || len(shells) != 2 {
+		t.Fatalf("calls played: checkpoint %d, shell %d (exit %d)", len(cp), len(shells), sess.Code)
+	}
+	cpText, _ := m.Result(cp[0].ID)
+	l := e.List(e.Project)
+	if id := codexCheckpointID(t, cpText.Text); !codexHasCheckpoint(l, id) {
+		t.Errorf("setup's MCP server wrote its checkpoint %s elsewhere than the project's store; stores: %v", id, codexOtherStores(e))
+	}
+	if _, ok := l.Call(shells[0].ID); !ok {
+		t.Errorf("the hook took no automatic checkpoint before the push %s: calls %+v", shells[0].ID, l.Calls())
+	}
+	if len(e.Pushes()) != 1 {
+		t.Errorf("the remote received %d pushes, want 1", len(e.Pushes()))
+	}
+	clineRefusal(t, e, m, sess, shells[1].ID)
+}

@@ -352,3 +352,63 @@ func codexKeepTranscript(t *testing.T, e *Env, s CodexSession) {
 	}
 	t.Logf("rollout file: %s", s.Rollout)
 }
+
+// TestCodexAfterSetup sets Codex up as docs/agents.md says: agent-rewind setup codex (run from
+// the subfolder; the project already trusted), which doctor then finds untrusted (Codex skips
+// an untrusted hook silently) and names the fix, agent-rewind setup codex --trust-hooks, which
+// asks the real codex app-server for the hooks' hashes. After it doctor finds nothing wrong,
+// and a session without --dangerously-bypass-hook-trust, with the harness's XDG_STATE_HOME set,
+// is guarded: the MCP server and the hooks write to one store, and a repeated push is refused
+// with the reason in what the model reads.
+func TestCodexAfterSetup(t *testing.T) {
+	e := New(t)
+	m := e.Model(mockmodel.Sequence("done",
+		CodexSearch("agent-rewind checkpoint"),
+		mockmodel.Call(map[string]any{"label": codexLabel}, CodexServer+"checkpoint"),
+		CodexShell(codexPush),
+		CodexShell(codexPush),
+	))
+	e.CodexConfigure(m)
+	s := e.Setup(e.Sub, "", "codex")
+	if s.Workspace != e.Project || len(s.Files) != 2 || !strings.Contains(strings.Join(s.Notes, "\n"), "--trust-hooks") {
+		t.Fatalf("setup codex: %+v", s)
+	}
+	d := e.Doctor(e.Project)
+	if d.Code != 1 || !d.Has("is untrusted, and Codex skips a hook it does not trust", "agent-rewind setup codex --trust-hooks") {
+		t.Fatalf("doctor before the hooks are trusted: exit %d, problems %+v", d.Code, d.Problems)
+	}
+	e.Setup(e.Sub, "", "codex", "--trust-hooks")
+	for _, h := range e.CodexHooks(e.Project) {
+		if h.TrustStatus != "trusted" {
+			t.Errorf("after setup --trust-hooks, hooks/list reports %s as %s", h.Key, h.TrustStatus)
+		}
+	}
+	if d := e.Doctor(e.Project); len(d.Of("codex")) > 0 {
+		t.Fatalf("doctor after --trust-hooks: %+v", d.Of("codex"))
+	}
+	e.Codex(m, e.Project, CodexOptions{}, "push the release")
+	codexNoOtherHost(t, m)
+	cp, shells := m.CallsTo(CodexServer+"checkpoint"), m.CallsTo("exec_command")
+	if len(cp) != 1 || len(shells) != 2 {
+		t.Fatalf("calls played: checkpoint %d, shell %d", len(cp), len(shells))
+	}
+	cpText, _ := m.Result(cp[0].ID)
+	l := e.List(e.Project)
+	if id := codexCheckpointID(t, cpText.Text); !codexHasCheckpoint(l, id) {
+		t.Errorf("setup's MCP server wrote its checkpoint %s to another store than the project's; other stores: %v", id, codexOtherStores(e))
+	}
+	if _, ok := l.Call(shells[0].ID); !ok {
+		t.Errorf("the trusted hooks took no automatic checkpoint before the push %s: calls %+v", shells[0].ID, l.Calls())
+	}
+	if r, _ := m.Result(shells[1].ID); !strings.Contains(r.Text, "agent-rewind refused effect") || len(e.Pushes()) != 1 {
+		t.Errorf("the repeated push: the model read %q; pushes %v", r.Text, e.Pushes())
+	}
+	// --remove takes out the files and the trust entries setup wrote.
+	e.Setup(e.Project, "", "codex", "--remove")
+	if cfg := e.ReadFile(filepath.Join(e.CodexHome(), "config.toml")); strings.Contains(cfg, "trusted_hash") || !strings.Contains(cfg, "trust_level") {
+		t.Errorf("after --remove, ~/.codex/config.toml:\n%s", cfg)
+	}
+	if fileExists(filepath.Join(e.Project, ".codex")) {
+		t.Errorf("after --remove, %s is still there", filepath.Join(e.Project, ".codex"))
+	}
+}

@@ -264,3 +264,53 @@ func TestCopilotCLIGuardCannotRun(t *testing.T) {
 		}
 	})
 }
+
+// TestCopilotCLIAfterSetup sets GitHub Copilot CLI up with agent-rewind setup copilot (run from
+// the subfolder, with an installed copy of the binaries): doctor finds nothing wrong with it,
+// and a session in the trusted folder is guarded: the MCP server (.github/mcp.json) and the
+// hooks (.github/hooks) write to one store, and a repeated push is refused with the reason in
+// what the model reads. With the installed binaries gone, doctor says so and names the fix.
+func TestCopilotCLIAfterSetup(t *testing.T) {
+	e := New(t)
+	prog := e.CopyBinaries()
+	s := e.Setup(e.Sub, prog, "copilot")
+	if s.Workspace != e.Project || len(s.Files) != 2 || !strings.Contains(strings.Join(s.Notes, "\n"), "--trust-folder") {
+		t.Fatalf("setup copilot: %+v", s)
+	}
+	if d := e.Doctor(e.Project); len(d.Of("copilot")) > 0 {
+		t.Fatalf("doctor after setup: %+v", d.Of("copilot"))
+	}
+	m := e.Model(mockmodel.Sequence("done",
+		mockmodel.Call(map[string]string{"label": "by setup's server"}, copilotServer+"checkpoint"),
+		copilotBash("git push origin main"),
+		copilotBash("git push origin main"),
+	))
+	e.Copilot(m, e.Project, "push the release")
+	calls := m.Calls()
+	if len(calls) != 3 {
+		t.Fatalf("the model made %d calls, want 3: %+v", len(calls), calls)
+	}
+	l := e.List(e.Project)
+	if !slices.Contains(l.Labels("normal"), "by setup's server") {
+		t.Errorf("setup's MCP server did not checkpoint the project's store: %q", l.Labels("normal"))
+	}
+	// Copilot hands the model a hook's denial as the call's text, not as a failed call.
+	if r, _ := m.Result(calls[2].ID); !strings.Contains(r.Text, "Denied by preToolUse hook: agent-rewind refused effect") || len(e.Pushes()) != 1 {
+		t.Errorf("the repeated push: the model read %q; pushes %v", r.Text, e.Pushes())
+	}
+	if effects := e.Effects(e.Project); len(effects) != 1 || !strings.HasPrefix(effects[0].Source, "hook:copilot") {
+		t.Errorf("the hooks' ledger: %+v", effects)
+	}
+
+	if err := os.RemoveAll(filepath.Dir(prog)); err != nil {
+		t.Fatal(err)
+	}
+	d := e.Doctor(e.Project)
+	if d.Code != 1 || !d.Has(filepath.Join(filepath.Dir(prog), "agent-rewind-hook")+" does not exist", "agent-rewind setup copilot") {
+		t.Errorf("doctor with the installed binaries gone: exit %d, problems %+v", d.Code, d.Problems)
+	}
+	e.Setup(e.Project, "", "copilot")
+	if d := e.Doctor(e.Project); len(d.Of("copilot")) > 0 {
+		t.Errorf("doctor after the fix it named: %+v", d.Of("copilot"))
+	}
+}
