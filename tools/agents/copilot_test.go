@@ -266,8 +266,10 @@ func TestCopilotCLIGuardCannotRun(t *testing.T) {
 }
 
 // TestCopilotCLIAfterSetup sets GitHub Copilot CLI up with agent-rewind setup copilot (run from
-// the subfolder, with an installed copy of the binaries): doctor finds nothing wrong with it,
-// and a session in the trusted folder is guarded: the MCP server (.github/mcp.json) and the
+// the subfolder, with an installed copy of the binaries). In a folder not trusted, copilot -p
+// runs neither the hooks nor the MCP server, which doctor reports; once trusted as Copilot's
+// prompt trusts it (trustedFolders in ~/.copilot/config.json), doctor finds nothing wrong, and
+// a session without --trust-folder is guarded: the MCP server (.github/mcp.json) and the
 // hooks (.github/hooks) write to one store, and a repeated push is refused with the reason in
 // what the model reads. With the installed binaries gone, doctor says so and names the fix.
 func TestCopilotCLIAfterSetup(t *testing.T) {
@@ -277,15 +279,27 @@ func TestCopilotCLIAfterSetup(t *testing.T) {
 	if s.Workspace != e.Project || len(s.Files) != 2 || !strings.Contains(strings.Join(s.Notes, "\n"), "--trust-folder") {
 		t.Fatalf("setup copilot: %+v", s)
 	}
+	// Untrusted, copilot -p runs neither the hooks nor the server, silently: doctor says so.
+	if d := e.Doctor(e.Project); d.Code != 1 || !d.Has("only in a trusted folder", "--trust-folder") {
+		t.Errorf("doctor in an untrusted folder: exit %d, problems %+v", d.Code, d.Problems)
+	}
+	m0 := e.Model(mockmodel.Sequence("done", copilotBash("printf x > untrusted.txt")))
+	e.CopilotTrusted(m0, e.Project, "write")
+	if calls := m0.Calls(); len(calls) != 1 || m0.Last().HasTool(copilotServer+"checkpoint") {
+		t.Errorf("in an untrusted folder: calls %+v; agent-rewind's tools offered: %v", calls, m0.Last().HasTool(copilotServer+"checkpoint"))
+	} else if r := e.CLI(e.Project, nil, "store"); r.Code == 0 {
+		t.Errorf("Copilot %s ran the hooks of an untrusted folder (the project has a store): update doctor's check and docs/agents.md", CopilotVersion)
+	}
+	e.CopilotTrust(e.Project)
 	if d := e.Doctor(e.Project); len(d.Of("copilot")) > 0 {
-		t.Fatalf("doctor after setup: %+v", d.Of("copilot"))
+		t.Fatalf("doctor after setup, the folder trusted: %+v", d.Of("copilot"))
 	}
 	m := e.Model(mockmodel.Sequence("done",
 		mockmodel.Call(map[string]string{"label": "by setup's server"}, copilotServer+"checkpoint"),
 		copilotBash("git push origin main"),
 		copilotBash("git push origin main"),
 	))
-	e.Copilot(m, e.Project, "push the release")
+	e.CopilotTrusted(m, e.Project, "push the release") // trusted by its configuration, not --trust-folder
 	calls := m.Calls()
 	if len(calls) != 3 {
 		t.Fatalf("the model made %d calls, want 3: %+v", len(calls), calls)

@@ -245,7 +245,7 @@ var clients = []*Client{
 			{What: "MCP server", Scope: ScopeUser, path: inHome(".copilot", "mcp-config.json"), Shipped: "vscode/.github/mcp.json", Servers: "mcpServers"},
 		},
 		notes: map[Scope][]string{
-			ScopeProject: {"GitHub Copilot CLI runs a folder's hooks and MCP servers only once the folder is trusted: it asks when you start it in {root}; copilot -p needs --trust-folder (or the folder in trusted_folders of ~/.copilot/config.json)."},
+			ScopeProject: {"GitHub Copilot CLI runs a folder's hooks and MCP servers only once the folder is trusted: it asks when you start it in {root}; copilot -p needs --trust-folder, or the folder among the trustedFolders of ~/.copilot/config.json (what trusting it writes)."},
 			ScopeUser:    {"Copilot CLI reads hooks only from the project (.github/hooks): run agent-rewind setup copilot in {root} for them."},
 		},
 	},

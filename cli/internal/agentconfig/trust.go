@@ -43,7 +43,8 @@ func TrustProblems(c *Client, l Locations, r *ClientReport, codex string) {
 		}
 	case barrier.AgentCopilot:
 		if inProject && !copilotTrusted(l) {
-			r.Notes = append(r.Notes, "Copilot CLI runs "+l.Root+"'s hooks and MCP servers only once the folder is trusted: it is not in trusted_folders of ~/.copilot/config.json, so Copilot asks when started there (copilot -p needs --trust-folder)")
+			r.Problems = append(r.Problems, Problem{c.Name, "Copilot CLI runs " + l.Root + "'s hooks and MCP servers only in a trusted folder, and it is not among the trustedFolders of " + filepath.Join(l.Home, ".copilot", "config.json") + " (copilot -p then runs neither, silently)",
+				"cd " + l.Root + " && copilot (and trust the folder when it asks; for one copilot -p run: --trust-folder)"})
 		}
 	}
 	storeVariables(c, r)
@@ -164,24 +165,50 @@ func within(path, dir string) bool {
 	return path == dir || strings.HasPrefix(path, strings.TrimSuffix(dir, string(filepath.Separator))+string(filepath.Separator))
 }
 
-// copilotTrusted reads Copilot CLI's trusted folders (trusted_folders in ~/.copilot/config.json).
+// copilotTrusted reads Copilot CLI's trusted folders: trustedFolders in ~/.copilot/config.json,
+// which 1.0.102 writes with // comments above it, and trusted_folders, the name it reads too
+// (and rewrites as trustedFolders): measured, TestCopilotCLITrust.
 func copilotTrusted(l Locations) bool {
 	b, err := os.ReadFile(filepath.Join(l.Home, ".copilot", "config.json"))
 	if err != nil {
 		return false
 	}
 	var cfg struct {
-		Trusted []string `json:"trusted_folders"`
+		Trusted []string `json:"trustedFolders"`
+		Legacy  []string `json:"trusted_folders"`
 	}
-	if json.Unmarshal(b, &cfg) != nil {
+	if json.Unmarshal(stripLineComments(b), &cfg) != nil {
 		return false
 	}
-	for _, d := range cfg.Trusted {
+	for _, d := range append(cfg.Trusted, cfg.Legacy...) {
 		if within(l.Root, resolved(d)) {
 			return true
 		}
 	}
 	return false
+}
+
+// stripLineComments blanks the // comments of a JSON file (outside strings), as clients that
+// write JSON with comments read it.
+func stripLineComments(b []byte) []byte {
+	out := append([]byte(nil), b...)
+	inString, escaped := false, false
+	for i := 0; i < len(out); i++ {
+		c := out[i]
+		switch {
+		case inString && escaped:
+			escaped = false
+		case inString && c == '\\':
+			escaped = true
+		case c == '"':
+			inString = !inString
+		case !inString && c == '/' && i+1 < len(out) && out[i+1] == '/':
+			for ; i < len(out) && out[i] != '\n'; i++ {
+				out[i] = ' '
+			}
+		}
+	}
+	return out
 }
 
 // storeVariables flags an MCP server that would write to another store than the hooks: the

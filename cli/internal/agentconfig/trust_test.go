@@ -46,3 +46,31 @@ func TestGeminiTrusted(t *testing.T) {
 		t.Error("folder trust switched off")
 	}
 }
+
+// Copilot CLI's trusted folders, as 1.0.102 writes them (// comments, trustedFolders) and the
+// name it also reads (trusted_folders).
+func TestCopilotTrusted(t *testing.T) {
+	home := t.TempDir()
+	root := filepath.Join(t.TempDir(), "shop")
+	os.MkdirAll(root, 0o755)
+	root, _ = filepath.EvalSymlinks(root)
+	l := Locations{Root: root, Home: home}
+	os.MkdirAll(filepath.Join(home, ".copilot"), 0o755)
+	cfg := filepath.Join(home, ".copilot", "config.json")
+	if copilotTrusted(l) {
+		t.Error("trusted with no config.json")
+	}
+	for _, s := range []string{
+		"// User settings belong in settings.json.\n// This file is managed automatically.\n{\n  \"trustedFolders\": [\"" + root + "\"],\n  \"url\": \"https://x//y\"\n}\n",
+		`{"trusted_folders": ["` + filepath.Dir(root) + `"]}`,
+	} {
+		os.WriteFile(cfg, []byte(s), 0o644)
+		if !copilotTrusted(l) {
+			t.Errorf("not trusted with %s", s)
+		}
+	}
+	os.WriteFile(cfg, []byte(`{"trustedFolders": ["/elsewhere"]}`), 0o644)
+	if copilotTrusted(l) {
+		t.Error("trusted by another folder")
+	}
+}
