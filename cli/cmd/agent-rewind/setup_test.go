@@ -123,7 +123,7 @@ func TestSetupHooksGuard(t *testing.T) {
 		{"claude-code", ".claude/settings.json", "claude-code/pretooluse-bash-git-push.json"},
 		{"codex", ".codex/hooks.json", "codex/pretooluse-bash-npm-publish.json"},
 		{"cursor", ".cursor/hooks.json", "cursor/pretooluse-shell-git-push.json"},
-		{"cline", ".clinerules/hooks/PreToolUse", "cline/cli-tool-call-git-push.json"},
+		{"cline", ".clinerules/hooks/PreToolUse", "cline/real-3.0.65-tool_call-run_commands-git-push.json"},
 		{"windsurf", ".windsurf/hooks.json", "windsurf/pre-run-command-git-push.json"},
 		{"vscode", ".github/hooks/agent-rewind.json", "vscode/pretooluse-run-in-terminal-git-push.json"},
 		{"copilot", ".github/hooks/agent-rewind.json", "copilot/pretooluse-bash-git-push.json"},
