@@ -1,7 +1,6 @@
 package agents
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,15 +8,6 @@ import (
 
 	"github.com/agent-rewind/rewind/tools/agents/mockmodel"
 )
-
-// The steps the Codex sessions play.
-const (
-	codexBump  = "printf 'version 2\\n' > app.txt"
-	codexPush  = "git push -q origin HEAD:main"
-	codexLabel = "before the version bump"
-)
-
-var codexEmail = map[string]any{"to": "ann@example.com", "subject": "Your refund", "body": "It is on its way."}
 
 // TestCodexSession plays one Codex CLI session with the shipped .codex/ installed, the hooks
 // trusted with --dangerously-bypass-hook-trust, and the harness's XDG folders set (as many
@@ -28,15 +18,15 @@ func TestCodexSession(t *testing.T) {
 	e := New(t)
 	m := e.Model(mockmodel.Sequence("done",
 		CodexSearch("agent-rewind checkpoint rewind list"),
-		mockmodel.Call(map[string]any{"label": codexLabel}, CodexServer+"checkpoint"),
-		CodexShell(codexBump),
-		CodexShell(codexPush),
+		mockmodel.Call(map[string]any{"label": labelBeforeBump}, CodexServer+"checkpoint"),
+		CodexShell(bumpVersion),
+		CodexShell(pushMain),
 		mockmodel.Call(map[string]any{}, CodexServer+"list"),
-		CodexRewindTo(codexBump),
-		CodexShell(codexPush),
+		CodexRewindTo(bumpVersion),
+		CodexShell(pushMain),
 		CodexSearch("shop send_email"),
-		mockmodel.Call(codexEmail, CodexShop+"send_email"),
-		mockmodel.Call(codexEmail, CodexShop+"send_email"),
+		mockmodel.Call(customerEmail, CodexShop+"send_email"),
+		mockmodel.Call(customerEmail, CodexShop+"send_email"),
 	))
 	e.CodexConfigure(m)
 	e.InstallCodex()
@@ -82,16 +72,16 @@ func TestCodexSession(t *testing.T) {
 	lsText, _ := m.Result(ls[0].ID)
 	t.Logf("the model read from checkpoint: %s", cpText.Text)
 	t.Logf("the model read from list: %s", lsText.Text)
-	cpID := codexCheckpointID(t, cpText.Text)
+	cpID := checkpointIDOf(t, cpText.Text)
 	if !strings.Contains(cpText.Text, "rewind") {
 		t.Errorf("what the model read of checkpoint does not say how to go back to it (rewind)")
 	}
 
 	// b. One store: the MCP server's checkpoint is in the store the CLI (and the hooks) use.
 	l := e.List(e.Project)
-	if !codexHasCheckpoint(l, cpID) {
+	if !hasCheckpoint(l, cpID) {
 		t.Errorf("the MCP checkpoint %s is not in the project's store %s (the hooks' store; other stores: %v): Codex passes MCP servers only part of its environment (XDG_STATE_HOME=%s)",
-			cpID, e.StoreOf(e.Project).Store, codexOtherStores(e), e.Get("XDG_STATE_HOME"))
+			cpID, e.StoreOf(e.Project).Store, otherStores(e), e.Get("XDG_STATE_HOME"))
 	}
 
 	// c. Automatic checkpoints keyed by the model's call ids, none for agent-rewind's own tools.
@@ -120,7 +110,7 @@ func TestCodexSession(t *testing.T) {
 	}
 	rwText, _ := m.Result(rw[0].ID)
 	t.Logf("the model read from rewind: %s", rwText.Text)
-	codexSameTree(t, m, shells[0].ID, rw[0].ID, "the MCP rewind to before "+shells[0].ID)
+	sameTree(t, m, shells[0].ID, rw[0].ID, "the MCP rewind to before "+shells[0].ID)
 
 	// d. The repeated push and the repeated email are refused, with the reason in what the
 	// model read.
@@ -143,7 +133,7 @@ func TestCodexSession(t *testing.T) {
 
 	// c, by the CLI: rewind to before the first push, by its call id.
 	e.Rewind(e.Project, shells[1].ID)
-	codexTreeIs(t, m, shells[1].ID, "the CLI rewind to before "+shells[1].ID)
+	treeIs(t, m, shells[1].ID, "the CLI rewind to before "+shells[1].ID)
 	e.VerifyChain(e.Project)
 	t.Logf("session %s: %d requests in %v", s.ThreadID, len(m.Log()), s.Wall)
 }
@@ -157,10 +147,10 @@ func TestCodexOneStore(t *testing.T) {
 	e.Set("XDG_STATE_HOME", "")
 	m := e.Model(mockmodel.Sequence("done",
 		CodexSearch("agent-rewind checkpoint rewind"),
-		mockmodel.Call(map[string]any{"label": codexLabel}, CodexServer+"checkpoint"),
-		CodexShell(codexBump),
+		mockmodel.Call(map[string]any{"label": labelBeforeBump}, CodexServer+"checkpoint"),
+		CodexShell(bumpVersion),
 		mockmodel.Call(map[string]any{}, CodexServer+"list"),
-		CodexRewindTo(codexBump),
+		CodexRewindTo(bumpVersion),
 	))
 	e.CodexConfigure(m)
 	e.InstallCodex()
@@ -187,8 +177,8 @@ func TestCodexOneStore(t *testing.T) {
 	}
 	cpText, _ := m.Result(cp[0].ID)
 	l := e.List(e.Project)
-	if id := codexCheckpointID(t, cpText.Text); !codexHasCheckpoint(l, id) {
-		t.Errorf("the MCP checkpoint %s is not in the project's store; other stores: %v", id, codexOtherStores(e))
+	if id := checkpointIDOf(t, cpText.Text); !hasCheckpoint(l, id) {
+		t.Errorf("the MCP checkpoint %s is not in the project's store; other stores: %v", id, otherStores(e))
 	}
 	if call, ok := l.Call(shells[0].ID); !ok || call.Checkpoint == "" {
 		t.Errorf("the shell call %s has no automatic checkpoint (the trusted hooks did not run?); calls: %+v", shells[0].ID, l.Calls())
@@ -201,7 +191,7 @@ func TestCodexOneStore(t *testing.T) {
 	} else {
 		t.Errorf("list calls: %d", len(ls))
 	}
-	codexSameTree(t, m, shells[0].ID, rw[0].ID, "the MCP rewind to before "+shells[0].ID)
+	sameTree(t, m, shells[0].ID, rw[0].ID, "the MCP rewind to before "+shells[0].ID)
 }
 
 // TestCodexWithoutBinary plays a shell change with the shipped .codex/ installed and trusted
@@ -214,7 +204,7 @@ func TestCodexWithoutBinary(t *testing.T) {
 	e.SetPath(false)
 	m := e.Model(mockmodel.Sequence("done",
 		CodexSearch("agent-rewind checkpoint"),
-		CodexShell(codexBump),
+		CodexShell(bumpVersion),
 	))
 	e.CodexConfigure(m)
 	e.InstallCodex()
@@ -258,92 +248,6 @@ func codexNoOtherHost(t *testing.T, m *Model) {
 	}
 }
 
-// codexCheckpointID reads the checkpoint id from what the model read of an MCP checkpoint:
-// Codex hands it the structured result as JSON after "Output:", Cline the whole result
-// (content and structuredContent) as JSON.
-func codexCheckpointID(t *testing.T, text string) string {
-	t.Helper()
-	body := text
-	if _, after, ok := strings.Cut(text, "Output:"); ok {
-		body = strings.TrimSpace(after)
-	}
-	var out struct {
-		ID         string `json:"id"`
-		Structured struct {
-			ID string `json:"id"`
-		} `json:"structuredContent"`
-	}
-	_ = json.Unmarshal([]byte(body), &out)
-	if out.ID == "" {
-		out.ID = out.Structured.ID
-	}
-	if out.ID == "" {
-		t.Fatalf("no checkpoint id in what the model read of checkpoint: %q", text)
-	}
-	return out.ID
-}
-
-func codexHasCheckpoint(l List, id string) bool {
-	for _, c := range l.Checkpoints {
-		if c.ID == id {
-			return true
-		}
-	}
-	return false
-}
-
-// codexOtherStores lists the stores in the Env's state folder and in the default one (where an
-// MCP server that did not get XDG_STATE_HOME writes).
-func codexOtherStores(e *Env) []string {
-	var out []string
-	for _, d := range []string{filepath.Join(e.Home, ".local", "state", "agent-rewind"), e.State} {
-		entries, _ := os.ReadDir(filepath.Join(d, "stores"))
-		for _, en := range entries {
-			out = append(out, filepath.Join(d, "stores", en.Name()))
-		}
-	}
-	return out
-}
-
-// codexSameTree checks that the files right after call `after` ran are those before call
-// `before`.
-func codexSameTree(t *testing.T, m *Model, before, after, what string) {
-	t.Helper()
-	want, err := m.Trees.Before(before)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := m.Trees.After(after)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d := Diff(want, got); len(d) > 0 {
-		t.Errorf("%s: the files differ from before that call:\n%s", what, strings.Join(d, "\n"))
-	}
-}
-
-// codexTreeIs checks that the project's files now are those before call id.
-func codexTreeIs(t *testing.T, m *Model, id, what string) {
-	t.Helper()
-	want, err := m.Trees.Before(id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := ReadTree(m.Trees.dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d := Diff(want, got); len(d) > 0 {
-		t.Errorf("%s: the files differ from before that call:\n%s", what, strings.Join(d, "\n"))
-	}
-}
-
-// jsonText is s as it appears inside a JSON string.
-func jsonText(t *testing.T, s string) string {
-	b, _ := json.Marshal(s)
-	return strings.Trim(string(b), `"`)
-}
-
 // codexKeepTranscript logs where the session's rollout file is (issue 32 reads this format).
 func codexKeepTranscript(t *testing.T, e *Env, s CodexSession) {
 	if s.Rollout == "" {
@@ -364,9 +268,9 @@ func TestCodexAfterSetup(t *testing.T) {
 	e := New(t)
 	m := e.Model(mockmodel.Sequence("done",
 		CodexSearch("agent-rewind checkpoint"),
-		mockmodel.Call(map[string]any{"label": codexLabel}, CodexServer+"checkpoint"),
-		CodexShell(codexPush),
-		CodexShell(codexPush),
+		mockmodel.Call(map[string]any{"label": labelBeforeBump}, CodexServer+"checkpoint"),
+		CodexShell(pushMain),
+		CodexShell(pushMain),
 	))
 	e.CodexConfigure(m)
 	s := e.Setup(e.Sub, "", "codex")
@@ -394,8 +298,8 @@ func TestCodexAfterSetup(t *testing.T) {
 	}
 	cpText, _ := m.Result(cp[0].ID)
 	l := e.List(e.Project)
-	if id := codexCheckpointID(t, cpText.Text); !codexHasCheckpoint(l, id) {
-		t.Errorf("setup's MCP server wrote its checkpoint %s to another store than the project's; other stores: %v", id, codexOtherStores(e))
+	if id := checkpointIDOf(t, cpText.Text); !hasCheckpoint(l, id) {
+		t.Errorf("setup's MCP server wrote its checkpoint %s to another store than the project's; other stores: %v", id, otherStores(e))
 	}
 	if _, ok := l.Call(shells[0].ID); !ok {
 		t.Errorf("the trusted hooks took no automatic checkpoint before the push %s: calls %+v", shells[0].ID, l.Calls())
