@@ -390,7 +390,8 @@ func keepGeminiTranscripts(t *testing.T, e *Env) {
 // subfolder; the user's settings and the folder's trust as a user has them): doctor finds
 // nothing wrong, and a session in the project is guarded: the MCP server and the hook write to
 // one store, and a repeated push is refused with the reason in what the model reads. A matcher
-// edited away from MCP tools is what doctor then reports, fixed by the command it names.
+// edited away from MCP tools is what doctor then reports, fixed by the command it names. Then
+// setup --user guards a session started in the subfolder.
 func TestGeminiCLIAfterSetup(t *testing.T) {
 	e := New(t)
 	e.WriteFile(filepath.Join(e.Home, ".gemini", "settings.json"), GeminiUserSettings)
@@ -433,5 +434,16 @@ func TestGeminiCLIAfterSetup(t *testing.T) {
 	e.Setup(e.Project, "", "gemini")
 	if d := e.Doctor(e.Project); len(d.Of("gemini")) > 0 {
 		t.Errorf("doctor after the fix it named: %+v", d.Of("gemini"))
+	}
+
+	// Started in a subfolder Gemini reads no project settings (TestGeminiCLIOutsideTheProject):
+	// setup --user, as setup's note says, guards it there too.
+	e.Setup(e.Sub, "", "gemini", "--user")
+	sub := e.Model(mockmodel.Sequence("done", runShell("REWIND_EFFECT_KEY=release-from-sub git push origin main"), runShell("REWIND_EFFECT_KEY=release-from-sub git push origin main")))
+	e.Gemini(sub, e.Sub, "push from the subfolder")
+	if calls := sub.Calls(); len(calls) != 2 {
+		t.Fatalf("from the subfolder, the model's calls that came back: %d, want 2", len(calls))
+	} else if r, _ := sub.Result(calls[1].ID); !strings.Contains(r.Text, "agent-rewind refused effect") {
+		t.Errorf("from the subfolder after setup --user, the repeated push: the model read %q", r.Text)
 	}
 }
