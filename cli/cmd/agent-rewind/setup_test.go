@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -416,3 +417,45 @@ func hasProblem(d doctorJSON, problem, fix string) bool {
 	}
 	return false
 }
+
+// The commands docs/agents.md shows for setup and doctor, and the README's, as written, in the
+// order shown: each runs, setup's exit 0, doctor's 0 or 1 with what it found.
+func TestDocsSetupCommands(t *testing.T) {
+	w := newSetupWorld(t)
+	var cmds []string
+	for _, page := range []string{filepath.Join("..", "..", "..", "docs", "agents.md"), filepath.Join("..", "..", "..", "README.md")} {
+		b, err := os.ReadFile(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fence := false
+		for _, line := range strings.Split(string(b), "\n") {
+			if strings.HasPrefix(line, "```") {
+				fence = !fence
+				continue
+			}
+			cmd, _, _ := strings.Cut(line, "#")
+			if fields := strings.Fields(cmd); fence && len(fields) > 1 && fields[0] == "agent-rewind" && (slices.Contains(fields, "setup") || slices.Contains(fields, "doctor")) {
+				cmds = append(cmds, strings.TrimSpace(cmd))
+			}
+		}
+	}
+	if len(cmds) < 8 {
+		t.Fatalf("found %d setup and doctor commands in the docs: %q", len(cmds), cmds)
+	}
+	for _, cmd := range cmds {
+		args := strings.Fields(cmd)[1:]
+		if slices.Contains(args, "--trust-hooks") {
+			continue // asks the real Codex: TestCodexAfterSetup in tools/agents runs it
+		}
+		r := runIn(t, w.project, w.env, "", args...)
+		doctor := slices.Contains(args, "doctor")
+		if r.code != 0 && !(doctor && r.code == 1 && strings.Contains(r.stdout, "fix")) {
+			t.Errorf("%s: exit %d\n%s%s", cmd, r.code, r.stdout, r.stderr)
+		}
+		if slices.Contains(args, "--json") && !json.Valid([]byte(r.stdout)) {
+			t.Errorf("%s: not JSON: %s", cmd, r.stdout)
+		}
+	}
+}
+

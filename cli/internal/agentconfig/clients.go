@@ -158,9 +158,11 @@ var clients = []*Client{
 			ScopeProject: {
 				"Claude Code started in a subfolder of {root} reads {root}/.mcp.json but not {root}/.claude/settings.json (its issues 36793, 76441, 86187): the hooks run only in sessions started in {root} itself. For sessions started anywhere, run agent-rewind setup claude-code --user (the hooks then run in every project's sessions), or use the plugin (integrations/claude-code).",
 				"An interactive Claude Code session asks once to approve the project's MCP server (.mcp.json); claude -p uses it at once.",
+				"The PreToolUse hook has \"onFailure\": \"block\": if agent-rewind-hook is removed, Claude Code blocks every call it matches; run agent-rewind setup claude-code --remove before uninstalling agent-rewind.",
 			},
 			ScopeUser: {
 				"The hooks now run in the sessions of every project you open in Claude Code: each project gets a store of its own, outside it (agent-rewind store shows where).",
+				"The PreToolUse hook has \"onFailure\": \"block\": if agent-rewind-hook is removed, Claude Code blocks every call it matches; run agent-rewind setup claude-code --user --remove before uninstalling agent-rewind.",
 			},
 		},
 	},
