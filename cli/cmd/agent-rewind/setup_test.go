@@ -458,4 +458,3 @@ func TestDocsSetupCommands(t *testing.T) {
 		}
 	}
 }
-
