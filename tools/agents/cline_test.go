@@ -282,14 +282,7 @@ func TestClineAfterSetup(t *testing.T) {
 	if len(cp) != 1 || len(shells) != 2 {
 		t.Fatalf("calls played: checkpoint %d, shell %d (exit %d)", len(cp), len(shells), sess.Code)
 	}
-	cpText, _ := m.Result(cp[0].ID)
-	l := e.List(e.Project)
-	if id := checkpointIDOf(t, cpText.Text); !hasCheckpoint(l, id) {
-		t.Errorf("setup's MCP server wrote its checkpoint %s elsewhere than the project's store; stores: %v", id, otherStores(e))
-	}
-	if _, ok := l.Call(shells[0].ID); !ok {
-		t.Errorf("the hook took no automatic checkpoint before the push %s: calls %+v", shells[0].ID, l.Calls())
-	}
+	checkOneStore(t, e, m, cp[0].ID, shells[0].ID)
 	if len(e.Pushes()) != 1 {
 		t.Errorf("the remote received %d pushes, want 1", len(e.Pushes()))
 	}

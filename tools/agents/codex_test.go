@@ -296,14 +296,7 @@ func TestCodexAfterSetup(t *testing.T) {
 	if len(cp) != 1 || len(shells) != 2 {
 		t.Fatalf("calls played: checkpoint %d, shell %d", len(cp), len(shells))
 	}
-	cpText, _ := m.Result(cp[0].ID)
-	l := e.List(e.Project)
-	if id := checkpointIDOf(t, cpText.Text); !hasCheckpoint(l, id) {
-		t.Errorf("setup's MCP server wrote its checkpoint %s to another store than the project's; other stores: %v", id, otherStores(e))
-	}
-	if _, ok := l.Call(shells[0].ID); !ok {
-		t.Errorf("the trusted hooks took no automatic checkpoint before the push %s: calls %+v", shells[0].ID, l.Calls())
-	}
+	checkOneStore(t, e, m, cp[0].ID, shells[0].ID)
 	if r, _ := m.Result(shells[1].ID); !strings.Contains(r.Text, "agent-rewind refused effect") || len(e.Pushes()) != 1 {
 		t.Errorf("the repeated push: the model read %q; pushes %v", r.Text, e.Pushes())
 	}

@@ -105,3 +105,18 @@ func jsonText(t *testing.T, s string) string {
 	b, _ := json.Marshal(s)
 	return strings.Trim(string(b), `"`)
 }
+
+// checkOneStore checks that the MCP checkpoint the model read of its call cpCall, and the
+// hooks' automatic checkpoint before the call callID, are both in the project's store: the
+// server and the hooks write to one.
+func checkOneStore(t *testing.T, e *Env, m *Model, cpCall, callID string) {
+	t.Helper()
+	cpText, _ := m.Result(cpCall)
+	l := e.List(e.Project)
+	if id := checkpointIDOf(t, cpText.Text); !hasCheckpoint(l, id) {
+		t.Errorf("the MCP server wrote its checkpoint %s to another store than the project's; other stores: %v", id, otherStores(e))
+	}
+	if _, ok := l.Call(callID); !ok {
+		t.Errorf("the hooks took no automatic checkpoint before the call %s in the project's store: calls %+v", callID, l.Calls())
+	}
+}

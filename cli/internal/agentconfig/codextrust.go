@@ -4,10 +4,8 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -174,18 +172,9 @@ func TrustCodexHooks(req Request, codex string) (FileChange, error) {
 // with none, it plans taking out the entries setup wrote for hooksFile (--remove).
 func planTrust(req Request, hooksFile string, hooks []CodexHook) (*planned, error) {
 	file := CodexConfig(req.Loc)
-	target := file
-	if r, err := filepath.EvalSymlinks(file); err == nil {
-		target = r
-	}
-	b, err := os.ReadFile(target)
-	exists := err == nil
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
+	target, b, exists, mode, err := readTarget(file, 0o600)
+	if err != nil {
 		return nil, refusal(file, req.Client.Name, err)
-	}
-	mode := os.FileMode(0o600)
-	if st, err := os.Stat(target); err == nil {
-		mode = st.Mode().Perm()
 	}
 	orig := string(b)
 	if _, err := parseTOML(orig); err != nil {

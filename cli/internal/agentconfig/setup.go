@@ -126,21 +126,13 @@ func refusal(file, name string, err error) error {
 // plan computes one part's change.
 func plan(req Request, part Part, recs records) (*planned, error) {
 	file := part.Path(req.Loc)
-	target := file
-	if r, err := filepath.EvalSymlinks(file); err == nil {
-		target = r // a dotfiles manager's link: write the file it points at
-	}
-	orig, err := os.ReadFile(target)
-	exists := err == nil
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, refusal(file, req.Client.Name, err)
-	}
 	mode := fs.FileMode(0o644)
 	if part.format == formatScript {
 		mode = 0o755
 	}
-	if st, err := os.Stat(target); err == nil {
-		mode = st.Mode().Perm()
+	target, orig, exists, mode, err := readTarget(file, mode)
+	if err != nil {
+		return nil, refusal(file, req.Client.Name, err)
 	}
 	rec, err := recs.load(file)
 	if err != nil {
@@ -190,6 +182,24 @@ func plan(req Request, part Part, recs records) (*planned, error) {
 		p.rec = next
 	}
 	return p, nil
+}
+
+// readTarget reads a configuration file as setup edits it: the file a symlink points at (a
+// dotfiles manager's link: the file it points at is written), its content, whether it exists,
+// and its mode (def when it does not).
+func readTarget(file string, def fs.FileMode) (target string, data []byte, exists bool, mode fs.FileMode, err error) {
+	target, mode = file, def
+	if r, err := filepath.EvalSymlinks(file); err == nil {
+		target = r
+	}
+	data, err = os.ReadFile(target)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return target, nil, false, mode, err
+	}
+	if st, serr := os.Stat(target); serr == nil {
+		mode = st.Mode().Perm()
+	}
+	return target, data, err == nil, mode, nil
 }
 
 // isEmptyConfig reports whether a file setup made holds nothing any more.

@@ -148,6 +148,25 @@ func (p *tparser) peek() byte {
 }
 func (p *tparser) rest() string { return p.src[p.pos:] }
 
+// isNewline reports whether a newline (LF or CRLF) is next.
+func (p *tparser) isNewline() bool {
+	return p.peek() == '\n' || strings.HasPrefix(p.rest(), "\r\n")
+}
+
+// newline consumes one newline (LF or CRLF), reporting whether there was one.
+func (p *tparser) newline() bool {
+	switch {
+	case p.peek() == '\n':
+		p.pos++
+	case strings.HasPrefix(p.rest(), "\r\n"):
+		p.pos += 2
+	default:
+		return false
+	}
+	p.line++
+	return true
+}
+
 func (p *tparser) skipSpace() {
 	for !p.eof() && (p.peek() == ' ' || p.peek() == '\t') {
 		p.pos++
@@ -162,16 +181,7 @@ func (p *tparser) endOfLine() error {
 			return err
 		}
 	}
-	switch {
-	case p.eof():
-		return nil
-	case p.peek() == '\n':
-		p.pos++
-		p.line++
-		return nil
-	case strings.HasPrefix(p.rest(), "\r\n"):
-		p.pos += 2
-		p.line++
+	if p.eof() || p.newline() {
 		return nil
 	}
 	return p.fail("expected the end of the line, found %q", firstRune(p.rest()))
@@ -451,12 +461,7 @@ func (p *tparser) skipBlank() error {
 			if err := p.comment(); err != nil {
 				return err
 			}
-		case p.peek() == '\n':
-			p.pos++
-			p.line++
-		case strings.HasPrefix(p.rest(), "\r\n"):
-			p.pos += 2
-			p.line++
+		case p.newline():
 		default:
 			return nil
 		}
@@ -646,33 +651,31 @@ func (p *tparser) literalString() (string, error) {
 	}
 }
 
-// newlineAfterOpening skips the newline right after a multi-line string's opening.
-func (p *tparser) newlineAfterOpening() {
-	if p.peek() == '\n' {
-		p.pos++
-		p.line++
-	} else if strings.HasPrefix(p.rest(), "\r\n") {
-		p.pos += 2
-		p.line++
+// closes reports whether a multi-line string's closing quotes (""" or ”') are next, and
+// consumes them; up to two more quotes before them belong to the content (five quotes are two
+// of the content, then the closing), written to b.
+func (p *tparser) closes(quote string, b *strings.Builder) bool {
+	if !strings.HasPrefix(p.rest(), quote) {
+		return false
 	}
+	n := 3
+	for n < 5 && strings.HasPrefix(p.rest()[n:], quote[:1]) {
+		n++
+	}
+	b.WriteString(strings.Repeat(quote[:1], n-3))
+	p.pos += n
+	return true
 }
 
 func (p *tparser) multiBasic() (string, error) {
 	p.pos += 3
-	p.newlineAfterOpening()
+	p.newline() // a newline right after the opening is not content
 	var b strings.Builder
 	for {
 		if p.eof() {
 			return "", p.fail(`a multi-line string not closed with """`)
 		}
-		if strings.HasPrefix(p.rest(), `"""`) {
-			// Up to two quotes may end the content: """"" is "" then the closing.
-			n := 3
-			for n < 5 && strings.HasPrefix(p.rest()[n:], `"`) {
-				n++
-			}
-			b.WriteString(strings.Repeat(`"`, n-3))
-			p.pos += n
+		if p.closes(`"""`, &b) {
 			return b.String(), nil
 		}
 		c := p.peek()
@@ -680,36 +683,22 @@ func (p *tparser) multiBasic() (string, error) {
 		case c == '\\':
 			// A line-ending backslash trims the newline and the white space that follows.
 			rest := strings.TrimLeft(p.rest()[1:], " \t")
-			if strings.HasPrefix(rest, "\n") || strings.HasPrefix(rest, "\r\n") {
-				p.pos = len(p.src) - len(rest)
-				for !p.eof() {
-					switch {
-					case p.peek() == ' ' || p.peek() == '\t':
-						p.pos++
-					case p.peek() == '\n':
-						p.pos++
-						p.line++
-					case strings.HasPrefix(p.rest(), "\r\n"):
-						p.pos += 2
-						p.line++
-					default:
-						goto next
-					}
+			if !strings.HasPrefix(rest, "\n") && !strings.HasPrefix(rest, "\r\n") {
+				if err := p.escape(&b); err != nil {
+					return "", err
 				}
-			next:
 				continue
 			}
-			if err := p.escape(&b); err != nil {
-				return "", err
+			p.pos = len(p.src) - len(rest)
+			for p.newline() || p.peek() == ' ' || p.peek() == '\t' {
+				if p.peek() == ' ' || p.peek() == '\t' {
+					p.pos++
+				}
 			}
-		case c == '\n':
-			b.WriteByte('\n')
-			p.pos++
-			p.line++
-		case c == '\r' && strings.HasPrefix(p.rest(), "\r\n"):
-			b.WriteString("\r\n")
-			p.pos += 2
-			p.line++
+		case p.isNewline():
+			start := p.pos
+			p.newline()
+			b.WriteString(p.src[start:p.pos])
 		case c < 0x20 && c != '\t' || c == 0x7f:
 			return "", p.fail("a control character in a string")
 		default:
@@ -721,26 +710,22 @@ func (p *tparser) multiBasic() (string, error) {
 
 func (p *tparser) multiLiteral() (string, error) {
 	p.pos += 3
-	p.newlineAfterOpening()
+	p.newline() // a newline right after the opening is not content
 	var b strings.Builder
 	for {
 		if p.eof() {
 			return "", p.fail("a multi-line literal string not closed with '''")
 		}
-		if strings.HasPrefix(p.rest(), "'''") {
-			n := 3
-			for n < 5 && strings.HasPrefix(p.rest()[n:], "'") {
-				n++
-			}
-			b.WriteString(strings.Repeat("'", n-3))
-			p.pos += n
+		if p.closes("'''", &b) {
 			return b.String(), nil
 		}
 		c := p.peek()
 		switch {
-		case c == '\n':
-			p.line++
-		case c == '\r' && strings.HasPrefix(p.rest(), "\r\n"):
+		case p.isNewline():
+			start := p.pos
+			p.newline()
+			b.WriteString(p.src[start:p.pos])
+			continue
 		case c < 0x20 && c != '\t' || c == 0x7f:
 			return "", p.fail("a control character in a string")
 		}
