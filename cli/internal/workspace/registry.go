@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agent-rewind/rewind/cli/internal/trust"
 	"github.com/agent-rewind/rewind/internal/durable"
 )
 
@@ -137,10 +138,17 @@ func (r registry) all() ([]Record, map[string]error, error) {
 	return recs, bad, nil
 }
 
-// prepare creates the base with its .gitignore and stores/ folder.
+// prepare creates the base with its .gitignore and stores/ folder, and checks the base again
+// now that it exists: another user could have made it between At's check and MkdirAll.
 func (r registry) prepare() error {
 	if err := os.MkdirAll(filepath.Join(r.base, storesDir), 0o700); err != nil {
 		return fmt.Errorf("create the state folder %s: %w (choose another with --state-dir or %s)", r.base, err, StateDirEnv)
+	}
+	if err := checkBase(r.base, true); err != nil {
+		return err
+	}
+	if err := trust.Within(r.base, filepath.Join(r.base, storesDir)); err != nil {
+		return fmt.Errorf("agent-rewind's state folder is not safe to use: %w", err)
 	}
 	return ignoreAll(r.base)
 }

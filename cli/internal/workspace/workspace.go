@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agent-rewind/rewind/cli/internal/trust"
 	"github.com/agent-rewind/rewind/hashchain"
 	"github.com/agent-rewind/rewind/internal/durable"
 	"github.com/agent-rewind/rewind/internal/regular"
@@ -100,7 +101,7 @@ func At(root string) (*Workspace, error) {
 	if err != nil {
 		return nil, fmt.Errorf("workspace %q: %w", root, err)
 	}
-	base, err := StateBase()
+	base, err := TrustedStateBase()
 	if err != nil {
 		return nil, err
 	}
@@ -265,6 +266,11 @@ func (w *Workspace) use(rec Record) error {
 			}
 			fmt.Fprintf(Log, "agent-rewind: removed %s, left behind by an interrupted move of the store to %s\n", rec.MigratedFrom, w.Meta)
 		}
+	}
+	// The base is trusted (At); what is below it is too, unless another user made it while the
+	// base was open to them, or root did (a command run with sudo).
+	if err := trust.Within(w.Base, w.Meta); err != nil {
+		return fmt.Errorf("the store of workspace %s is not safe to use: %w", w.Root, err)
 	}
 	var err error
 	w.metaID, err = identityOf(w.Meta)
