@@ -63,7 +63,11 @@ func main() {
 	}
 	// The request holds the caller's environment: it goes only to a server in a folder no other
 	// user can change, that runs as this user (hookwire.Dial checks the peer).
-	if err := trust.Folder(filepath.Dir(sock)); err != nil {
+	dir := filepath.Dir(sock)
+	if err := trust.Folder(filepath.Dir(dir)); err != nil { // the state folder, as the guard judges it
+		failClosed(untrusted(err))
+	}
+	if err := trust.Within(filepath.Dir(dir), dir); err != nil {
 		failClosed(untrusted(err))
 	}
 	// The request is whole before connecting: the server wakes when the connection comes, and
@@ -172,9 +176,10 @@ func handOver(args []string, stdin []byte, read bool, mode string) {
 	failClosed("cannot run " + exe + ": " + err.Error())
 }
 
-// untrusted says why the guard server's folder or the server is refused, and the way out.
+// untrusted says why the state folder, the guard server's folder or the server is refused, and
+// the way out, as the full guard says it.
 func untrusted(err error) string {
-	return "the guard server's socket is not safe to use: " + err.Error() + " (or choose a state folder of your own with " + statebase.Env + ")"
+	return "agent-rewind's state folder is not safe to use: " + err.Error() + " (or choose a state folder of your own with --state-dir or " + statebase.Env + ")"
 }
 
 // failClosed refuses the call when no guard could decide it: exit 2, the reason on stderr.
