@@ -24,9 +24,10 @@ type CheckOptions struct {
 	// ReadData re-hashes every stored content a checkpoint needs, reading the whole store;
 	// without it a content is only checked to exist with the size its manifest gives.
 	ReadData bool
-	// Repair fixes what can be fixed without losing anything: a missing or damaged content that
-	// a workspace file still has is stored again from it (a damaged copy is moved aside to
-	// quarantine/), a stat cache that is damaged or vouches wrongly is dropped (the next
+	// Repair fixes what can be fixed without losing anything, rebuilding before it moves
+	// anything aside: a pack's lost index is written back (checkindex.go), a missing or damaged
+	// content that a workspace file still has is stored again from it (a damaged copy is moved
+	// aside to quarantine/), a stat cache that is damaged or vouches wrongly is dropped (the next
 	// checkpoint rebuilds it), and files left by interrupted writes are moved aside to
 	// quarantine/. Nothing a checkpoint needs is ever removed.
 	Repair bool

@@ -17,7 +17,7 @@ import (
 // CheckCmd verifies the whole state directory: the checkpoint store and the hash chain.
 type CheckCmd struct {
 	ReadData bool `help:"Also re-hash every stored content a checkpoint needs (reads the whole store; without it each is checked to exist with its size)."`
-	Repair   bool `help:"Repair what can be without losing anything: store again a missing or damaged content a workspace file still has, drop a damaged or wrong stat cache (the next checkpoint rebuilds it), move damaged copies and files left by interrupted writes aside to quarantine/. Never removes a checkpoint or a content one needs."`
+	Repair   bool `help:"Repair what can be without losing anything: write back a pack's lost index, store again a missing or damaged content a workspace file still has, drop a damaged or wrong stat cache (the next checkpoint rebuilds it), move damaged copies and files left by interrupted writes aside to quarantine/. Never removes a checkpoint or a content one needs."`
 }
 
 // CheckOutput is the --json shape of "check". Each section is {name, checked, problems}, each
