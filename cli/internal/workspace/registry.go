@@ -45,6 +45,13 @@ type Record struct {
 	Created      time.Time `json:"created"`
 	MigratedFrom string    `json:"migratedFrom,omitempty"` // the .rewind/ folder it was moved out of
 	AdoptedFrom  *Identity `json:"adoptedFrom,omitempty"`  // the folder it belonged to before "store --adopt"
+	// Offered is the store whose history the command that made this one offered to continue
+	// here ("store --adopt" it): an earlier folder's at the same path, or the original's of a
+	// copy. Adopting it replaces this store, which is then an orphan (nothing is removed).
+	Offered string `json:"offered,omitempty"`
+	// ForkedFrom is the store whose history this one began as a copy of ("store --adopt" in a
+	// copy of a workspace whose original still exists).
+	ForkedFrom string `json:"forkedFrom,omitempty"`
 }
 
 // registry is the state base, read and written by this package only.
