@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
-	"os"
+	"io"
 	"path/filepath"
 
 	"github.com/agent-rewind/rewind/internal/durable"
@@ -60,9 +60,13 @@ func (o *objectStore) orphanPack(id string) orphanPack {
 	if err != nil {
 		return orphanPack{kind: packUnreadable, why: err.Error()}
 	}
-	size := fi.Size()
+	return classifyPack(f, fi.Size())
+}
+
+// classifyPack says what the pack r, of size bytes and without an index file, is.
+func classifyPack(r io.ReaderAt, size int64) orphanPack {
 	head := make([]byte, len(packMagic))
-	n, _ := f.ReadAt(head, 0)
+	n, _ := r.ReadAt(head, 0)
 	if n < len(head) && string(head[:n]) == packMagic[:n] && int64(n) == size {
 		// Killed between the pack's creation and its header's write: no object is in it.
 		return orphanPack{kind: packInterrupted, why: fmt.Sprintf("%d bytes: cut short before its header ended", size)}
@@ -70,7 +74,7 @@ func (o *objectStore) orphanPack(id string) orphanPack {
 	if n < len(head) || string(head) != packMagic {
 		return orphanPack{kind: packLegacy}
 	}
-	idx, entries, why := readPackTrailer(f, size)
+	idx, entries, why := readPackTrailer(r, size)
 	if why != "" {
 		return orphanPack{kind: packInterrupted, why: why}
 	}
@@ -80,7 +84,7 @@ func (o *objectStore) orphanPack(id string) orphanPack {
 // readPackTrailer returns the index the trailer of the pack f (of size bytes) holds, verified
 // as a whole index is (decodePackIdx: checksum, order, every object inside the pack before the
 // trailer), or why there is none.
-func readPackTrailer(f *os.File, size int64) ([]byte, []packEntry, string) {
+func readPackTrailer(f io.ReaderAt, size int64) ([]byte, []packEntry, string) {
 	if size < int64(len(packMagic)+packTrailerSize) {
 		return nil, nil, fmt.Sprintf("%d bytes: too short to end with a trailer", size)
 	}

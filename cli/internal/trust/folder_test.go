@@ -176,3 +176,27 @@ func TestFolderOddPaths(t *testing.T) {
 		t.Fatal("Within accepted a folder outside its base")
 	}
 }
+
+// BenchmarkFolder is what the hook client adds to every call: the state folder and the guard
+// server's folder below it judged, one lstat a component (a folder as deep as a home's
+// ~/.local/state/agent-rewind/hook-server). Compare with BenchmarkLstat, one lstat alone.
+func BenchmarkFolder(b *testing.B) {
+	base := filepath.Join(b.TempDir(), "home", "ada", ".local", "state", "agent-rewind")
+	os.MkdirAll(filepath.Join(base, "hook-server"), 0o700)
+	for b.Loop() {
+		if err := Folder(base); err != nil {
+			b.Fatal(err)
+		}
+		if err := Within(base, filepath.Join(base, "hook-server")); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkLstat(b *testing.B) {
+	dir := b.TempDir()
+	var st syscall.Stat_t
+	for b.Loop() {
+		syscall.Lstat(dir, &st)
+	}
+}
