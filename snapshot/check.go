@@ -525,9 +525,14 @@ func (c *checker) leftovers() error {
 		return err
 	}
 	for _, n := range names {
-		id, isPack := strings.CutSuffix(n, ".pack")
-		if strings.HasPrefix(n, ".tmp-") || (isPack && !slices.Contains(names, id+".idx") && c.s.objects.orphanPack(id).kind == packInterrupted) {
+		if strings.HasPrefix(n, ".tmp-") {
 			found = append(found, filepath.Join("packs", n))
+		}
+	}
+	_, indexless := splitPacks(names)
+	for _, id := range indexless {
+		if c.s.objects.orphanPack(id).kind == packInterrupted {
+			found = append(found, filepath.Join("packs", id+".pack"))
 		}
 	}
 	for _, n := range stateNames {

@@ -136,6 +136,13 @@ func (o *objectStore) packListing() (indexed, indexless []string, err error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	indexed, indexless = splitPacks(names)
+	return indexed, indexless, nil
+}
+
+// splitPacks sorts the names in packs/ into the ids of the packs with an index and of those
+// without one; temporary files are neither.
+func splitPacks(names []string) (indexed, indexless []string) {
 	have := make(map[string]bool, len(names))
 	for _, n := range names {
 		have[n] = true
@@ -150,7 +157,7 @@ func (o *objectStore) packListing() (indexed, indexless []string, err error) {
 			indexless = append(indexless, id)
 		}
 	}
-	return indexed, indexless, nil
+	return indexed, indexless
 }
 
 // loadPacks reads every pack index for lookups, and the index a pack whose index file is
@@ -331,28 +338,22 @@ func (o *objectStore) cleanPacks() error {
 	if err != nil {
 		return err
 	}
-	have := map[string]bool{}
-	for _, n := range names {
-		have[n] = true
-	}
 	for _, n := range names {
 		if strings.HasPrefix(n, ".tmp-") {
 			if err := os.Remove(filepath.Join(o.packDir, n)); err != nil && !os.IsNotExist(err) {
 				return err
 			}
-			continue
 		}
-		id, isPack := strings.CutSuffix(n, ".pack")
-		if !isPack || have[id+".idx"] {
-			continue
-		}
+	}
+	_, indexless := splitPacks(names)
+	for _, id := range indexless {
 		switch st := o.orphanPack(id); st.kind {
 		case packTrailed:
 			if err := o.writeIdxBytes(id, st.idx); err != nil {
-				return fmt.Errorf("rebuild the index of %s from its trailer: %w", n, err)
+				return fmt.Errorf("rebuild the index of %s.pack from its trailer: %w", id, err)
 			}
 		case packInterrupted:
-			if err := os.Remove(filepath.Join(o.packDir, n)); err != nil && !os.IsNotExist(err) {
+			if err := os.Remove(filepath.Join(o.packDir, id+".pack")); err != nil && !os.IsNotExist(err) {
 				return err
 			}
 		}
