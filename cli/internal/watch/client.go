@@ -126,13 +126,15 @@ func WritePosition(store, id, token string) error {
 var Program = os.Executable
 
 // spawn starts "agent-rewind watch run" for root, detached from the caller's session and
-// output, and returns without waiting for it.
+// output, and returns without waiting for it. root was chosen already (by the rule every entry
+// point follows), so the watcher takes it exactly: a home folder a person chose with
+// --exact-workspace is not refused again.
 func spawn(root string) (*exec.Cmd, error) {
 	exe, err := Program()
 	if err != nil {
 		return nil, fmt.Errorf("start the watcher: %w", err)
 	}
-	cmd := exec.Command(exe, "--workspace", root, "watch", "run")
+	cmd := exec.Command(exe, "--workspace", root, "--exact-workspace", "watch", "run")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	cmd.Dir = "/" // not holding the workspace (or any folder) as its working directory
 	if err := cmd.Start(); err != nil {
