@@ -27,8 +27,9 @@ const resembleSample = 64
 //     file or folder with the same mode, a file with the same size, a symlink with the same
 //     target (root may hold more: what the store's rules exclude is copied too);
 //   - and the files of the stat cache, a sample of up to 64 spread over it, are in root with the
-//     same size and modification time (to the second, which every copy that keeps times keeps)
-//     for at least 7 in 8 of them (the original may have changed since its last checkpoint);
+//     same size and modification time (to the nanosecond, or to the second for a copy that
+//     kept seconds only: sameTime) for at least 7 in 8 of them (the original may have changed
+//     since its last checkpoint);
 //     without a stat cache, every file of the top folder up to 1 MiB has the same content.
 func Resembles(stateDir, root string) (checkpoint string, ok bool) {
 	s := &Store{state: stateDir}
@@ -74,12 +75,18 @@ func Resembles(stateDir, root string) (checkpoint string, ok bool) {
 	same := 0
 	for i := range n {
 		e := files[i*len(files)/n]
-		if st, err := lstatPath(filepath.Join(root, e.Path)); err == nil && st.Size == e.St.Size && st.Mode == e.St.Mode &&
-			st.Mtime/1e9 == e.St.Mtime/1e9 {
+		if st, err := lstatPath(filepath.Join(root, e.Path)); err == nil && st.Size == e.St.Size && st.Mode == e.St.Mode && sameTime(st.Mtime, e.St.Mtime) {
 			same++
 		}
 	}
 	return cp.ID, same*8 >= n*7
+}
+
+// sameTime reports whether the modification time copy (ns) is the time orig kept: the same to
+// the nanosecond (cp -a, rsync -a), or the same second where the copy kept seconds only (tar,
+// some backups). Files made anew in the same second differ in their nanoseconds.
+func sameTime(copy, orig int64) bool {
+	return copy == orig || copy%1e9 == 0 && copy/1e9 == orig/1e9
 }
 
 // topEntries returns the entries of manifest h's top folder.

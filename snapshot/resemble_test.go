@@ -15,8 +15,11 @@ func TestResembles(t *testing.T) {
 	cp := needTool(t, "cp")
 	root, s := nestedWorkspace(t, 30)
 	put(t, root, "README", "read me\n", 0o644)
-	old := time.Now().Add(-2 * time.Hour)
-	filepath.Walk(root, func(p string, _ os.FileInfo, _ error) error { return os.Chtimes(p, old, old) })
+	old := time.Now().Add(-2 * time.Hour).Truncate(time.Second).Add(123456789)
+	setTimes := func(dir string, at time.Time) {
+		filepath.Walk(dir, func(p string, _ os.FileInfo, _ error) error { return os.Chtimes(p, at, at) })
+	}
+	setTimes(root, old)
 	c, err := s.Checkpoint(ctx, "a")
 	if err != nil {
 		t.Fatal(err)
@@ -38,6 +41,17 @@ func TestResembles(t *testing.T) {
 	if _, ok := Resembles(s.StateDir(), t.TempDir()); ok {
 		t.Fatal("an empty folder taken for a copy")
 	}
+	// The same files made anew within the same second (a second clone, say): not a copy. A copy
+	// that kept seconds only (tar): a copy.
+	twin := copyOf("-r")
+	setTimes(twin, old.Add(1000))
+	if _, ok := Resembles(s.StateDir(), twin); ok {
+		t.Fatal("the same files with times of the same second but other nanoseconds taken for a copy")
+	}
+	setTimes(twin, old.Truncate(time.Second))
+	if _, ok := Resembles(s.StateDir(), twin); !ok {
+		t.Fatal("a copy that kept whole seconds not recognised")
+	}
 	changed := copyOf("-a")
 	os.Remove(filepath.Join(changed, "README"))
 	if _, ok := Resembles(s.StateDir(), changed); ok {
@@ -55,7 +69,7 @@ func TestResembles(t *testing.T) {
 		t.Fatal("a cp -a copy, the store without a stat cache: not recognised")
 	}
 	put(t, exact, "README", "READ ME\n", 0o644)
-	os.Chtimes(filepath.Join(exact, "README"), old, old)
+	os.Chtimes(filepath.Join(exact, "README"), old, old) // the same time: the content tells
 	if _, ok := Resembles(s.StateDir(), exact); ok {
 		t.Fatal("a top file of the same size but another content taken for the same")
 	}

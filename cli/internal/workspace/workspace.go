@@ -163,6 +163,9 @@ func (w *Workspace) earlierHint() string {
 		return fmt.Sprintf("; a store of an earlier folder at this path exists (store %s, created %s): to continue its history here, run \"agent-rewind store --adopt %s\"", r.ID, r.Created.Local().Format(time.DateTime), r.ID)
 	}
 	if orig, cp, ok := w.copyOf(); ok {
+		if alive, _ := (registry{w.Base}).alive(orig); !alive {
+			return fmt.Sprintf("; if this folder was moved here from %s (that folder is gone, and this one holds what its checkpoint %s holds), run \"agent-rewind store --adopt %s\" to continue its history (store %s)", orig.Root, cp, orig.ID, orig.ID)
+		}
 		return fmt.Sprintf("; %s looks like a copy of %s (it holds what that folder's checkpoint %s holds): to continue that history here, its checkpoints and its spent effects, run \"agent-rewind store --adopt %s\"", w.Root, orig.Root, cp, orig.ID)
 	}
 	reg := registry{w.Base}
@@ -214,11 +217,11 @@ func (w *Workspace) createNew() error {
 		return w.offer(p.ID)
 	}
 	if orig, cp, ok := w.copyOf(); ok {
-		where := orig.Root
+		what := "looks like a copy of " + orig.Root
 		if alive, _ := (registry{w.Base}).alive(orig); !alive {
-			where += " (gone now)"
+			what = "looks like " + orig.Root + " moved or copied here (that folder is gone)"
 		}
-		fmt.Fprintf(Log, "agent-rewind: %s looks like a copy of %s (it holds what that folder's checkpoint %s holds), so it starts a new history in store %s, and the effects spent there are not spent here; to continue that history here instead, its checkpoints and its spent effects, run \"agent-rewind store --adopt %s\"\n", w.Root, where, cp, w.ID, orig.ID)
+		fmt.Fprintf(Log, "agent-rewind: %s %s (it holds what that folder's checkpoint %s holds), so it starts a new history in store %s, and the effects spent there are not spent here; to continue that history here instead, its checkpoints and its spent effects, run \"agent-rewind store --adopt %s\"\n", w.Root, what, cp, w.ID, orig.ID)
 		return w.offer(orig.ID)
 	}
 	return nil
