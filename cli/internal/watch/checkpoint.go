@@ -76,7 +76,7 @@ func hintFor(root, store, current string, start bool, wait time.Duration) (hint 
 	if os.Getenv(EnvVar) == "off" {
 		return nil, "", EnvVar + "=off"
 	}
-	hint, token, why, err := Hint(store, current)
+	hint, token, why, err := Hint(store, root, current)
 	if errors.Is(err, ErrNotRunning) && start {
 		if wait == 0 {
 			if err := startDetached(root, store); err != nil {
@@ -87,7 +87,7 @@ func hintFor(root, store, current string, start bool, wait time.Duration) (hint 
 		if _, err := Start(store, root, wait); err != nil {
 			return nil, "", fmt.Sprintf("no watcher was running, and starting one failed: %v", err)
 		}
-		hint, token, why, err = Hint(store, current)
+		hint, token, why, err = Hint(store, root, current)
 		if err == nil {
 			why = "a watcher was started now; " + why
 		}

@@ -18,3 +18,6 @@ func Run(ctx context.Context, o Options) error {
 
 // askLocal: no watcher runs here.
 func askLocal(store string, req Request) (Reply, bool) { return Reply{}, false }
+
+// ownMountNS: no watcher answers here.
+func ownMountNS() string { return "" }
