@@ -52,6 +52,9 @@ func Run(ctx context.Context, o Options) error {
 		return err
 	}
 	defer lock.Close()
+	if err := writePID(lock); err != nil {
+		return fmt.Errorf("write %s: %w", lock.Name(), err)
+	}
 	var idb [8]byte
 	rand.Read(idb[:])
 	s := &server{o: o, id: hex.EncodeToString(idb[:]), started: time.Now().UTC()}
