@@ -84,7 +84,7 @@ func hintFor(root, store, current string, start bool, wait time.Duration) (hint 
 	case errors.Is(err, ErrNotRunning):
 		why = "no watcher was running"
 	default:
-		if eerr := endUnanswering(store); eerr != nil {
+		if eerr := endUnanswering(store, root); eerr != nil {
 			return nil, "", fmt.Sprintf("%s, and it could not be replaced: %v", why, eerr)
 		}
 		why += ": it was ended"

@@ -33,9 +33,9 @@ func writePID(lock *os.File) error {
 // endWaitLimit bounds the wait for an ended watcher to let go of its lock.
 const endWaitLimit = 2 * time.Second
 
-// endUnanswering ends the watcher of store that did not answer, and returns once its lock is
-// free; or an error saying why it could not.
-func endUnanswering(store string) error {
+// endUnanswering ends the watcher of store (of workspace root) that did not answer, and returns
+// once its lock is free; or an error saying why it could not.
+func endUnanswering(store, root string) error {
 	name := filepath.Join(dir(store), "lock")
 	if lockFree(name) {
 		return nil // it has exited meanwhile
@@ -49,7 +49,7 @@ func endUnanswering(store string) error {
 		return fmt.Errorf("%s is held by a process that did not write its pid there (%.20q): end it, or wait for it", name, b)
 	}
 	if !dying(pid) {
-		if !watcherProcess(pid) {
+		if !watcherProcess(pid, root) {
 			return fmt.Errorf("%s is held by process %d, not a watcher process of its own (the guard server's?): left running", name, pid)
 		}
 		if err := syscall.Kill(pid, syscall.SIGKILL); err != nil && !errors.Is(err, syscall.ESRCH) {
@@ -86,11 +86,13 @@ func dying(pid int) bool {
 	return i < 0 || i+2 >= len(b) || b[i+2] == 'Z' || b[i+2] == 'X'
 }
 
-// watcherProcess reports whether process pid runs "agent-rewind ... watch run".
-func watcherProcess(pid int) bool {
+// watcherProcess reports whether process pid runs the watcher of root, as spawn starts it:
+// "agent-rewind --workspace <root> watch run". (Another pid namespace's pid may name another
+// process here: only that command line is ended.)
+func watcherProcess(pid int, root string) bool {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
 	if err != nil {
 		return false
 	}
-	return strings.Contains("\x00"+string(b), "\x00watch\x00run\x00")
+	return strings.HasSuffix(string(b), "\x00--workspace\x00"+root+"\x00watch\x00run\x00")
 }
