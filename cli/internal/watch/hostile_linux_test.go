@@ -88,7 +88,8 @@ func must(t *testing.T, err error) {
 // TestHardLinkedFilesAllNamesSeen: a file with several names changes through one of them; every
 // name is recorded with the new content (issue 26: after "echo one > a; ln a b; ln a sub/c", a
 // checkpoint, then "echo two > a", b and sub/c kept the old content). Also links made while the
-// watcher runs, a link from outside the workspace, and a folder holding a link renamed.
+// watcher runs, writes through a name outside the workspace, a linked file moved in, and a
+// folder holding a link renamed.
 func TestHardLinkedFilesAllNamesSeen(t *testing.T) {
 	root, store, outside := t.TempDir(), filepath.Join(t.TempDir(), "store"), t.TempDir()
 	at := func(p string) string { return filepath.Join(root, p) }
@@ -125,6 +126,13 @@ func TestHardLinkedFilesAllNamesSeen(t *testing.T) {
 	// started.
 	writeFile(t, filepath.Join(outside, "g"), "g two\n")
 	c.check("g written from outside")
+	// A file moved in that has another name outside: its own watch is new.
+	writeFile(t, filepath.Join(outside, "m"), "m one\n")
+	must(t, os.Link(filepath.Join(outside, "m"), filepath.Join(outside, "m2")))
+	must(t, os.Rename(filepath.Join(outside, "m2"), at("m")))
+	c.check("m moved in")
+	writeFile(t, filepath.Join(outside, "m"), "m two\n")
+	c.check("m written from outside")
 	// A folder holding a link renamed, then the first name removed.
 	must(t, os.Rename(at("sub"), at("sub2")))
 	c.check("sub renamed")
