@@ -65,11 +65,10 @@ func Start(store, root string, wait time.Duration) (*Reply, error) {
 	if err := os.MkdirAll(dir(store), 0o700); err != nil {
 		return nil, fmt.Errorf("start the watcher: %w", err)
 	}
-	errs, err := os.CreateTemp(dir(store), ".start-*")
+	errs, err := errFile(dir(store))
 	if err != nil {
 		return nil, fmt.Errorf("start the watcher: %w", err)
 	}
-	os.Remove(errs.Name()) // the watcher writes to it open: nothing is left behind
 	defer errs.Close()
 	cmd, err := spawn(root, errs)
 	if err != nil {
