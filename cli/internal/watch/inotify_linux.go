@@ -69,6 +69,8 @@ type tree struct {
 var remoteFS = map[uint32]string{0x6969: "NFS", 0xff534d42: "CIFS", 0xfe534d42: "SMB2", 0x517b: "SMB",
 	0x65735546: "FUSE", 0x01021997: "9p", 0x564c: "NCP", 0x6b414653: "AFS", 0x73757245: "Coda", 0x47504653: "GPFS", 0x0bd00bd0: "Lustre"}
 
+// newTree watches the workspace root, every folder under it but skip (its store, when inside
+// it), and the cookie folder, and learns the names of its files with more than one link.
 func newTree(root, skip, cookie string) (*tree, error) {
 	var fs syscall.Statfs_t
 	if err := syscall.Statfs(root, &fs); err != nil {
