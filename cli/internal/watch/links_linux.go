@@ -3,6 +3,7 @@ package watch
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -121,22 +122,30 @@ func (t *tree) nameEvent(rel string, mask uint32) error {
 	return err
 }
 
-// lookIn tracks the regular files with more than one link among ents, the entries of folder
-// rel (open as f), calling learned for each name new to the watcher. Called with mu held.
+// lookIn looks at the entries ents of folder rel (open as f) that are not folders: it tracks
+// the regular files with more than one link, calling learned for each name new to the watcher,
+// and notes those that are mount points (a file bind-mounted there). Called with mu held.
 func (t *tree) lookIn(rel string, f *os.File, ents []os.DirEntry, learned func(string)) error {
 	fd := -1
 	for _, e := range ents {
-		if !e.Type().IsRegular() {
+		if e.IsDir() || e.Type()&fs.ModeSymlink != 0 { // a symlink is never a mount point
 			continue
 		}
 		if fd < 0 {
 			fd = int(f.Fd())
 		}
-		var st unix.Stat_t
-		if err := unix.Fstatat(fd, e.Name(), &st, unix.AT_SYMLINK_NOFOLLOW); err != nil || st.Mode&unix.S_IFMT != unix.S_IFREG || st.Nlink < 2 {
-			continue
+		var st unix.Statx_t
+		if err := unix.Statx(fd, e.Name(), unix.AT_SYMLINK_NOFOLLOW|unix.AT_STATX_SYNC_AS_STAT, unix.STATX_TYPE|unix.STATX_NLINK|unix.STATX_MNT_ID, &st); err != nil {
+			continue // gone meanwhile: its folder's event covers it
 		}
 		p := join(rel, e.Name())
+		if st.Mnt_id != t.rootID.mnt {
+			t.mountPoints[p] = true
+			continue
+		}
+		if st.Mode&unix.S_IFMT != unix.S_IFREG || st.Nlink < 2 {
+			continue
+		}
 		isNew, err := t.track(p, uint64(st.Nlink))
 		if err != nil {
 			return err

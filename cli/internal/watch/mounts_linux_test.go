@@ -57,7 +57,7 @@ func mount(t *testing.T, source, target, fstype string, flags uintptr, data stri
 
 // TestMountsBelowTheRoot: mounts inside the workspace, which inotify on the folders above them
 // does not see through (issue 26): one folder mounted at two paths, a file system mounted on a
-// subfolder, a mount made and one removed while the watcher runs. Every assisted checkpoint
+// subfolder, a file bind-mounted on a file, a mount made and one removed while the watcher runs. Every assisted checkpoint
 // equals a full walk; the mount points are read whole at every checkpoint and named in the walk.
 func TestMountsBelowTheRoot(t *testing.T) {
 	if !inMountNamespace(t) {
@@ -73,6 +73,8 @@ func TestMountsBelowTheRoot(t *testing.T) {
 	mount(t, at("a"), at("b"), "", syscall.MS_BIND, "")
 	mount(t, "tmpfs", at("t"), "tmpfs", 0, "size=1m")
 	writeFile(t, at("t/x"), "x\n")
+	writeFile(t, at("file"), "the file\n")
+	mount(t, filepath.Join(other, "o"), at("file"), "", syscall.MS_BIND, "")
 
 	c := newCompared(t, root, store)
 	w1 := startWatcher(t, root, store)
@@ -80,13 +82,15 @@ func TestMountsBelowTheRoot(t *testing.T) {
 	c.check("nothing changed")
 	writeFile(t, at("a/f2"), "f2\n")
 	w, why := c.check("a/f2 written (b shows it too)")
-	if w.Mode != "changed" || !slices.Equal(w.Mounts, []string{"b", "t"}) {
-		t.Fatalf("with b and t mounted: walk %+v (%s), want the hint, with mounts [b t]", w, why)
+	if w.Mode != "changed" || !slices.Equal(w.Mounts, []string{"b", "file", "t"}) {
+		t.Fatalf("with b, file and t mounted: walk %+v (%s), want the hint, with mounts [b file t]", w, why)
 	}
 	writeFile(t, at("b/f3"), "f3\n")
 	c.check("b/f3 written (a shows it too)")
 	writeFile(t, at("t/y"), "y\n")
 	c.check("t/y written")
+	writeFile(t, filepath.Join(other, "o"), "o changed\n")
+	c.check("other/o written (file shows it)")
 
 	// A mount made while the watcher runs: no event says so.
 	mount(t, other, at("sub"), "", syscall.MS_BIND, "")
@@ -96,8 +100,8 @@ func TestMountsBelowTheRoot(t *testing.T) {
 	startWatcher(t, root, store)
 	c.check("a new watcher, first checkpoint")
 	writeFile(t, filepath.Join(other, "o2"), "o2\n")
-	if w, why := c.check("o2 written in other"); w.Mode != "changed" || !slices.Equal(w.Mounts, []string{"b", "sub", "t"}) {
-		t.Fatalf("with b, sub and t mounted: walk %+v (%s), want the hint, with mounts [b sub t]", w, why)
+	if w, why := c.check("o2 written in other"); w.Mode != "changed" || !slices.Equal(w.Mounts, []string{"b", "file", "sub", "t"}) {
+		t.Fatalf("with b, file, sub and t mounted: walk %+v (%s), want the hint, with mounts [b file sub t]", w, why)
 	}
 	// A mount removed while the watcher runs: what it hid shows again.
 	must(t, syscall.Unmount(at("t"), 0))
