@@ -60,6 +60,7 @@ func BenchmarkAskSince(b *testing.B) {
 // start), is left out.
 func BenchmarkWatcherStart(b *testing.B) {
 	root, cookies := benchTree(b), b.TempDir()
+	b.ResetTimer()
 	for range b.N {
 		tr, err := newTree(root, "", cookies)
 		if err != nil {
