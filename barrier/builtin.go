@@ -561,11 +561,11 @@ func init() {
 func mcpOutbound(name string) bool {
 	tool := name
 	if rest, ok := strings.CutPrefix(name, "mcp__"); ok {
-		server, t, found := strings.Cut(rest, "__")
-		if !found || strings.Contains(strings.ToLower(server), "rewind") {
-			return false // not an MCP tool name, or agent-rewind's own (guard_effect admits by itself)
+		_, t, found := strings.Cut(rest, "__")
+		if !found {
+			return false // not an MCP tool name
 		}
-		tool = t
+		tool = t // agent-rewind's own tools (checkpoint, guard_effect, ...) start with no outbound verb
 	}
 	w := words(tool)
 	if len(w) > 1 && !mcpVerbs[w[0]] && !mcpMakers[w[0]] && !mcpReaders[w[0]] {

@@ -145,7 +145,7 @@ func TestClassifyTools(t *testing.T) {
 		{Input{Agent: AgentCodex, Event: EventPreToolUse, ToolName: "Bash", ToolInput: json.RawMessage(`{"command":["bash","-lc","git push"]}`)}, "git-push"},
 		{Input{Agent: AgentCursor, Event: EventBeforeMCPExecution, ToolName: "slack_post_message", ToolInput: json.RawMessage(`{}`)}, "mcp-outbound"},
 		{Input{Agent: AgentCursor, Event: EventBeforeMCPExecution, ToolName: "read_file", ToolInput: json.RawMessage(`{}`)}, ""},
-		{Input{Agent: AgentCursor, Event: EventBeforeShellExecution, Command: "npm publish"}, "package-publish"},
+		{parsed(`{"hook_event_name":"beforeShellExecution","conversation_id":"c","command":"npm publish"}`), "package-publish"},
 	} {
 		m := rs.Classify(c.in)
 		got := ""

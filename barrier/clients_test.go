@@ -1,6 +1,9 @@
 package barrier
 
 import (
+	"encoding/json"
+	"os"
+	"strings"
 	"testing"
 )
 
@@ -36,6 +39,25 @@ func TestClientFixtures(t *testing.T) {
 		{"gemini-cli/aftertool-shell.json", AgentGemini, "AfterTool", "run_shell_command", "", ActNone, false, "/Users/dev/shop"},
 		{"vscode/pretooluse-run-in-terminal-git-push.json", AgentVSCode, "PreToolUse", "run_in_terminal", "git-push", ActAdmit, true, "/Users/dev/shop"},
 		{"vscode/posttooluse-run-in-terminal.json", AgentVSCode, "PostToolUse", "run_in_terminal", "", ActConfirm, false, "/Users/dev/shop"},
+		// Captured from the real clients (SOURCES.md).
+		{"cline/cli-tool-call-git-push.json", AgentCline, "tool_call", "run_commands", "git-push", ActAdmit, true, "/Users/dev/shop"},
+		{"cline/cli-tool-result-git-push.json", AgentCline, "tool_result", "run_commands", "", ActConfirm, false, "/Users/dev/shop"},
+		{"cline/cli-tool-call-editor.json", AgentCline, "tool_call", "editor", "", ActNone, false, "/Users/dev/shop"},
+		{"cline/cli-tool-call-mcp-agent-rewind.json", AgentCline, "tool_call", "mcp__agent-rewind__checkpoint", "", ActNone, false, "/Users/dev/shop"},
+		{"cline/cli-tool-result-mcp-agent-rewind.json", AgentCline, "tool_result", "mcp__agent-rewind__checkpoint", "", ActConfirm, false, "/Users/dev/shop"},
+		{"cline/cli-tool-call-mcp-slack.json", AgentCline, "tool_call", "mcp__slack__slack_post_message", "mcp-outbound", ActAdmit, true, "/Users/dev/shop"},
+		{"copilot/pretooluse-bash-git-push.json", AgentCopilot, "PreToolUse", "Bash", "git-push", ActAdmit, false, "/Users/dev/shop"},
+		{"copilot/posttooluse-bash.json", AgentCopilot, "PostToolUse", "Bash", "", ActNone, false, "/Users/dev/shop"},
+		{"copilot/pretooluse-write.json", AgentCopilot, "PreToolUse", "Write", "", ActNone, false, "/Users/dev/shop"},
+		{"copilot/pretooluse-mcp-agent-rewind.json", AgentCopilot, "PreToolUse", "mcp__agent-rewind__checkpoint", "", ActNone, false, "/Users/dev/shop"},
+		{"copilot/pretooluse-mcp-slack.json", AgentCopilot, "PreToolUse", "mcp__slack__slack_post_message", "mcp-outbound", ActAdmit, false, "/Users/dev/shop"},
+		{"codex/captured-pretooluse-bash-git-push.json", AgentCodex, "PreToolUse", "Bash", "git-push", ActAdmit, true, "/Users/dev/shop"},
+		{"codex/captured-posttooluse-bash.json", AgentCodex, "PostToolUse", "Bash", "", ActConfirm, false, "/Users/dev/shop"},
+		{"codex/captured-pretooluse-mcp-agent-rewind.json", AgentCodex, "PreToolUse", "mcp__agent_rewind__checkpoint", "", ActNone, false, "/Users/dev/shop"},
+		{"gemini-cli/captured-beforetool-shell.json", AgentGemini, "BeforeTool", "run_shell_command", "", ActNone, false, "/Users/dev/shop"},
+		{"gemini-cli/captured-beforetool-write-file.json", AgentGemini, "BeforeTool", "write_file", "", ActNone, false, "/Users/dev/shop"},
+		{"gemini-cli/captured-beforetool-mcp-agent-rewind.json", AgentGemini, "BeforeTool", "mcp__agent-rewind__checkpoint", "", ActNone, false, "/Users/dev/shop"},
+		{"gemini-cli/beforetool-mcp-context-slack.json", AgentGemini, "BeforeTool", "mcp__slack__slack_post_message", "mcp-outbound", ActAdmit, false, "/Users/dev/shop"},
 	} {
 		in, err := ParseHookInput(fixture(t, c.file))
 		if err != nil {
@@ -71,6 +93,7 @@ func TestClientsShareKeys(t *testing.T) {
 		"cursor/beforeshellexecution-git-push.json", "cursor/pretooluse-shell-git-push.json",
 		"cline/pretooluse-execute-command-git-push.json", "windsurf/pre-run-command-git-push.json",
 		"gemini-cli/beforetool-shell-git-push.json", "vscode/pretooluse-run-in-terminal-git-push.json",
+		"cline/cli-tool-call-git-push.json", "copilot/pretooluse-bash-git-push.json", "codex/captured-pretooluse-bash-git-push.json",
 	} {
 		in, err := ParseHookInput(fixture(t, f))
 		if err != nil {
@@ -89,6 +112,90 @@ func TestClientsShareKeys(t *testing.T) {
 	}
 }
 
+// One MCP effect has one key whichever client names it, however each client spells MCP tools:
+// the key Claude Code's call of the same tool with the same arguments gets.
+func TestClientsShareMCPKeys(t *testing.T) {
+	rs := DefaultRules()
+	for _, f := range []string{
+		"claude-code/pretooluse-mcp-slack.json", "cline/pretooluse-use-mcp-tool-slack.json", "cline/cli-tool-call-mcp-slack.json",
+		"windsurf/pre-mcp-tool-use-slack.json", "gemini-cli/beforetool-mcp-slack.json", "gemini-cli/beforetool-mcp-context-slack.json",
+		"copilot/pretooluse-mcp-slack.json",
+	} {
+		in, err := ParseHookInput(fixture(t, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := rs.Plan(in)
+		if err != nil || a.Kind != ActAdmit {
+			t.Fatalf("%s: %+v %v", f, a, err)
+		}
+		claude, _ := rs.Plan(Input{Agent: AgentClaudeCode, Event: EventPreToolUse, ToolName: "mcp__slack__slack_post_message", ToolInput: in.ToolInput, ToolUseID: "t"})
+		if a.Request.Key != claude.Request.Key || in.MCPServer != "slack" || in.MCPToolName() != "slack_post_message" {
+			t.Errorf("%s: key %q, want Claude Code's %q; server %q tool %q", f, a.Request.Key, claude.Request.Key, in.MCPServer, in.MCPToolName())
+		}
+	}
+}
+
+// Each client's MCP name for agent-rewind's own tools parses back to the server and the tool,
+// spelled as the client spells them (FromServer), from the payloads the real clients sent.
+func TestOwnServerFromCapturedPayloads(t *testing.T) {
+	for _, f := range []string{
+		"cline/cli-tool-call-mcp-agent-rewind.json", "copilot/pretooluse-mcp-agent-rewind.json",
+		"codex/captured-pretooluse-mcp-agent-rewind.json", "gemini-cli/captured-beforetool-mcp-agent-rewind.json",
+	} {
+		in, err := ParseHookInput(fixture(t, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !in.MCPTool || !in.FromServer("agent-rewind") || in.FromServer("rewind") || in.MCPToolName() != "checkpoint" {
+			t.Errorf("%s: MCP %v server %q tool %q, FromServer(agent-rewind) %v", f, in.MCPTool, in.MCPServer, in.MCPToolName(), in.FromServer("agent-rewind"))
+		}
+	}
+	plugin := Input{Agent: AgentClaudeCode, Event: EventPreToolUse}
+	if in, err := ParseHookInput([]byte(`{"hook_event_name":"PreToolUse","tool_name":"mcp__plugin_agent-rewind_agent-rewind__rewind","tool_input":{},"tool_use_id":"t"}`)); err != nil || !in.FromServer("agent-rewind") || in.MCPToolName() != "rewind" {
+		t.Errorf("Claude Code plugin server: %+v %v", in, err)
+	}
+	if plugin.FromServer("agent-rewind") {
+		t.Error("a call that is no MCP call is from a server")
+	}
+}
+
+// Every client's MCP naming scheme, as MCPToolName writes it, reads back as the same server and
+// tool (Cursor's bare names aside: they carry no server).
+func TestMCPNamesRoundTrip(t *testing.T) {
+	for _, c := range Clients() {
+		name := c.MCPToolName("agent-rewind", "guard_effect")
+		var raw string
+		switch c.Agent {
+		case AgentCline:
+			raw = `{"hookName":"tool_call","taskId":"t","tool_call":{"id":"c1","name":` + jsonString(name) + `,"input":{}}}`
+		case AgentWindsurf:
+			raw = `{"agent_action_name":"pre_mcp_tool_use","tool_info":{"mcp_server_name":"agent-rewind","mcp_tool_name":"guard_effect"}}`
+		case AgentVSCode:
+			raw = `{"hookEventName":"PreToolUse","tool_name":` + jsonString(name) + `,"tool_input":{}}`
+		case AgentCursor:
+			raw = `{"hook_event_name":"preToolUse","conversation_id":"c","tool_name":` + jsonString(name) + `,"tool_input":{}}`
+		default:
+			event := c.EventsOf(RoleDecide)[0]
+			extra := map[Agent]string{AgentCodex: `"turn_id":"u",`, AgentCopilot: `"timestamp":"2026-12-02T00:00:00Z",`}[c.Agent]
+			raw = `{"hook_event_name":"` + event + `",` + extra + `"tool_name":` + jsonString(name) + `,"tool_input":{}}`
+		}
+		in, err := ParseHookInput([]byte(raw))
+		if err != nil || in.Agent != c.Agent {
+			t.Errorf("%s: %s read as %s (%v)", c.Name, raw, in.Agent, err)
+			continue
+		}
+		if !in.MCPTool || in.MCPToolName() != "guard_effect" || (c.Agent != AgentCursor && !in.FromServer("agent-rewind")) {
+			t.Errorf("%s: %q read as MCP %v server %q tool %q", c.Name, name, in.MCPTool, in.MCPServer, in.MCPToolName())
+		}
+	}
+}
+
+func jsonString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
 func TestFolder(t *testing.T) {
 	for _, c := range []struct {
 		in   Input
@@ -102,6 +209,25 @@ func TestFolder(t *testing.T) {
 	} {
 		if got := c.in.Folder(); got != c.want {
 			t.Errorf("%+v: Folder %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+// HOOKS.md's tables name every event of every client, and every client's MCP naming.
+func TestHooksDocNamesEveryEvent(t *testing.T) {
+	b, err := os.ReadFile("HOOKS.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(b)
+	for _, c := range Clients() {
+		if !strings.Contains(doc, "| "+c.Name) {
+			t.Errorf("HOOKS.md has no row for %s", c.Name)
+		}
+		for _, e := range c.Events {
+			if !strings.Contains(doc, "`"+e.Name+"`") {
+				t.Errorf("HOOKS.md does not name %s's event %s", c.Name, e.Name)
+			}
 		}
 	}
 }

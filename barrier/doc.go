@@ -6,7 +6,9 @@
 // It has four parts, each usable alone:
 //
 //   - ParseHookInput reads what a guard is given: the explicit form, or the hook input of
-//     Claude Code, Codex CLI, Cursor, Cline, Windsurf, VS Code or Gemini CLI.
+//     Claude Code, Codex CLI, Cursor, Cline, Windsurf, VS Code, GitHub Copilot or Gemini CLI.
+//     What the guard knows of each client (its events, tools, MCP naming, call id, environment,
+//     answers) is a Client, one file per client (Clients).
 //   - Rules (DefaultRules, LoadRules) classify a tool call as an effect or not and derive its key
 //     and payload. This is pure and cheap: it runs before every tool call. See RULES.md.
 //   - Ledger admits, refuses, confirms, fails and releases keys, durably and atomically across
@@ -25,10 +27,11 @@
 //	spent              refused "spent"                 refused "payload_mismatch"
 //	failed             refused "failed"                refused "payload_mismatch"
 //
-// An admission is pending when the caller can confirm it later (agent hooks that give a
-// tool_use_id: Claude Code, Codex, VS Code, Cursor's preToolUse), and spent at once otherwise
-// (the MCP guard_effect tool, the explicit CLI form, Cursor's before*Execution, Cline, Windsurf
-// and Gemini CLI, whose hooks carry no call id). Then:
+// An admission is pending when the caller can confirm it later (agent hooks that give the
+// model's tool call id and report after the call: Claude Code, Codex, VS Code, Cursor's
+// preToolUse, Cline's CLI), and spent at once otherwise (the MCP guard_effect tool, the explicit
+// CLI form, Cursor's before*Execution, Cline's extension, Windsurf, Copilot and Gemini CLI,
+// whose hooks carry no call id). Then:
 //
 //	PostToolUse         pending → spent     ("confirm" entry)
 //	PostToolUseFailure  pending → failed    ("failure" entry); refused until released
@@ -52,21 +55,30 @@
 //     (PermissionDenied). PreToolUse is decided; PostToolUse, PostToolUseFailure and
 //     PermissionDenied are reports; any other event is parsed and not handled.
 //   - Cursor hooks (recognised by conversation_id, cursor_version or a camelCase event name):
-//     beforeShellExecution {command, cwd} and beforeMCPExecution {tool_name, tool_input (a JSON
-//     string or an object), url or command} are decided (spent at once); preToolUse {tool_name,
+//     beforeShellExecution {command, cwd} (read as its Shell tool) and beforeMCPExecution
+//     {tool_name, tool_input (a JSON string or an object), url or command} are decided (spent at
+//     once); preToolUse {tool_name,
 //     tool_input, tool_use_id} is decided for any tool, postToolUse and postToolUseFailure are
 //     reports by tool_use_id. A tool_name "MCP:<tool>" or "MCP:<server>:<tool>" is read as the
 //     MCP tool <tool>. workspace_roots names the project.
-//   - VS Code agent hooks (recognised by hookEventName): Claude Code's tool fields with
-//     camelCase common fields (sessionId, hookEventName); the same events as Claude Code.
+//   - VS Code's Local harness (recognised by hookEventName): Claude Code's tool fields with
+//     camelCase common fields (sessionId, hookEventName); PreToolUse and PostToolUse.
+//   - GitHub Copilot hooks (.github/hooks, events configured in PascalCase; recognised by a
+//     timestamp without a transcript_path): Claude Code's shape and tool names
+//     (Bash, Write, Edit), tool_result after the call, no call id; MCP tools <server>-<tool>.
 //   - Gemini CLI hooks: Claude Code's shape with hook_event_name BeforeTool (decided, spent at
 //     once: there is no call id) and AfterTool (a report with nothing left to do); shell calls are
-//     tool run_shell_command, MCP tools mcp__<server>__<tool>.
-//   - Cline hooks (recognised by hookName): {clineVersion, hookName, timestamp, taskId,
-//     workspaceRoots, userId, preToolUse|postToolUse: {toolName, parameters}}. PreToolUse is
-//     decided (spent at once); execute_command's parameters.command is the shell command;
-//     use_mcp_tool {server_name, tool_name, arguments (a JSON string)} is read as the MCP tool
-//     mcp__<server_name>__<tool_name> with those arguments.
+//     tool run_shell_command, MCP tools mcp_<server>_<tool> with mcp_context {server_name,
+//     tool_name} (read as mcp__<server>__<tool>).
+//   - Cline hooks (recognised by hookName). Its CLI: {hookName: "tool_call", tool_call: {id,
+//     name, input}} (decided, pending: id is the call's) and {hookName: "tool_result",
+//     tool_result: {id, name, input, output, error}} (confirms, or fails with an error); shell
+//     calls are run_commands {commands: [...]}, MCP tools <server>__<tool>. Its VS Code
+//     extension: {clineVersion, hookName, timestamp, taskId, workspaceRoots, userId,
+//     preToolUse|postToolUse: {toolName, parameters}}; PreToolUse is decided (spent at once);
+//     execute_command's parameters.command is the shell command; use_mcp_tool {server_name,
+//     tool_name, arguments (a JSON string)} is read as the MCP tool mcp__<server_name>__<tool_name>
+//     with those arguments.
 //   - Windsurf hooks (recognised by agent_action_name): {agent_action_name, trajectory_id,
 //     execution_id, timestamp, tool_info}. pre_run_command {command_line, cwd} is read as the
 //     shell tool run_command, pre_mcp_tool_use {mcp_server_name, mcp_tool_name,
@@ -83,15 +95,16 @@
 //
 //	agent / event                                   admitted or not an effect       refused
 //	Claude Code, Codex: PreToolUse                  exit 0, no output               exit 2, reason on stderr, stdout empty
-//	VS Code: PreToolUse                             exit 0, no output               exit 2, reason on stderr, {"hookSpecificOutput":{..."deny"...}} on stdout
+//	VS Code, Copilot: PreToolUse                    exit 0, no output               exit 0, {"hookSpecificOutput":{..."deny", "permissionDecisionReason"}}
 //	Windsurf: pre_run_command, pre_mcp_tool_use     exit 0, no output               exit 2, reason on stderr
 //	Gemini CLI: BeforeTool                          exit 0, {}                      exit 2, reason on stderr
 //	the above: reports, other events                exit 0, no output ({} Gemini)   (reports are never refused)
 //	Cursor: before*Execution, preToolUse            exit 0, {"permission":"allow"}  exit 0, {"permission":"deny","user_message","agent_message"}
 //	Cursor: other events                            exit 0, {}
-//	Cline: any event                                exit 0, {"cancel":false}        exit 0, {"cancel":true,"errorMessage"} (stops the task)
+//	Cline CLI: tool_call of run_commands            exit 0, {"cancel":false}        exit 0, {"cancel":false,"overrideInput":{"commands":[prints the reason, exit 2]}}
+//	Cline: any other event                          exit 0, {"cancel":false}        exit 0, {"cancel":true,"errorMessage"} (stops the task, or the CLI's run)
 //	explicit form                                   exit 0 (the CLI prints)         exit 2, reason on stderr
-//	input that does not parse, deciding or unknown  -                               exit 2, the error on stderr
+//	input that does not parse, deciding or unknown  -                               its client's refusal; exit 2, the error on stderr when the client is unknown
 //	input that does not parse, a report             exit 1, the error on stderr
 //
 // Only exit code 2 blocks a Claude Code or Codex tool call; exit 1 and other codes are

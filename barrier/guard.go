@@ -33,19 +33,18 @@ type Outcome struct {
 // Outcome.Err and already reflected in Outcome.Answer.
 func (g *Guard) Handle(raw []byte) Outcome {
 	in, err := ParseHookInput(raw)
-	if err != nil {
-		in = Input{Event: EventOf(raw)}
+	if err != nil && in.Event == "" {
+		in.Event = EventOf(raw)
 	}
 	return g.Run(in, err)
 }
 
 // Run decides an input already parsed by ParseHookInput; parseErr is its error (in then holds
-// only the Event that EventOf could read). The CLI parses first to find the workspace the
-// input names, then runs.
+// only the client and the event ParseHookInput could tell, or the Event that EventOf could
+// read). The CLI parses first to find the workspace the input names, then runs.
 func (g *Guard) Run(in Input, parseErr error) Outcome {
 	o := Outcome{Input: in, Err: parseErr}
 	if parseErr != nil {
-		o.Input.Agent = ""
 		o.Answer = Respond(o.Input, Decision{}, parseErr)
 		return o
 	}
@@ -59,7 +58,7 @@ func (g *Guard) decide(in Input) (Action, Decision, error) {
 	if rules == nil {
 		rules = DefaultRules()
 	}
-	if g.RulesErr != nil && isDeciding(in) && in.Agent != AgentExplicit {
+	if g.RulesErr != nil && in.Deciding() && in.Agent != AgentExplicit {
 		return Action{}, Decision{}, g.RulesErr
 	}
 	a, err := rules.Plan(in)

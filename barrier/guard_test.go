@@ -255,6 +255,8 @@ func TestRespondTable(t *testing.T) {
 	post := Input{Agent: AgentCodex, Event: EventPostToolUse}
 	cur := Input{Agent: AgentCursor, Event: EventBeforeMCPExecution}
 	refused := Decision{Code: CodePending, Key: "k", Reason: "why"}
+	unreadable := &InputError{Msg: "bad"}
+	jsonText := func(s string) string { b, _ := json.Marshal(s); return string(b[1 : len(b)-1]) }
 	for _, c := range []struct {
 		name string
 		in   Input
@@ -271,15 +273,22 @@ func TestRespondTable(t *testing.T) {
 		{"cursor deny", cur, refused, nil, Answer{Stdout: `{"permission":"deny","user_message":"agent-rewind refused effect k (pending)","agent_message":"why"}` + "\n"}},
 		{"cursor other event", Input{Agent: AgentCursor, Event: "stop"}, Decision{Admitted: true, Code: CodeNotHandled}, nil, Answer{Stdout: "{}\n"}},
 		{"explicit refused", Input{Agent: AgentExplicit, Event: EventExplicit}, refused, nil, Answer{Stderr: "why\n", ExitCode: 2}},
-		{"unparsed", Input{}, Decision{}, errors.New("bad"), Answer{Stderr: "agent-rewind guard refused this call: it could not read the hook input, so the call would run unrecorded: bad\n", ExitCode: 2}},
-		{"unparsed report", Input{Event: EventAfterTool}, Decision{}, errors.New("bad"), Answer{Stderr: "agent-rewind guard: bad\n", ExitCode: 1}},
+		{"unparsed", Input{}, Decision{}, unreadable, Answer{Stderr: "agent-rewind guard refused this call: it could not read the hook input, so the call would run unrecorded: " + unreadable.Error() + "\n", ExitCode: 2}},
+		{"unparsed report", Input{Event: EventAfterTool}, Decision{}, unreadable, Answer{Stderr: "agent-rewind guard: " + unreadable.Error() + "\n", ExitCode: 1}},
+		{"unparsed, its client known", Input{Agent: AgentCline, Event: EventClineToolCall}, Decision{}, unreadable, Answer{Stdout: `{"cancel":true,"errorMessage":"agent-rewind refused this call: agent-rewind guard refused this call: it could not read the hook input, so the call would run unrecorded: ` + jsonText(unreadable.Error()) + `"}` + "\n"}},
 		{"cline allow", Input{Agent: AgentCline, Event: EventPreToolUse}, Decision{Admitted: true, Code: CodeAdmitted}, nil, Answer{Stdout: `{"cancel":false}` + "\n"}},
 		{"cline cancel", Input{Agent: AgentCline, Event: EventPreToolUse}, refused, nil, Answer{Stdout: `{"cancel":true,"errorMessage":"agent-rewind refused effect k (pending): why"}` + "\n"}},
 		{"gemini allow", Input{Agent: AgentGemini, Event: EventBeforeTool}, Decision{Admitted: true, Code: CodeNotEffect}, nil, Answer{Stdout: "{}\n"}},
 		{"gemini refused", Input{Agent: AgentGemini, Event: EventBeforeTool}, refused, nil, Answer{Stderr: "why\n", ExitCode: 2}},
 		{"windsurf allow", Input{Agent: AgentWindsurf, Event: EventPreRunCommand}, Decision{Admitted: true, Code: CodeAdmitted}, nil, Answer{}},
 		{"windsurf refused", Input{Agent: AgentWindsurf, Event: EventPreMCPToolUse}, refused, nil, Answer{Stderr: "why\n", ExitCode: 2}},
-		{"vscode refused", Input{Agent: AgentVSCode, Event: EventPreToolUse}, refused, nil, Answer{Stdout: `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"why"}}` + "\n", Stderr: "why\n", ExitCode: 2}},
+		{"vscode refused", Input{Agent: AgentVSCode, Event: EventPreToolUse}, refused, nil, Answer{Stdout: `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"why"}}` + "\n"}},
+		{"copilot allow", Input{Agent: AgentCopilot, Event: EventPreToolUse}, Decision{Admitted: true, Code: CodeNotEffect}, nil, Answer{}},
+		{"copilot refused", Input{Agent: AgentCopilot, Event: EventPreToolUse}, refused, nil, Answer{Stdout: `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"why"}}` + "\n"}},
+		{"cline CLI shell refused", Input{Agent: AgentCline, Event: EventClineToolCall, ToolName: "run_commands"}, Decision{Code: CodeSpent, Key: "k", Reason: "it's spent"}, nil,
+			Answer{Stdout: `{"cancel":false,"overrideInput":{"commands":["printf '%s\\n' 'it'\\''s spent' \u003e\u00262; exit 2"]}}` + "\n"}},
+		{"cline CLI MCP refused", Input{Agent: AgentCline, Event: EventClineToolCall, ToolName: "mcp__slack__post", MCPTool: true}, refused, nil, Answer{Stdout: `{"cancel":true,"errorMessage":"agent-rewind refused effect k (pending): why"}` + "\n"}},
+		{"cline CLI report", Input{Agent: AgentCline, Event: EventClineToolResult}, Decision{Admitted: true, Code: CodeConfirmed}, nil, Answer{Stdout: `{"cancel":false}` + "\n"}},
 		{"cursor preToolUse deny", Input{Agent: AgentCursor, Event: EventCursorPreToolUse}, refused, nil, Answer{Stdout: `{"permission":"deny","user_message":"agent-rewind refused effect k (pending)","agent_message":"why"}` + "\n"}},
 	} {
 		if got := Respond(c.in, c.d, c.err); got != c.want {

@@ -8,60 +8,27 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 )
 
 // Agent names where a guard input came from, which decides how the guard answers.
 type Agent string
 
-// The agents whose hook input ParseHookInput understands.
+// The agents whose hook input ParseHookInput understands; each is a Client (client.go), but for
+// the explicit form.
 const (
 	AgentClaudeCode Agent = "claude-code" // Claude Code hooks
 	AgentCodex      Agent = "codex"       // Codex CLI hooks (Claude Code's shape, plus turn_id)
 	AgentCursor     Agent = "cursor"      // Cursor hooks (Cursor also runs .claude/settings.json hooks with this shape)
-	AgentCline      Agent = "cline"       // Cline hooks: executables named for the event, camelCase input
+	AgentCline      Agent = "cline"       // Cline hooks: the CLI's tool_call/tool_result, the VS Code extension's PreToolUse/PostToolUse
 	AgentWindsurf   Agent = "windsurf"    // Windsurf Cascade hooks: agent_action_name and tool_info
 	AgentGemini     Agent = "gemini-cli"  // Gemini CLI hooks: Claude Code's shape with BeforeTool/AfterTool
-	AgentVSCode     Agent = "vscode"      // VS Code agent hooks: Claude Code's tool fields, camelCase common fields
+	AgentVSCode     Agent = "vscode"      // VS Code's Local harness: Claude Code's tool fields, camelCase common fields
+	AgentCopilot    Agent = "copilot"     // GitHub Copilot (its CLI, VS Code's Copilot harness): .github/hooks, PascalCase events
 	AgentExplicit   Agent = "explicit"    // {"key", "payload", "description"}: a script or a person
 )
 
-// KnownInputs names, for error messages, every client and event the guard reads.
-const KnownInputs = `Claude Code and VS Code (PreToolUse, PostToolUse, PostToolUseFailure, PermissionDenied), ` +
-	`Codex CLI (PreToolUse, PostToolUse), Cursor (beforeShellExecution, beforeMCPExecution, preToolUse, postToolUse, postToolUseFailure), ` +
-	`Cline (PreToolUse, PostToolUse), Windsurf (pre_run_command, pre_mcp_tool_use, post_run_command, post_mcp_tool_use), ` +
-	`Gemini CLI (BeforeTool, AfterTool), and the explicit form {"key", "payload", "description"}`
-
-// Hook events the guard acts on. Any other event parses, and is answered as not handled.
-const (
-	EventPreToolUse           = "PreToolUse"           // Claude Code, Codex: decide
-	EventPostToolUse          = "PostToolUse"          // Claude Code, Codex: confirm
-	EventPostToolUseFailure   = "PostToolUseFailure"   // Claude Code: mark failed
-	EventPermissionDenied     = "PermissionDenied"     // Claude Code (auto mode): release
-	EventBeforeShellExecution = "beforeShellExecution" // Cursor: decide
-	EventBeforeMCPExecution   = "beforeMCPExecution"   // Cursor: decide
-	EventCursorPreToolUse     = "preToolUse"           // Cursor (any tool): decide
-	EventCursorPostToolUse    = "postToolUse"          // Cursor (any tool): confirm
-	EventCursorPostToolFail   = "postToolUseFailure"   // Cursor (any tool): mark failed
-	EventBeforeTool           = "BeforeTool"           // Gemini CLI: decide
-	EventAfterTool            = "AfterTool"            // Gemini CLI: report
-	EventPreRunCommand        = "pre_run_command"      // Windsurf: decide
-	EventPreMCPToolUse        = "pre_mcp_tool_use"     // Windsurf: decide
-	EventExplicit             = "explicit"             // the explicit form: decide, spent at once
-)
-
-// IsDecidingEvent reports whether an event asks whether a call may run, for any client. An
-// event name nobody sent (an input too broken to name one) counts as deciding: the guard then
-// refuses rather than let a call it could not read run unrecorded.
-func IsDecidingEvent(event string) bool {
-	switch event {
-	case EventPreToolUse, EventBeforeShellExecution, EventBeforeMCPExecution, EventCursorPreToolUse,
-		EventBeforeTool, EventPreRunCommand, EventPreMCPToolUse, EventExplicit, "":
-		return true
-	}
-	return false
-}
+// EventExplicit is the event of the explicit form: decided, spent at once.
+const EventExplicit = "explicit"
 
 // MaxInputSize is the largest guard input ParseHookInput accepts. PostToolUse carries the tool's
 // whole output, so this is generous; the CLI should read at most MaxInputSize+1 bytes.
@@ -79,7 +46,7 @@ type InputError struct {
 
 // Error says what was wrong and which inputs the guard accepts.
 func (e *InputError) Error() string {
-	return "guard input: " + e.Msg + " (the guard reads one JSON object on stdin or as its argument: the hook input of " + KnownInputs + ")"
+	return "guard input: " + e.Msg + " (the guard reads one JSON object on stdin or as its argument: the hook input of " + KnownInputs() + ")"
 }
 
 // Unwrap returns ErrUnknownInput.
@@ -93,10 +60,10 @@ func inputErr(format string, args ...any) error {
 // agent does not send are empty.
 type Input struct {
 	Agent Agent  `json:"agent"`
-	Event string `json:"event"` // hook_event_name, or EventExplicit
+	Event string `json:"event"` // the client's event name, or EventExplicit
 
-	SessionID      string   `json:"session_id,omitempty"`      // Claude Code, Codex: session_id; Cursor: conversation_id
-	TranscriptPath string   `json:"transcript_path,omitempty"` // Claude Code, Codex
+	SessionID      string   `json:"session_id,omitempty"`      // the agent's session: session_id, Cursor's conversation_id, Cline's taskId, ...
+	TranscriptPath string   `json:"transcript_path,omitempty"` // Claude Code, Codex, Gemini CLI
 	Cwd            string   `json:"cwd,omitempty"`             // the agent's working directory
 	PermissionMode string   `json:"permission_mode,omitempty"` // Claude Code, Codex
 	Model          string   `json:"model,omitempty"`           // Codex, Cursor
@@ -104,15 +71,18 @@ type Input struct {
 	GenerationID   string   `json:"generation_id,omitempty"`   // Cursor
 	WorkspaceRoots []string `json:"workspace_roots,omitempty"` // Cursor workspace_roots, Cline workspaceRoots
 
+	// ToolName is the tool as the rules see it: the client's own name, but an MCP tool of a
+	// client that names MCP tools otherwise is mcp__<server>__<tool> (MCPServer names its server).
 	ToolName     string          `json:"tool_name,omitempty"`
 	ToolInput    json.RawMessage `json:"tool_input,omitempty"` // the tool's arguments as JSON (Cursor's JSON string is decoded)
 	ToolUseID    string          `json:"tool_use_id,omitempty"`
 	ToolResponse json.RawMessage `json:"tool_response,omitempty"` // PostToolUse
-	Error        string          `json:"error,omitempty"`         // PostToolUseFailure
+	Error        string          `json:"error,omitempty"`         // a report of a call that failed
 	IsInterrupt  bool            `json:"is_interrupt,omitempty"`  // PostToolUseFailure
 	Reason       string          `json:"reason,omitempty"`        // PermissionDenied
 
-	MCPTool bool `json:"mcp_tool,omitempty"` // the call is an MCP tool's, whatever its name looks like
+	MCPTool   bool   `json:"mcp_tool,omitempty"`   // the call is an MCP tool's, whatever its name looks like
+	MCPServer string `json:"mcp_server,omitempty"` // the MCP server's name as the client spells it (Client.ServerName), when the input names it
 
 	Command   string `json:"command,omitempty"`    // Cursor beforeShellExecution: the command line; beforeMCPExecution: the server's command
 	ServerURL string `json:"server_url,omitempty"` // Cursor beforeMCPExecution: the server's URL
@@ -124,7 +94,9 @@ type Input struct {
 
 // ParseHookInput parses one guard input (see the package doc for the accepted shapes). It does
 // no I/O. Input that is not one JSON object, or that is neither the explicit form nor a hook
-// input, is an *InputError wrapping ErrUnknownInput.
+// input, is an *InputError wrapping ErrUnknownInput; so is a client's input that lacks what the
+// guard needs, and then the Input returned names the client and the event, so that the refusal
+// can be said in the client's protocol.
 func ParseHookInput(data []byte) (Input, error) {
 	if len(data) > MaxInputSize {
 		return Input{}, inputErr("%d bytes, more than the %d accepted", len(data), MaxInputSize)
@@ -141,50 +113,33 @@ func ParseHookInput(data []byte) (Input, error) {
 		return Input{}, inputErr("not valid JSON: %v", err)
 	}
 	f := fields(m)
-	switch {
-	case f.has("hookName"):
-		return parseCline(f)
-	case f.has("agent_action_name"):
-		return parseWindsurf(f)
-	case f.has("hookEventName") && !f.has("hook_event_name"):
-		event, _, err := f.str("hookEventName")
+	for _, c := range clients {
+		if !c.claims(f) {
+			continue
+		}
+		event, _, err := f.str(c.EventMember)
 		if err != nil {
 			return Input{}, err
 		}
-		in, err := parseClaudeShape(f, Input{Agent: AgentVSCode, Event: event})
-		if err == nil {
-			in.SessionID = f.text("sessionId")
+		if event == "" {
+			return Input{}, inputErr("%q is empty", c.EventMember)
 		}
-		return in, err
-	}
-	event, hasEvent, err := f.str("hook_event_name")
-	if err != nil {
-		return Input{}, err
-	}
-	if !hasEvent {
-		if _, hasKey := m["key"]; hasKey {
-			return parseExplicit(f)
+		in, err := c.parse(f)
+		if err != nil {
+			return Input{Agent: c.Agent, Event: event}, err
 		}
-		return Input{}, inputErr("it has neither \"key\" (the explicit form) nor \"hook_event_name\", \"hookName\" or \"agent_action_name\" (an agent's hook input); its members are %s", memberList(m))
+		return in, nil
 	}
-	if event == "" {
-		return Input{}, inputErr("\"hook_event_name\" is empty")
+	if f.has("key") {
+		return parseExplicit(f)
 	}
-	in := Input{Event: event}
-	_, isCursor := m["conversation_id"]
-	_, hasCursorVersion := m["cursor_version"]
-	switch {
-	case isCursor || hasCursorVersion || startsLower(event):
-		in.Agent = AgentCursor
-		return parseCursor(f, in)
-	case event == EventBeforeTool || event == EventAfterTool:
-		in.Agent = AgentGemini
-	case f.has("turn_id"):
-		in.Agent = AgentCodex
-	default:
-		in.Agent = AgentClaudeCode
+	var members []string
+	for _, c := range clients {
+		if !slices.Contains(members, c.EventMember) {
+			members = append(members, c.EventMember)
+		}
 	}
-	return parseClaudeShape(f, in)
+	return Input{}, inputErr("it has neither \"key\" (the explicit form) nor %s (an agent's hook input); its members are %s", quoteOr(members), memberList(m))
 }
 
 // EventOf returns the event a hook input names, even when the input does not parse as a whole,
@@ -195,9 +150,9 @@ func EventOf(data []byte) string {
 	if len(data) > MaxInputSize || json.Unmarshal(bytes.TrimSpace(data), &m) != nil {
 		return ""
 	}
-	for _, name := range []string{"hook_event_name", "hookName", "agent_action_name", "hookEventName"} {
+	for _, c := range clients {
 		var s string
-		if json.Unmarshal(m[name], &s) == nil && s != "" {
+		if json.Unmarshal(m[c.EventMember], &s) == nil && s != "" {
 			return s
 		}
 	}
@@ -230,98 +185,36 @@ func parseExplicit(f fields) (Input, error) {
 	return in, nil
 }
 
-func parseClaudeShape(f fields, in Input) (Input, error) {
-	var err error
-	for _, s := range []struct {
-		name string
-		dst  *string
-	}{
-		{"session_id", &in.SessionID}, {"transcript_path", &in.TranscriptPath}, {"cwd", &in.Cwd},
-		{"permission_mode", &in.PermissionMode}, {"model", &in.Model}, {"turn_id", &in.TurnID},
-		{"tool_name", &in.ToolName}, {"tool_use_id", &in.ToolUseID}, {"reason", &in.Reason},
-	} {
-		if *s.dst, _, err = f.str(s.name); err != nil {
-			return Input{}, err
-		}
+// Client returns the client the input came from, nil for the explicit form and for input that
+// did not parse.
+func (in Input) Client() *Client { return ClientOf(in.Agent) }
+
+// Deciding reports whether the input asks whether a call may run (as opposed to reporting what
+// happened to one).
+func (in Input) Deciding() bool {
+	if in.Agent == AgentExplicit {
+		return true
 	}
-	if ti, ok := f["tool_input"]; ok {
-		in.ToolInput = append(json.RawMessage(nil), ti...)
-	}
-	if tr, ok := f["tool_response"]; ok {
-		in.ToolResponse = append(json.RawMessage(nil), tr...)
-	}
-	in.Error = f.text("error")
-	if in.Error == "" {
-		in.Error = f.text("error_message")
-	}
-	if b, ok := f["is_interrupt"]; ok {
-		_ = json.Unmarshal(b, &in.IsInterrupt) // advisory only: a wrong type means "not interrupted"
-	}
-	switch in.Event {
-	case EventPreToolUse, EventPostToolUse, EventPostToolUseFailure, EventPermissionDenied, EventBeforeTool, EventAfterTool:
-		if in.ToolName == "" {
-			return Input{}, inputErr("%s hook input without \"tool_name\"", in.Event)
-		}
-	}
-	return in, nil
+	c := in.Client()
+	return c != nil && c.Role(in.Event) == RoleDecide
 }
 
-func parseCursor(f fields, in Input) (Input, error) {
-	var err error
-	for _, s := range []struct {
-		name string
-		dst  *string
-	}{
-		{"conversation_id", &in.SessionID}, {"generation_id", &in.GenerationID}, {"model", &in.Model},
-		{"cwd", &in.Cwd}, {"tool_name", &in.ToolName}, {"tool_use_id", &in.ToolUseID},
-		{"command", &in.Command}, {"url", &in.ServerURL},
-	} {
-		if *s.dst, _, err = f.str(s.name); err != nil {
-			return Input{}, err
-		}
+// MCPToolName returns an MCP call's tool as its server names it: ToolName without the
+// mcp__<server>__ the guard gives it, or ToolName.
+func (in Input) MCPToolName() string {
+	if _, tool, ok := cutMCPClaudeName(in.ToolName); ok {
+		return tool
 	}
-	if wr, ok := f["workspace_roots"]; ok {
-		_ = json.Unmarshal(wr, &in.WorkspaceRoots) // advisory only
-	}
-	if ti, ok := f["tool_input"]; ok {
-		// Cursor documents tool_input as a JSON string ("<json params>"); some versions send an
-		// object. Either way Input.ToolInput holds the arguments as JSON.
-		var s string
-		if json.Unmarshal(ti, &s) == nil {
-			if json.Valid([]byte(s)) && strings.TrimSpace(s) != "" {
-				ti = json.RawMessage(s)
-			}
-		}
-		in.ToolInput = append(json.RawMessage(nil), ti...)
-	}
-	// Cursor may name MCP tools "MCP:<tool>" (or "MCP:<server>:<tool>"), which no rule written
-	// for the bare tool name would match: keep the tool's own name, and remember it is MCP's.
-	if rest, ok := strings.CutPrefix(in.ToolName, "MCP:"); ok {
-		in.ToolName = rest[strings.LastIndex(rest, ":")+1:]
-		in.MCPTool = true
-	}
-	if in.Event == EventBeforeMCPExecution {
-		in.MCPTool = true
-	}
-	switch in.Event {
-	case EventCursorPreToolUse, EventCursorPostToolUse, EventCursorPostToolFail:
-		if in.ToolName == "" {
-			return Input{}, inputErr("%s hook input without \"tool_name\"", in.Event)
-		}
-		in.Error = f.text("error_message")
-		if in.Error == "" {
-			in.Error = f.text("error")
-		}
-	case EventBeforeShellExecution:
-		if _, ok := f["command"]; !ok {
-			return Input{}, inputErr("beforeShellExecution hook input without \"command\"")
-		}
-	case EventBeforeMCPExecution:
-		if in.ToolName == "" {
-			return Input{}, inputErr("beforeMCPExecution hook input without \"tool_name\"")
-		}
-	}
-	return in, nil
+	return in.ToolName
+}
+
+// FromServer reports whether the input is a call of a tool of the MCP server configured under
+// name in the client's MCP settings: the server its hook input names, as that client spells
+// configured names (Codex writes agent-rewind as agent_rewind; a Claude Code plugin's servers
+// are plugin_<plugin>_<server>, read as <server>).
+func (in Input) FromServer(name string) bool {
+	c := in.Client()
+	return in.MCPTool && c != nil && in.MCPServer != "" && in.MCPServer == c.ServerName(name)
 }
 
 // fields is a decoded JSON object whose members are read leniently: only the members the guard
@@ -374,58 +267,68 @@ func memberList(m map[string]json.RawMessage) string {
 	return strings.Join(names, ", ")
 }
 
-func startsLower(s string) bool {
-	r, _ := utf8.DecodeRuneInString(s)
-	return unicode.IsLower(r)
+// quoteOr is "a", "b" or "c".
+func quoteOr(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = fmt.Sprintf("%q", n)
+	}
+	if len(q) < 2 {
+		return strings.Join(q, "")
+	}
+	return strings.Join(q[:len(q)-1], ", ") + " or " + q[len(q)-1]
 }
 
-// ShellCommand returns the shell command line of a shell tool call: Cursor's
-// beforeShellExecution command, or tool_input.command of a Claude Code / Codex shell tool
-// (ShellTools). A command given as an argument vector (Codex's older shell tool) is returned as
-// argv instead. ok is false when the input is not a shell call.
+// ShellCommand returns the shell command line of a shell tool call: tool_input.command of a
+// tool the client names in ShellTools (or tool_input.commands, several command lines, as Cline's
+// CLI sends them). A command given as an argument vector (Codex's older shell tool) is returned
+// as argv instead. ok is false when the input is not a shell call.
 func (in Input) ShellCommand() (script string, argv []string, ok bool) {
-	if in.Agent == AgentCursor && in.Event == EventBeforeShellExecution {
-		return in.Command, nil, true
-	}
-	if in.Agent == AgentCursor && in.Event == EventBeforeMCPExecution {
-		return "", nil, false
-	}
-	if !ShellTools[in.ToolName] {
+	c := in.Client()
+	if c == nil || !c.IsShellTool(in.ToolName) || in.MCPTool {
 		return "", nil, false
 	}
 	script, argv = in.toolCommand()
 	return script, argv, script != "" || argv != nil
 }
 
-// toolCommand reads tool_input.command as a command line or an argument vector, whatever the
-// tool.
+// toolCommand reads tool_input.command as a command line or an argument vector, or
+// tool_input.commands as command lines (joined a line each), whatever the tool.
 func (in Input) toolCommand() (script string, argv []string) {
 	if len(in.ToolInput) == 0 {
 		return "", nil
 	}
 	var ti struct {
-		Command json.RawMessage `json:"command"`
+		Command  json.RawMessage `json:"command"`
+		Commands json.RawMessage `json:"commands"`
 	}
-	if json.Unmarshal(in.ToolInput, &ti) != nil || len(ti.Command) == 0 {
+	if json.Unmarshal(in.ToolInput, &ti) != nil {
 		return "", nil
 	}
-	if json.Unmarshal(ti.Command, &script) == nil {
-		return script, nil
+	if len(ti.Command) > 0 {
+		if json.Unmarshal(ti.Command, &script) == nil {
+			return script, nil
+		}
+		if json.Unmarshal(ti.Command, &argv) == nil && len(argv) > 0 {
+			return "", argv
+		}
+		return "", nil
 	}
-	if json.Unmarshal(ti.Command, &argv) == nil && len(argv) > 0 {
-		return "", argv
+	var lines []string
+	if json.Unmarshal(ti.Commands, &lines) != nil {
+		return "", nil
 	}
-	return "", nil
+	return strings.Join(lines, "\n"), nil
 }
 
-// ShellTools are the tool names whose tool_input.command is a shell command line: Claude Code's
-// Bash and PowerShell, Codex's Bash (and the names of its older shell tools), Cursor's Shell,
-// Gemini CLI's run_shell_command, Cline's execute_command, VS Code's run_in_terminal, and
-// run_command, the name the guard gives Windsurf's pre_run_command.
-var ShellTools = map[string]bool{
-	"Bash": true, "PowerShell": true, "Shell": true, "shell": true,
-	"local_shell": true, "exec_command": true, "container.exec": true, "unified_exec": true,
-	"run_shell_command": true, "execute_command": true, "run_in_terminal": true, "run_command": true,
+// ChangesFiles reports whether the call can change files: a shell command, an MCP tool, or one
+// of the client's file-editing tools.
+func (in Input) ChangesFiles() bool {
+	if _, _, ok := in.ShellCommand(); ok || in.MCPTool {
+		return true
+	}
+	c := in.Client()
+	return c != nil && c.IsFileTool(in.ToolName)
 }
 
 // Folder returns the folder the input names as the agent's project, "" when it names none:

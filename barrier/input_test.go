@@ -67,12 +67,12 @@ func TestParseFixtures(t *testing.T) {
 		}},
 		{"codex/pretooluse-mcp.json", "codex", "PreToolUse", "mcp__stripe__create_refund", "call_Rf5Tg8Yh1Uj4Ik7O", nil},
 		{"codex/posttooluse-bash.json", "codex", "PostToolUse", "Bash", "call_Hx3k9PqL2mVn8RtY", nil},
-		{"cursor/beforeshellexecution-git-push.json", "cursor", "beforeShellExecution", "", "", func(t *testing.T, in Input) {
+		{"cursor/beforeshellexecution-git-push.json", "cursor", "beforeShellExecution", "Shell", "", func(t *testing.T, in Input) {
 			if in.Command != "git push origin main" || in.SessionID == "" || len(in.WorkspaceRoots) != 1 {
 				t.Errorf("cursor fields %+v", in)
 			}
 		}},
-		{"cursor/beforeshellexecution-ls.json", "cursor", "beforeShellExecution", "", "", nil},
+		{"cursor/beforeshellexecution-ls.json", "cursor", "beforeShellExecution", "Shell", "", nil},
 		{"cursor/beforemcpexecution-string-input.json", "cursor", "beforeMCPExecution", "slack_post_message", "", func(t *testing.T, in Input) {
 			if string(in.ToolInput) != `{"channel_id":"C0123456789","text":"Release v1.4.0 is live"}` {
 				t.Errorf("string tool_input not decoded: %s", in.ToolInput)
@@ -103,6 +103,15 @@ func TestParseFixtures(t *testing.T) {
 			}
 		})
 	}
+}
+
+// parsed is the Input ParseHookInput reads from s, which must parse.
+func parsed(s string) Input {
+	in, err := ParseHookInput([]byte(s))
+	if err != nil {
+		panic(err)
+	}
+	return in
 }
 
 func TestParseHookInputErrors(t *testing.T) {
@@ -165,36 +174,54 @@ func FuzzParseHookInput(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		o := g.Handle(data)
 		a := o.Answer
-		switch {
-		case o.Input.Agent == "":
-			// Unreadable input is refused unless it names a report: never allowed silently.
-			want := 1
-			if IsDecidingEvent(EventOf(data)) {
-				want = 2
+		var unread *InputError
+		if errors.As(o.Err, &unread) && IsDecidingEvent(o.Input.Event) && (o.Input.Client() == nil || o.Input.Client().Role(o.Input.Event) != RoleReport) {
+			// Unreadable input before a call is refused in its client's protocol: never allowed silently.
+			if !refusal(o.Input, a) {
+				t.Fatalf("unparsed %s input answered %+v", o.Input.Agent, a)
 			}
-			if a.ExitCode != want || a.Stdout != "" || a.Stderr == "" || o.Err == nil {
-				t.Fatalf("unparsed input answered %+v", a)
+			return
+		}
+		if o.Err != nil && a.ExitCode == 1 {
+			if a.Stdout != "" || a.Stderr == "" || o.Input.Deciding() {
+				t.Fatalf("exit 1 is for an error of a report, with the error on stderr: %+v", a)
 			}
-		case o.Input.Agent == AgentCursor || o.Input.Agent == AgentCline:
-			switch a.ExitCode {
-			case 0:
-				if !json.Valid([]byte(a.Stdout)) || !strings.HasPrefix(a.Stdout, "{") {
-					t.Fatalf("cursor answer is not a JSON object: %+v", a)
-				}
-			case 1:
-				if o.Err == nil || isDeciding(o.Input) {
-					t.Fatalf("%s exit 1 without an error of a report: %+v", o.Input.Agent, a)
-				}
-			default:
-				t.Fatalf("%s exit code %d", o.Input.Agent, a.ExitCode)
+			return
+		}
+		switch o.Input.Agent {
+		case AgentCursor, AgentCline, AgentVSCode, AgentCopilot:
+			// JSON answers, exit 0 (VS Code and Copilot: or nothing when the call may run).
+			if a.ExitCode != 0 || a.Stderr != "" || (a.Stdout != "" && !json.Valid([]byte(a.Stdout))) ||
+				(a.Stdout == "" && o.Input.Agent != AgentVSCode && o.Input.Agent != AgentCopilot) {
+				t.Fatalf("%s answer is not its JSON: %+v", o.Input.Agent, a)
 			}
 		default:
-			if a.ExitCode != 0 && a.ExitCode != 1 && a.ExitCode != 2 {
+			if a.ExitCode != 0 && a.ExitCode != 2 {
 				t.Fatalf("exit code %d", a.ExitCode)
 			}
-			if a.ExitCode == 2 && (a.Stderr == "" || (a.Stdout != "" && o.Input.Agent != AgentVSCode)) {
+			if a.ExitCode == 2 && (a.Stderr == "" || a.Stdout != "") {
 				t.Fatalf("refusal without a reason on stderr: %+v", a)
 			}
 		}
+		if o.Decision.Refused() != refusal(o.Input, a) && o.Err == nil {
+			t.Fatalf("decision refused %v, answer %+v", o.Decision.Refused(), a)
+		}
 	})
+}
+
+// refusal reports whether a is a refusal in the protocol of in's client.
+func refusal(in Input, a Answer) bool {
+	var out map[string]any
+	_ = json.Unmarshal([]byte(a.Stdout), &out)
+	switch in.Agent {
+	case AgentCursor:
+		return a.ExitCode == 0 && out["permission"] == "deny"
+	case AgentCline:
+		_, override := out["overrideInput"]
+		return a.ExitCode == 0 && (out["cancel"] == true || override)
+	case AgentVSCode, AgentCopilot:
+		hso, _ := out["hookSpecificOutput"].(map[string]any)
+		return a.ExitCode == 0 && hso["permissionDecision"] == "deny" && hso["permissionDecisionReason"] != ""
+	}
+	return a.ExitCode == 2 && a.Stderr != "" && a.Stdout == ""
 }

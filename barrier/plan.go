@@ -40,58 +40,41 @@ type Action struct {
 	By string `json:"by,omitempty"`
 }
 
-// Plan decides what an input asks for, from the input and the rules alone: no I/O. A
-// PreToolUse-like input that no rule classifies as an effect is ActNone with CodeNotEffect,
-// which the guard answers at once without opening the ledger.
+// Plan decides what an input asks for, from the input and the rules alone: no I/O. What an
+// event asks for is its role in the client's table (Client.Events). A deciding input that no
+// rule classifies as an effect is ActNone with CodeNotEffect, which the guard answers at once
+// without opening the ledger. An admission is pending (confirmable) when the client reports
+// after the call by its id and the input carries one; else it is spent at once.
 func (rs *Rules) Plan(in Input) (Action, error) {
-	by := "hook:" + string(in.Agent) + " " + in.Event
-	switch in.Agent {
-	case AgentExplicit:
+	if in.Agent == AgentExplicit {
 		return Action{Kind: ActAdmit, Request: Request{
 			Key: in.Key, Payload: in.Payload, Description: in.Description, Source: "cli",
 			NewKeyHint: `run the guard again with a new "key"`,
 		}}, nil
-	case AgentClaudeCode, AgentCodex, AgentVSCode:
-		switch in.Event {
-		case EventPreToolUse:
-			return rs.planAdmit(in, true)
-		case EventPostToolUse:
-			return Action{Kind: ActConfirm, ToolUseID: in.ToolUseID, By: by}, nil
-		case EventPostToolUseFailure:
-			return Action{Kind: ActFail, ToolUseID: in.ToolUseID, Reason: in.Error, Interrupt: in.IsInterrupt, By: by}, nil
-		case EventPermissionDenied:
-			reason := "the agent's permission system denied the call, so it never ran"
-			if in.Reason != "" {
-				reason += ": " + in.Reason
-			}
-			return Action{Kind: ActRelease, ToolUseID: in.ToolUseID, Reason: reason, By: by}, nil
+	}
+	c := in.Client()
+	if c == nil {
+		return Action{Kind: ActNone, Code: CodeNotHandled}, nil
+	}
+	by := "hook:" + string(in.Agent) + " " + in.Event
+	role := c.Role(in.Event)
+	if role == RoleDecide {
+		return rs.planAdmit(in, c.confirms())
+	}
+	if in.ToolUseID == "" || !c.confirms() {
+		return Action{Kind: ActNone, Code: CodeNotHandled}, nil // nothing names the call to pair
+	}
+	switch {
+	case role == RoleFail, role == RoleConfirm && in.Error != "":
+		return Action{Kind: ActFail, ToolUseID: in.ToolUseID, Reason: in.Error, Interrupt: in.IsInterrupt, By: by}, nil
+	case role == RoleConfirm:
+		return Action{Kind: ActConfirm, ToolUseID: in.ToolUseID, By: by}, nil
+	case role == RoleRelease:
+		reason := "the agent's permission system denied the call, so it never ran"
+		if in.Reason != "" {
+			reason += ": " + in.Reason
 		}
-	case AgentCursor:
-		switch in.Event {
-		case EventBeforeShellExecution, EventBeforeMCPExecution:
-			// These events carry no tool call id to confirm by, so their admissions are spent at once.
-			return rs.planAdmit(in, false)
-		case EventCursorPreToolUse:
-			return rs.planAdmit(in, true) // pending when the input has a tool_use_id, else spent
-		case EventCursorPostToolUse:
-			if in.ToolUseID != "" {
-				return Action{Kind: ActConfirm, ToolUseID: in.ToolUseID, By: by}, nil
-			}
-		case EventCursorPostToolFail:
-			if in.ToolUseID != "" {
-				return Action{Kind: ActFail, ToolUseID: in.ToolUseID, Reason: in.Error, By: by}, nil
-			}
-		}
-	case AgentCline, AgentGemini:
-		// No tool call id reaches the hooks, so the admission is spent at once; the report after
-		// the call has nothing left to do.
-		if in.Event == EventPreToolUse || in.Event == EventBeforeTool {
-			return rs.planAdmit(in, false)
-		}
-	case AgentWindsurf:
-		if in.Event == EventPreRunCommand || in.Event == EventPreMCPToolUse {
-			return rs.planAdmit(in, false)
-		}
+		return Action{Kind: ActRelease, ToolUseID: in.ToolUseID, Reason: reason, By: by}, nil
 	}
 	return Action{Kind: ActNone, Code: CodeNotHandled}, nil
 }

@@ -120,9 +120,6 @@ func (rs *Rules) Classify(in Input) *Match {
 		cmds = commandsOf(script, argv)
 	}
 	toolName := in.ToolName
-	if in.Agent == AgentCursor && in.Event == EventBeforeShellExecution {
-		toolName = "" // Cursor names no tool for shell commands
-	}
 
 	// Tool rules of the rules file come first, in order.
 	for i := range rs.user {

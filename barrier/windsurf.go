@@ -10,11 +10,35 @@ import "encoding/json"
 // classify them. Nothing pairs a post-hook with its pre-hook for sure, so admissions are spent
 // at once.
 
-// The Windsurf events that report on a call (the guard has nothing to do for them).
+// Windsurf's hook events.
 const (
-	EventPostRunCommand = "post_run_command"
-	EventPostMCPToolUse = "post_mcp_tool_use"
+	EventPreRunCommand  = "pre_run_command"   // decide
+	EventPreMCPToolUse  = "pre_mcp_tool_use"  // decide
+	EventPostRunCommand = "post_run_command"  // report: nothing to do
+	EventPostMCPToolUse = "post_mcp_tool_use" // report: nothing to do
 )
+
+var windsurf = &Client{
+	Agent:       AgentWindsurf,
+	Name:        "Windsurf",
+	EventMember: "agent_action_name",
+	Events: []Event{
+		{EventPreRunCommand, RoleDecide}, {EventPreMCPToolUse, RoleDecide},
+		{EventPostRunCommand, RoleReport}, {EventPostMCPToolUse, RoleReport},
+	},
+	ShellTools: []string{"run_command"}, // the name the guard gives pre_run_command's call
+	MCPNames:   "tool_info {mcp_server_name, mcp_tool_name, mcp_tool_arguments}",
+	CallID:     "", // execution_id pairs a pre- and a post-hook, but is no id the agent knows
+	HookEnv:    "not documented",
+	MCPEnv:     "not documented; its MCP configuration (~/.codeium/windsurf/mcp_config.json) is global",
+	Answers:    "exit 2 blocks a pre-hook and its stderr is the reason (show_output shows it); other codes let the action run",
+	Checked:    "Windsurf's Cascade hooks documentation (docs.windsurf.com/windsurf/cascade/hooks, beta); not run",
+	claims:     func(f fields) bool { return f.has("agent_action_name") },
+	parse:      parseWindsurf,
+	allow:      silentAllow,
+	refuse:     exitTwo,
+	mcpName:    mcpClaudeName,
+}
 
 // parseWindsurf reads a Windsurf hook input (agent_action_name is present).
 func parseWindsurf(f fields) (Input, error) {
@@ -23,11 +47,12 @@ func parseWindsurf(f fields) (Input, error) {
 		return Input{}, err
 	}
 	in := Input{Agent: AgentWindsurf, Event: event}
+	fail := func(err error) (Input, error) { return Input{Agent: AgentWindsurf, Event: event}, err }
 	if in.SessionID, _, err = f.str("trajectory_id"); err != nil {
-		return Input{}, err
+		return fail(err)
 	}
 	if in.ToolUseID, _, err = f.str("execution_id"); err != nil {
-		return Input{}, err
+		return fail(err)
 	}
 	var info struct {
 		CommandLine *string         `json:"command_line"`
@@ -38,22 +63,22 @@ func parseWindsurf(f fields) (Input, error) {
 	}
 	if raw, ok := f["tool_info"]; ok {
 		if err := json.Unmarshal(raw, &info); err != nil {
-			return Input{}, inputErr("Windsurf %s: \"tool_info\" is not the expected object: %v", event, err)
+			return fail(inputErr("Windsurf %s: \"tool_info\" is not the expected object: %v", event, err))
 		}
 	}
 	in.Cwd = info.Cwd
 	switch event {
 	case EventPreRunCommand, EventPostRunCommand:
 		if info.CommandLine == nil {
-			return Input{}, inputErr("Windsurf %s hook input without \"tool_info.command_line\"", event)
+			return fail(inputErr("Windsurf %s hook input without \"tool_info.command_line\"", event))
 		}
 		in.ToolName = "run_command"
 		in.ToolInput, _ = json.Marshal(map[string]string{"command": *info.CommandLine})
 	case EventPreMCPToolUse, EventPostMCPToolUse:
 		if info.Server == "" || info.Tool == "" {
-			return Input{}, inputErr("Windsurf %s hook input without \"tool_info.mcp_server_name\" and \"tool_info.mcp_tool_name\"", event)
+			return fail(inputErr("Windsurf %s hook input without \"tool_info.mcp_server_name\" and \"tool_info.mcp_tool_name\"", event))
 		}
-		in.ToolName, in.MCPTool = "mcp__"+info.Server+"__"+info.Tool, true
+		in.setMCP(info.Server, info.Tool)
 		in.ToolInput = info.Arguments
 		if len(in.ToolInput) == 0 || string(in.ToolInput) == "null" {
 			in.ToolInput = json.RawMessage("{}")

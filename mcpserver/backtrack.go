@@ -36,13 +36,15 @@ type CandidatesResult struct {
 
 // Candidate is one checkpoint worth going back to.
 type Candidate struct {
-	ID    string    `json:"id"`
-	Label string    `json:"label"`
-	Time  time.Time `json:"time"`
+	ID    string `json:"id"`
+	Label string `json:"label"`
+	// Time is when the checkpoint was taken; the result gives AgeSeconds instead, which is what
+	// an agent weighs.
+	Time time.Time `json:"-"`
 	// AgeSeconds is set by mcpserver from Time when the call is answered; a Workspace leaves it.
 	AgeSeconds int64 `json:"age_seconds"`
 	// Changed is how many paths differ between the checkpoint and the workspace now.
-	Changed int64 `json:"changed" jsonschema:"paths changed since"`
+	Changed int64 `json:"changed"`
 	// Notes are the failure notes recorded against this checkpoint, oldest first.
 	Notes []FailureNote `json:"notes"`
 	// ToolCall is, for an automatic checkpoint, the id of the call it was taken before.
@@ -86,7 +88,7 @@ func (s *server) backtrackCommit(ctx context.Context, _ *mcp.CallToolRequest, in
 		return nil, BacktrackResult{}, s.toolError(toolBacktrackCommit, err)
 	}
 	r.Notes = newestNotes(r.Notes, MaxCommitNotes)
-	r.Rewind = capPaths(r.Rewind)
+	r.Rewind = capPaths(r.Rewind, toolRewind)
 	return textResult(commitText(in.ID, r)), r, nil
 }
 
@@ -121,6 +123,7 @@ func candidatesText(r CandidatesResult) string {
 	if r.Truncated {
 		b.WriteString("\n(more candidates omitted)")
 	}
+	b.WriteString("\nNext: backtrack_commit with a candidate's id and what_failed goes back there.")
 	return b.String()
 }
 

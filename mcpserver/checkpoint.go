@@ -9,15 +9,20 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// CheckpointResult is the output of the checkpoint tool: the new checkpoint and what it holds.
+// CheckpointResult is the output of the checkpoint tool: the new checkpoint, the folder it holds
+// and how much of it.
 type CheckpointResult struct {
-	ID       string    `json:"id"`
-	Label    string    `json:"label"`
-	Time     time.Time `json:"time"`
-	Files    int64     `json:"files"`
-	Bytes    int64     `json:"bytes"`
-	NewBytes int64     `json:"new_bytes" jsonschema:"newly stored"`
-	Skipped  int64     `json:"skipped"`
+	ID    string    `json:"id"`
+	Label string    `json:"label"`
+	Time  time.Time `json:"time"`
+	// Workspace is the folder checkpointed: the project the session protects, which may be
+	// above the folder the agent was started in (docs/agents.md, "Which folder: the rules").
+	Workspace string `json:"workspace"`
+	Files     int64  `json:"files"`
+	Bytes     int64  `json:"bytes"`
+	Skipped   int64  `json:"skipped"` // paths not captured (unreadable, or not a file, folder or symlink)
+	// Next says how to come back to this state: the id is the thing to keep.
+	Next string `json:"next"`
 }
 
 // checkpointInput is the checkpoint tool's input.
@@ -33,6 +38,7 @@ func (s *server) checkpoint(ctx context.Context, _ *mcp.CallToolRequest, in chec
 	if err != nil {
 		return nil, CheckpointResult{}, s.toolError(toolCheckpoint, err)
 	}
+	r.Next = fmt.Sprintf("rewind %s restores this state", r.ID)
 	return textResult(checkpointText(r)), r, nil
 }
 
@@ -42,10 +48,10 @@ func checkpointText(r CheckpointResult) string {
 	if r.Label != "" {
 		fmt.Fprintf(&b, " %q", r.Label)
 	}
-	fmt.Fprintf(&b, " at %s: %d files, %s (%s newly stored", stamp(r.Time), r.Files, humanBytes(r.Bytes), humanBytes(r.NewBytes))
+	fmt.Fprintf(&b, " of %s at %s: %d files, %s", r.Workspace, stamp(r.Time), r.Files, humanBytes(r.Bytes))
 	if r.Skipped > 0 {
 		fmt.Fprintf(&b, ", %d skipped", r.Skipped)
 	}
-	fmt.Fprintf(&b, "). Keep this id: rewind %s restores this state.", r.ID)
+	fmt.Fprintf(&b, ". Keep this id: %s.", r.Next)
 	return b.String()
 }

@@ -18,7 +18,7 @@
 //
 //	tool                  input                                   output (structuredContent)
 //	checkpoint            {label?}                                [CheckpointResult]
-//	list                  {}                                      [ListResult]
+//	list                  {limit?, before?}                       [ListResult]
 //	rewind                {id}                                    [RestoreResult]
 //	replay                {id}                                    [RestoreResult]
 //	guard_effect          {key, payload?: object, description?}   [GuardResult]
@@ -26,17 +26,30 @@
 //	backtrack_candidates  {}                                      [CandidatesResult]
 //	backtrack_commit      {id, what_failed, lesson?}              [BacktrackResult]
 //
+// What the model reads is the structured result: Claude Code and Codex CLI hand it
+// structuredContent (Codex as the JSON after "Output:") and drop the text, so the structured
+// result carries everything an agent needs: the ids, the tool calls (list's sessions: each agent
+// session's calls, newest first, with their labels and the checkpoint before each), and the next
+// step as a short "next" field (checkpoint: "rewind ID restores this state"; rewind and replay:
+// "rewind SAFETY undoes this"; guard_effect: "perform it once now" or "do NOT perform it";
+// list: how to go back and how to page). backtrack_candidates, backtrack_commit and savings
+// need no next: the instructions give their step, and backtrack_commit's rewind has its own.
+// The results are bounded ([MaxListEntries], [MaxListCalls], [MaxPaths], ...).
+//
 // Field names are snake_case. Every output property is always present and never null: lists are
 // [] when empty, and times are RFC 3339 strings. Each result also carries a short text form as
-// its content, for clients that show only text; it leads with what the agent must know (the id
-// to keep, REFUSED, the safety checkpoint that undoes a rewind).
+// its content, for clients that show text: the same facts, leading with what the agent must know
+// (the id to keep, REFUSED, the safety checkpoint that undoes a rewind), and the same next step.
+// Output schemas carry no descriptions: what a field means reaches the model in next and in the
+// values themselves, and a description would cost context on every turn.
 //
 // Schemas are derived from the Go types (github.com/google/jsonschema-go, the jsonschema struct
 // tag being a property's description), then made portable: every node has exactly one "type"
 // string (never the ["null","array"] union jsonschema-go writes for slices), no bare boolean
 // schemas, no $ref. The MCP Inspector's schema lint (mcp-inspector --cli --method tools/list
-// --strict, Inspector 2.12.0) finds nothing to report on any profile, warnings included. Output schemas omit "required" and "additionalProperties": the always-present rule
-// above states it once instead of on every turn.
+// --strict, Inspector 2.12.0) finds nothing to report on any profile, warnings included. Output
+// schemas list every property as "required", at every level (each is always present), and omit
+// "additionalProperties", so that a newer server's added field does not fail an older client.
 //
 // Inputs are validated before the Workspace sees them, against the limits in validate.go
 // ([MaxIDLen], [MaxLabelLen], [MaxKeyLen], ...); a violation is a tool error naming the argument,
@@ -56,7 +69,10 @@
 //
 // [MeasureBudget] measures a profile's cost as the earlier product did: the serialized tool
 // definitions (name, description, input and output schema) plus the instructions, in characters
-// divided by four, rounded up. Tests hold lean to 600 and all to 1,600.
+// divided by four, rounded up. Tests hold lean to 600 and all to 1,600. Clients such as Claude
+// Code and Codex defer MCP tools behind a tool search (ToolSearch, tool_search): the model sees
+// the instructions (in the system prompt) and finds the tools by name and description, so those
+// say what each tool is for in the words an agent searches with (snapshot, undo, restore).
 //
 // # Errors and refusals
 //

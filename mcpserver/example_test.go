@@ -18,7 +18,7 @@ type demoWorkspace struct{ mcpserver.Workspace }
 func (demoWorkspace) Checkpoint(_ context.Context, label string) (mcpserver.CheckpointResult, error) {
 	return mcpserver.CheckpointResult{
 		ID: "a1b2c3d4e5f6", Label: label, Time: time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC),
-		Files: 120, Bytes: 3 << 20, NewBytes: 2048,
+		Workspace: "/home/dev/shop", Files: 120, Bytes: 3 << 20,
 	}, nil
 }
 
@@ -48,8 +48,8 @@ func ExampleNew() {
 	structured, _ := json.Marshal(res.StructuredContent)
 	fmt.Println(string(structured))
 	// Output:
-	// Checkpoint a1b2c3d4e5f6 "before refactor" at 2026-03-04T05:06:07Z: 120 files, 3.0 MiB (2.0 KiB newly stored). Keep this id: rewind a1b2c3d4e5f6 restores this state.
-	// {"bytes":3145728,"files":120,"id":"a1b2c3d4e5f6","label":"before refactor","new_bytes":2048,"skipped":0,"time":"2026-03-04T05:06:07Z"}
+	// Checkpoint a1b2c3d4e5f6 "before refactor" of /home/dev/shop at 2026-03-04T05:06:07Z: 120 files, 3.0 MiB. Keep this id: rewind a1b2c3d4e5f6 restores this state.
+	// {"bytes":3145728,"files":120,"id":"a1b2c3d4e5f6","label":"before refactor","next":"rewind a1b2c3d4e5f6 restores this state","skipped":0,"time":"2026-03-04T05:06:07Z","workspace":"/home/dev/shop"}
 }
 
 // ExampleResolveProfile shows the precedence agent-rewind mcp applies: the --profile flag, then

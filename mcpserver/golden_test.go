@@ -27,6 +27,8 @@ var update = flag.Bool("update", false, "rewrite the server section of testdata/
 // section, JSON line by JSON line. An archive holds:
 //
 //	-- profile --  the tool profile (one line)
+//	-- auto --     optional: automatic checkpoints taken before the exchange, one a line:
+//	               session, tool call id and label, separated by tabs
 //	-- client --   JSON-RPC messages the client sends, in order
 //	-- server --   JSON-RPC messages the server must send, in order (go test -update rewrites it)
 //
@@ -63,7 +65,16 @@ func runGolden(t *testing.T, path string) {
 		t.Fatalf("%s: client section: %v", path, err)
 	}
 
-	srv, err := mcpserver.New(fakeworkspace.New(), mcpserver.Options{
+	ws := fakeworkspace.New()
+	auto, _ := arch.file("auto")
+	for line := range strings.Lines(auto) {
+		f := strings.Split(strings.TrimRight(line, "\n"), "\t")
+		if len(f) != 3 {
+			t.Fatalf("%s: auto line %q: want session, call id and label separated by tabs", path, line)
+		}
+		ws.AutoCheckpoint(f[0], f[1], f[2])
+	}
+	srv, err := mcpserver.New(ws, mcpserver.Options{
 		Profile: strings.TrimSpace(profile), Version: "test",
 		Now: func() time.Time { return testNow },
 	})

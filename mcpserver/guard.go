@@ -20,6 +20,8 @@ type GuardResult struct {
 	Key    string `json:"key"`
 	// State is the key's state in the ledger after the decision, for example "spent".
 	State string `json:"state"`
+	// Next says what to do: perform the effect once, or not at all.
+	Next string `json:"next"`
 }
 
 func (s *server) guardEffect(ctx context.Context, _ *mcp.CallToolRequest, in GuardRequest) (*mcp.CallToolResult, GuardResult, error) {
@@ -30,6 +32,10 @@ func (s *server) guardEffect(ctx context.Context, _ *mcp.CallToolRequest, in Gua
 	if err != nil {
 		return nil, GuardResult{}, s.toolError(toolGuardEffect, err)
 	}
+	r.Next = "do NOT perform it"
+	if r.Admitted {
+		r.Next = "perform it once now"
+	}
 	return textResult(guardText(r)), r, nil
 }
 
@@ -37,7 +43,7 @@ func (s *server) guardEffect(ctx context.Context, _ *mcp.CallToolRequest, in Gua
 // skims, must not mistake a refusal for a go-ahead.
 func guardText(r GuardResult) string {
 	if r.Admitted {
-		t := fmt.Sprintf("ADMITTED: effect %q is recorded (%s); perform it once now.", r.Key, r.State)
+		t := fmt.Sprintf("ADMITTED: effect %q is recorded (%s); %s.", r.Key, r.State, r.Next)
 		if r.Reason != "" {
 			t += " " + r.Reason
 		}

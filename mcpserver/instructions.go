@@ -11,7 +11,7 @@ func Instructions(p Profile) string {
 		lines = append(lines,
 			"agent-rewind makes this workspace reversible.",
 			"Before risky work, call checkpoint and keep the id.",
-			"If it goes wrong, rewind to that id (undo a rewind with its safety_id).")
+			"If it goes wrong, rewind to that id.")
 	}
 	if p.Has(toolBacktrackCommit) {
 		lines = append(lines,
@@ -19,7 +19,7 @@ func Instructions(p Profile) string {
 	}
 	if p.Has(toolGuardEffect) {
 		lines = append(lines,
-			"Before an irreversible external action (deploy, payment, email), call guard_effect with a stable key; if not admitted, do not do it.",
+			"Before an irreversible external action (deploy, payment, email), call guard_effect with a stable key; if refused, do not do it.",
 			"Rewind restores files, not the outside world. It is not a sandbox.")
 	}
 	if p.Has(toolSavings) {

@@ -3,12 +3,13 @@ package mcpserver_test
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/agent-rewind/rewind/mcpserver"
 )
 
-// The list tool pages: limit cuts a page, next names where the following one starts, and before
+// The list tool pages: limit cuts a page, older names where the following one starts, and before
 // that id returns it; out-of-range limits and unknown ids are input errors that say what to pass.
 func TestListPages(t *testing.T) {
 	ws := newStub()
@@ -32,18 +33,22 @@ func TestListPages(t *testing.T) {
 		for _, e := range ls.Entries {
 			got = append(got, e.ID)
 		}
-		if ls.Truncated != (ls.Next != "") {
-			t.Fatalf("page truncated %v but next %q", ls.Truncated, ls.Next)
+		if ls.Truncated != (ls.Older != "") {
+			t.Fatalf("page truncated %v but older %q", ls.Truncated, ls.Older)
 		}
-		if ls.Next == "" {
+		if ls.Older == "" {
+			if strings.Contains(ls.Next, "list with before") {
+				t.Fatalf("the last page's next still pages: %q", ls.Next)
+			}
 			break
 		}
-		mustContain(t, "list text", text, "list with before "+ls.Next)
-		args = map[string]any{"limit": 3, "before": ls.Next}
+		mustContain(t, "list next", ls.Next, "list with before "+ls.Older)
+		mustContain(t, "list text", text, ls.Next)
+		args = map[string]any{"limit": 3, "before": ls.Older}
 	}
 	if !slices.Equal(got, want) {
 		t.Fatalf("pages listed %v, want %v", got, want)
 	}
 	mustContain(t, "limit 51", callErr(t, cs, "list", map[string]any{"limit": 51}), "limit", "1 to 50")
-	mustContain(t, "unknown before", callErr(t, cs, "list", map[string]any{"before": "cp9999"}), "before", "next of the previous page")
+	mustContain(t, "unknown before", callErr(t, cs, "list", map[string]any{"before": "cp9999"}), "before", "older of the previous page")
 }

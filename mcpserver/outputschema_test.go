@@ -64,10 +64,14 @@ func requireAll(at string, v any, problems *[]string) {
 	if items, ok := m["items"]; ok {
 		requireAll(at+"/items", items, problems)
 	}
+	if _, ok := m["description"]; ok {
+		*problems = append(*problems, at+": a description, which costs context on every turn and which no model needs to read a result")
+	}
 }
 
 // TestOutputSchemasRequired: every output schema marks every property required, at every level
-// (each is always present), so that a client's validation catches a result that lacks one; real
+// (each is always present), so that a client's validation catches a result that lacks one, and
+// carries no descriptions; real
 // results validate against them, and the same results with a field taken out do not.
 func TestOutputSchemasRequired(t *testing.T) {
 	cs := connect(t, fakeworkspace.New(), mcpserver.ProfileAll)

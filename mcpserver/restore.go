@@ -16,13 +16,15 @@ const MaxPaths = 20
 // safety checkpoint of the state it left, which undoes it.
 type RestoreResult struct {
 	ID        string   `json:"id"`
-	SafetyID  string   `json:"safety_id" jsonschema:"restore it to undo"`
+	SafetyID  string   `json:"safety_id"` // the state the restore left; rewinding to it undoes the restore
 	Added     int64    `json:"added"`
 	Modified  int64    `json:"modified"`
 	Deleted   int64    `json:"deleted"`
 	Paths     []string `json:"paths"`
 	Truncated bool     `json:"truncated"`
 	InUse     []string `json:"in_use"` // paths in use, left alone (see restoreText)
+	// Next says how to undo the restore, and how to finish one that left paths in use.
+	Next string `json:"next"`
 }
 
 // idInput is the input of the rewind and replay tools.
@@ -38,7 +40,7 @@ func (s *server) rewind(ctx context.Context, _ *mcp.CallToolRequest, in idInput)
 	if err != nil {
 		return nil, RestoreResult{}, s.toolError(toolRewind, err)
 	}
-	r = capPaths(r)
+	r = capPaths(r, toolRewind)
 	return textResult(restoreText("Rewound", r)), r, nil
 }
 
@@ -50,13 +52,13 @@ func (s *server) replay(ctx context.Context, _ *mcp.CallToolRequest, in idInput)
 	if err != nil {
 		return nil, RestoreResult{}, s.toolError(toolReplay, err)
 	}
-	r = capPaths(r)
+	r = capPaths(r, toolReplay)
 	return textResult(restoreText("Replayed", r)), r, nil
 }
 
-// capPaths keeps at most MaxPaths paths and makes a nil list an empty one (the output schema
-// says array, never null).
-func capPaths(r RestoreResult) RestoreResult {
+// capPaths keeps at most MaxPaths paths, makes a nil list an empty one (the output schema says
+// array, never null), and sets the next step of a restore made by tool.
+func capPaths(r RestoreResult, tool string) RestoreResult {
 	if len(r.Paths) > MaxPaths {
 		r.Paths = r.Paths[:MaxPaths:MaxPaths]
 		r.Truncated = true
@@ -71,7 +73,21 @@ func capPaths(r RestoreResult) RestoreResult {
 	if r.InUse == nil {
 		r.InUse = []string{}
 	}
+	r.Next = restoreNext(r, tool)
 	return r
+}
+
+// restoreNext is a restore's next step. Undoing names rewind, whichever tool restored: rewind
+// goes to any checkpoint, and every profile with a restoring tool has it.
+func restoreNext(r RestoreResult, tool string) string {
+	var steps []string
+	if len(r.InUse) > 0 {
+		steps = append(steps, fmt.Sprintf("%s %s again restores in_use once nothing writes to them", tool, r.ID))
+	}
+	if r.SafetyID != "" {
+		steps = append(steps, fmt.Sprintf("rewind %s undoes this", r.SafetyID))
+	}
+	return strings.Join(steps, "; ")
 }
 
 func restoreText(verb string, r RestoreResult) string {
@@ -85,10 +101,13 @@ func restoreText(verb string, r RestoreResult) string {
 		b.WriteString(".")
 	}
 	if len(r.InUse) > 0 {
-		fmt.Fprintf(&b, " Left alone because they were in use (being written, or not capturable), so nothing of them was lost: %s; once nothing writes to them, the same call restores them.", strings.Join(r.InUse, ", "))
+		fmt.Fprintf(&b, " Left alone because they were in use (being written, or not capturable), so nothing of them was lost: %s.", strings.Join(r.InUse, ", "))
 	}
 	if r.SafetyID != "" {
-		fmt.Fprintf(&b, " The state before is checkpoint %s: restore it to undo this.", r.SafetyID)
+		fmt.Fprintf(&b, " The state before is checkpoint %s.", r.SafetyID)
+	}
+	if r.Next != "" {
+		fmt.Fprintf(&b, " Next: %s.", r.Next)
 	}
 	return b.String()
 }

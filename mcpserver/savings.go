@@ -12,18 +12,14 @@ import (
 // counts only calls the gateway answered from a recording instead of the provider; when the
 // gateway has never run it is all zeros with a Note saying so.
 type SavingsResult struct {
-	ReplayedCalls  int64       `json:"replayed_calls"`
-	AvoidedTokens  TokenCounts `json:"avoided_tokens"`
-	AvoidedCostUSD float64     `json:"avoided_cost_usd"`
-	Note           string      `json:"note"`
-}
-
-// TokenCounts counts tokens by kind, as providers bill them.
-type TokenCounts struct {
-	Input      int64 `json:"input"`
-	Output     int64 `json:"output"`
-	CacheRead  int64 `json:"cache_read"`
-	CacheWrite int64 `json:"cache_write"`
+	ReplayedCalls int64 `json:"replayed_calls"`
+	// AvoidedTokens counts every kind of token together (input, output, cache reads and
+	// writes); the cost already weighs them by kind. The receipt itself (agent-rewind savings
+	// --json) has them by kind and model: an agent needs the total, and every field here is in
+	// its context on every turn.
+	AvoidedTokens  int64   `json:"avoided_tokens"`
+	AvoidedCostUSD float64 `json:"avoided_cost_usd"`
+	Note           string  `json:"note"`
 }
 
 // SavingsNote is the note every receipt carries when the Workspace gives none: the receipt's
@@ -42,7 +38,6 @@ func (s *server) savings(ctx context.Context, _ *mcp.CallToolRequest, _ struct{}
 }
 
 func savingsText(r SavingsResult) string {
-	t := r.AvoidedTokens
-	return fmt.Sprintf("Replay savings: %d calls replayed; tokens avoided: %d input, %d output, %d cache read, %d cache write; about $%.4f avoided. Note: %s.",
-		r.ReplayedCalls, t.Input, t.Output, t.CacheRead, t.CacheWrite, r.AvoidedCostUSD, strings.TrimRight(r.Note, ". "))
+	return fmt.Sprintf("Replay savings: %d calls replayed, %d tokens and about $%.4f avoided. Note: %s.",
+		r.ReplayedCalls, r.AvoidedTokens, r.AvoidedCostUSD, strings.TrimRight(r.Note, ". "))
 }

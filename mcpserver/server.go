@@ -97,9 +97,9 @@ func (s *server) register(srv *mcp.Server, name string) error {
 // toolDescriptions are the tools' descriptions: what the tool does and when to call it, short,
 // since the model reads them on every turn.
 var toolDescriptions = map[string]string{
-	toolCheckpoint:          "Snapshot the whole workspace, shell changes too; returns an id to rewind to.",
-	toolList:                "Checkpoints, newest first.",
-	toolRewind:              "Restore the whole workspace to checkpoint id or tool call id; the state left is saved first (safety_id).",
+	toolCheckpoint:          "Snapshot the whole workspace, shell changes too, to undo to; returns its id.",
+	toolList:                "Checkpoints and tool calls to rewind to, newest first.",
+	toolRewind:              "Undo: restore the whole workspace to a checkpoint or tool call id, saving the state left.",
 	toolReplay:              "Go forward to a later checkpoint (e.g. a safety_id).",
 	toolGuardEffect:         "Call before an irreversible external action with a stable key; if admitted is false, do not perform it.",
 	toolSavings:             "The LLM gateway's replay-savings receipt.",

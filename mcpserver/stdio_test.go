@@ -150,6 +150,8 @@ type tsReport struct {
 	} `json:"tools"`
 	Checkpoint tsResult    `json:"checkpoint"`
 	Guard      [2]tsResult `json:"guard"`
+	List       *tsResult   `json:"list"`
+	Rewind     *tsResult   `json:"rewind"`
 }
 
 // requireTool returns the path of an outside tool, or skips the test with a clear message when
@@ -181,7 +183,8 @@ func TestTypeScriptClient(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute) // a bound for a hung child, not a timing assertion
 	defer cancel()
-	cmd := exec.CommandContext(ctx, node, filepath.Join(dir, "client.mjs"), "--cwd", t.TempDir(), "--key", "deploy:ts:1", "--", bin)
+	cmd := exec.CommandContext(ctx, node, filepath.Join(dir, "client.mjs"), "--cwd", t.TempDir(), "--key", "deploy:ts:1", "--rewind", "toolu_ts2",
+		"--", bin, "-auto", "sess-1:toolu_ts1:Bash: npm install", "-auto", "sess-1:toolu_ts2:Edit: main.go")
 	cmd.Env = append(os.Environ(), mcpserver.EnvProfile+"=all")
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -226,6 +229,23 @@ func TestTypeScriptClient(t *testing.T) {
 		t.Errorf("second guard = %+v (a refusal is a result, not a tool error)", r.Guard[1])
 	}
 	mustContain(t, "refusal text", r.Guard[1].Text, "REFUSED", "do NOT perform")
+	if cp.Next != "rewind "+cp.ID+" restores this state" || g2.Next != "do NOT perform it" {
+		t.Errorf("next steps: checkpoint %q, refusal %q", cp.Next, g2.Next)
+	}
+
+	// What the model reads from list (the structured result): the tool calls by session.
+	var ls mcpserver.ListResult
+	if r.List == nil || r.List.IsError || json.Unmarshal(r.List.StructuredContent, &ls) != nil {
+		t.Fatalf("list = %+v", r.List)
+	}
+	if len(ls.Sessions) != 1 || ls.Sessions[0].ID != "sess-1" || len(ls.Sessions[0].Calls) != 2 ||
+		ls.Sessions[0].Calls[0].ID != "toolu_ts2" || ls.Sessions[0].Calls[0].Label != "Edit: main.go" || ls.Sessions[0].Calls[0].Checkpoint != "cp0002" {
+		t.Errorf("list sessions = %+v", ls.Sessions)
+	}
+	var rw mcpserver.RestoreResult
+	if r.Rewind == nil || r.Rewind.IsError || json.Unmarshal(r.Rewind.StructuredContent, &rw) != nil || rw.ID != "cp0002" || rw.Next != "rewind "+rw.SafetyID+" undoes this" {
+		t.Errorf("rewind toolu_ts2 = %+v", r.Rewind)
+	}
 }
 
 // TestInspectorStrict runs the MCP Inspector's tool-schema portability check

@@ -3,6 +3,7 @@ package mcpserver_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -34,7 +35,7 @@ func TestWorkflow(t *testing.T) {
 
 	var rw mcpserver.RestoreResult
 	text = callOK(t, cs, "rewind", map[string]any{"id": cp.ID}, &rw)
-	want := mcpserver.RestoreResult{ID: "cp0001", SafetyID: "cp0003", Added: 1, Modified: 1, Deleted: 1, Paths: []string{"new.txt", "main.go", "old.txt"}, InUse: []string{}}
+	want := mcpserver.RestoreResult{ID: "cp0001", SafetyID: "cp0003", Added: 1, Modified: 1, Deleted: 1, Paths: []string{"new.txt", "main.go", "old.txt"}, InUse: []string{}, Next: "rewind cp0003 undoes this"}
 	if diff := cmp.Diff(want, rw); diff != "" {
 		t.Errorf("rewind result (-want +got):\n%s", diff)
 	}
@@ -45,10 +46,10 @@ func TestWorkflow(t *testing.T) {
 	if ls.Current != "cp0001" || len(ls.Entries) != 3 || ls.Truncated {
 		t.Fatalf("list = %+v", ls)
 	}
-	if e := ls.Entries[0]; e.ID != "cp0003" || e.Kind != mcpserver.KindSafety || e.Parent != "cp0002" || e.Current {
+	if e := ls.Entries[0]; e.ID != "cp0003" || e.Kind != mcpserver.KindSafety || e.Parent != "cp0002" {
 		t.Errorf("newest entry = %+v", e)
 	}
-	if e := ls.Entries[2]; e.ID != "cp0001" || !e.Current || e.Kind != mcpserver.KindCheckpoint {
+	if e := ls.Entries[2]; e.ID != "cp0001" || e.Kind != mcpserver.KindCheckpoint {
 		t.Errorf("oldest entry = %+v", e)
 	}
 	mustContain(t, "list text", text, "newest first", "* cp0001", "  cp0003", "safety", "(parent cp0002)")
@@ -305,6 +306,9 @@ func TestCaps(t *testing.T) {
 		for range mcpserver.MaxListEntries + 7 {
 			r.Entries = append(r.Entries, mcpserver.TimelineEntry{ID: "c", Kind: mcpserver.KindCheckpoint})
 		}
+		for i := range mcpserver.MaxListCalls + 5 {
+			r.Calls = append(r.Calls, mcpserver.CallStep{ID: fmt.Sprintf("call%02d", i), Session: fmt.Sprint("s", i%2), Checkpoint: "c"})
+		}
 		return r, nil
 	}
 	var notes []mcpserver.FailureNote
@@ -335,7 +339,14 @@ func TestCaps(t *testing.T) {
 	if len(ls.Entries) != mcpserver.MaxListEntries || !ls.Truncated {
 		t.Errorf("list: %d entries, truncated %v", len(ls.Entries), ls.Truncated)
 	}
-	mustContain(t, "list text", text, "older entries left: list with before c for the next page")
+	mustContain(t, "list text", text, "list with before c shows older entries", "left out")
+	calls := 0
+	for _, s := range ls.Sessions {
+		calls += len(s.Calls)
+	}
+	if calls != mcpserver.MaxListCalls || len(ls.Sessions) != 2 || ls.Sessions[0].ID != "s0" || ls.Sessions[0].Calls[0].ID != "call00" {
+		t.Errorf("list: %d calls in %+v, want the newest %d", calls, ls.Sessions, mcpserver.MaxListCalls)
+	}
 
 	var cands mcpserver.CandidatesResult
 	callOK(t, cs, "backtrack_candidates", nil, &cands)
@@ -450,5 +461,8 @@ func TestRewindInUse(t *testing.T) {
 	if !slices.Equal(rw.InUse, []string{"server.log"}) {
 		t.Fatalf("in_use = %v", rw.InUse)
 	}
-	mustContain(t, "rewind text", text, "in use", "server.log", "the same call restores them")
+	mustContain(t, "rewind text", text, "in use", "server.log", "rewind cp0001 again restores in_use once nothing writes to them", "rewind s1 undoes this")
+	if rw.Next != "rewind cp0001 again restores in_use once nothing writes to them; rewind s1 undoes this" {
+		t.Errorf("next = %q", rw.Next)
+	}
 }

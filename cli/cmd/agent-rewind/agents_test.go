@@ -103,7 +103,9 @@ func TestGuardRecordsWhereTheInputSays(t *testing.T) {
 		{"cline/pretooluse-execute-command-git-push.json", expectation{0, `\{"cancel":false\}\n`, ""}, expectation{0, `\{"cancel":true,"errorMessage":".*it already fired.*"\}\n`, ""}},
 		{"windsurf/pre-run-command-git-push.json", expectation{0, "", ""}, expectation{2, "", "it already fired"}},
 		{"gemini-cli/beforetool-shell-git-push.json", expectation{0, `\{\}\n`, ""}, expectation{2, "", "it already fired"}},
-		{"vscode/pretooluse-run-in-terminal-git-push.json", expectation{0, "", ""}, expectation{2, `\{"hookSpecificOutput":\{.*"permissionDecision":"deny".*\}\}\n`, "outcome is unknown"}},
+		{"vscode/pretooluse-run-in-terminal-git-push.json", expectation{0, "", ""}, expectation{0, `\{"hookSpecificOutput":\{.*"permissionDecision":"deny".*outcome is unknown.*\}\}\n`, ""}},
+		{"copilot/pretooluse-bash-git-push.json", expectation{0, "", ""}, expectation{0, `\{"hookSpecificOutput":\{.*"permissionDecision":"deny".*it already fired.*\}\}\n`, ""}},
+		{"cline/cli-tool-call-git-push.json", expectation{0, `\{"cancel":false\}\n`, ""}, expectation{0, `\{"cancel":false,"overrideInput":.*outcome is unknown.*\}\n`, ""}},
 	} {
 		t.Run(c.file, func(t *testing.T) {
 			project := filepath.Join(t.TempDir(), "my project")
@@ -124,7 +126,7 @@ func TestGuardRecordsWhereTheInputSays(t *testing.T) {
 			if rec := ledgerRecord(t, project, onlyKey(t, project)); rec == nil {
 				t.Fatal("no record in the project")
 			}
-			again := regexp.MustCompile(`"tool_use_id":\s*"([^"]*)"`).ReplaceAllString(in, `"tool_use_id": "${1}_again"`)
+			again := regexp.MustCompile(`"(tool_use_id|id)":\s*"([^"]*)"`).ReplaceAllString(in, `"${1}": "${2}_again"`)
 			check("repeat", runIn(t, elsewhere, env, again, "guard"), c.refused)
 			noStoreFor(t, elsewhere)
 			verifyChain(t, project)

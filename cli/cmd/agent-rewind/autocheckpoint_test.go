@@ -251,10 +251,10 @@ func TestAutomaticCheckpointHomeRefused(t *testing.T) {
 	}
 }
 
-// Codex, Cursor and VS Code send a tool call id with their "before a tool call" hook: the hook
-// their integration file configures takes the automatic checkpoint, labelled with the call,
-// and rewind finds it by that id. Gemini CLI, Cline and Windsurf send none: their hooks take
-// no automatic checkpoint (docs/agents.md).
+// Codex, Cursor, VS Code and Cline's CLI send a tool call id with their "before a tool call"
+// hook: the hook their integration file configures takes the automatic checkpoint, labelled
+// with the call, and rewind finds it by that id. Gemini CLI, Copilot, Cline's extension and
+// Windsurf send none: their hooks take no automatic checkpoint (docs/agents.md).
 func TestIntegrationAutomaticCheckpoints(t *testing.T) {
 	home := t.TempDir()
 	for _, c := range []struct {
@@ -265,11 +265,20 @@ func TestIntegrationAutomaticCheckpoints(t *testing.T) {
 		{"codex bash", "codex/.codex/hooks.json", "PreToolUse", "codex/pretooluse-bash-npm-publish.json", "call_Hx3k9PqL2mVn8RtY", "Bash", "npm publish"},
 		{"cursor", "cursor/.cursor/hooks.json", "preToolUse", "cursor/pretooluse-shell-git-push.json", "", "Shell", "git push origin main"},
 		{"vscode", "vscode/.github/hooks/agent-rewind.json", "PreToolUse", "vscode/pretooluse-run-in-terminal-git-push.json", "", "run_in_terminal", "git push origin main"},
+		// Cline's CLI (payloads captured from 3.0.65): its PreToolUse script, by tool_call.id.
+		{"cline editor", "", "PreToolUse", "cline/cli-tool-call-editor.json", "call_mock2", "editor", "c.txt"},
+		{"cline run_commands", "", "PreToolUse", "cline/cli-tool-call-git-push.json", "call_mock1", "run_commands", "git push origin main"},
 	} {
 		t.Run(c.client, func(t *testing.T) {
-			cmds := hookCommands(t, c.hooks, c.event)
-			if len(cmds) != 1 || !strings.HasSuffix(cmds[0], " --checkpoint") {
-				t.Fatalf("%s %s: %q, want one guard --checkpoint", c.hooks, c.event, cmds)
+			var h hookRun
+			if c.hooks == "" {
+				h = clineHook(c.event)(t)
+			} else {
+				cmds := hookCommands(t, c.hooks, c.event)
+				if len(cmds) != 1 || !strings.HasSuffix(cmds[0], " --checkpoint") {
+					t.Fatalf("%s %s: %q, want one guard --checkpoint", c.hooks, c.event, cmds)
+				}
+				h = hookRun{shell: cmds[0]}
 			}
 			project := filepath.Join(t.TempDir(), "my project")
 			writeFile(t, filepath.Join(project, "README.md"), "v0")
@@ -281,7 +290,7 @@ func TestIntegrationAutomaticCheckpoints(t *testing.T) {
 			if id == "" {
 				id, _ = m["tool_use_id"].(string)
 			}
-			if r := (hookRun{shell: cmds[0]}).run(t, t.TempDir(), env, in); r.code != 0 || r.stderr != "" {
+			if r := h.run(t, t.TempDir(), env, in); r.code != 0 || r.stderr != "" {
 				t.Fatalf("hook: %+v", r)
 			}
 			writeFile(t, filepath.Join(project, "README.md"), "v1")
@@ -297,7 +306,8 @@ func TestIntegrationAutomaticCheckpoints(t *testing.T) {
 			}
 		})
 	}
-	for _, fixture := range []string{"gemini-cli/beforetool-shell-git-push.json", "windsurf/pre-run-command-ls.json", "cline/pretooluse-execute-command-git-push.json", "cursor/beforeshellexecution-ls.json"} {
+	for _, fixture := range []string{"gemini-cli/beforetool-shell-git-push.json", "windsurf/pre-run-command-ls.json", "cline/pretooluse-execute-command-git-push.json", "cursor/beforeshellexecution-ls.json",
+		"gemini-cli/captured-beforetool-write-file.json", "copilot/pretooluse-write.json", "copilot/pretooluse-bash-git-push.json"} {
 		project := t.TempDir()
 		writeFile(t, filepath.Join(project, "README.md"), "v0")
 		if r := run(t, t.TempDir(), clientFixture(t, fixture, project), "--workspace", project, "guard", "--checkpoint"); r.code != 0 || r.stderr != "" {
@@ -333,14 +343,25 @@ func TestMCPAutomaticCheckpoints(t *testing.T) {
 			t.Fatalf("list text lacks %q:\n%s", want, text)
 		}
 	}
-	// The calls are in the text (the structured result has no room for them in the context
-	// budget): newest first, each with the checkpoint before it.
+	// The calls are in the structured result, which is what Claude Code and Codex hand the
+	// model, and in the text: newest first, each with the checkpoint before it.
 	type listResult struct {
-		Entries []struct{ ID, Kind string }
+		Entries  []struct{ ID, Kind string }
+		Sessions []struct {
+			ID    string
+			Calls []struct{ ID, Label, Before string }
+		}
+		Next string
 	}
 	lr := mcpOK[listResult](t, cs, "list", nil)
 	if len(lr.Entries) != 3 || lr.Entries[0].Kind != "auto" {
 		t.Fatalf("list: %+v", lr)
+	}
+	if len(lr.Sessions) != 1 || lr.Sessions[0].ID != "e2e-session" || len(lr.Sessions[0].Calls) != 3 {
+		t.Fatalf("list sessions: %+v", lr.Sessions)
+	}
+	if c := lr.Sessions[0].Calls; c[0].ID != "toolu_M3" || c[1].ID != "toolu_M2" || c[1].Label != "Bash: npm install" || c[1].Before != lr.Entries[1].ID || !strings.Contains(lr.Next, "call's id") {
+		t.Fatalf("list calls: %+v, next %q", c, lr.Next)
 	}
 	m3, m2 := strings.Index(text, "- toolu_M3"), strings.Index(text, "- toolu_M2")
 	if m3 < 0 || m2 < m3 || !strings.Contains(text, "(before: "+lr.Entries[1].ID+")") {

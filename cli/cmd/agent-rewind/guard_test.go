@@ -449,7 +449,7 @@ type fixtureCase struct {
 	before string // a fixture run first in the same workspace ("": none)
 	want   expectation
 	state  barrier.State // the ledger state of the one key afterwards ("": no store at all)
-	repeat *expectation  // the same input again, with a new tool_use_id where it has one
+	repeat *expectation  // the same input again, with a new call id where it has one
 }
 
 type expectation struct {
@@ -513,9 +513,46 @@ var fixtureCases = []fixtureCase{
 		repeat: &expectation{2, "", "it already fired"}},
 	{file: "gemini-cli/aftertool-shell.json", want: expectation{0, `\{\}\n`, ""}},
 	{file: "vscode/pretooluse-run-in-terminal-git-push.json", want: expectation{0, "", ""}, state: barrier.Pending,
-		repeat: &expectation{2, `\{"hookSpecificOutput":\{"hookEventName":"PreToolUse","permissionDecision":"deny",.*outcome is unknown.*\}\}\n`, "outcome is unknown"}},
+		repeat: &expectation{0, `\{"hookSpecificOutput":\{"hookEventName":"PreToolUse","permissionDecision":"deny",.*outcome is unknown.*\}\}\n`, ""}},
 	{file: "vscode/posttooluse-run-in-terminal.json", want: expectation{0, "", ""}},
 	{file: "vscode/posttooluse-run-in-terminal.json", before: "vscode/pretooluse-run-in-terminal-git-push.json", want: expectation{0, "", ""}, state: barrier.Spent},
+	// Captured from the real clients (barrier/testdata/hooks/SOURCES.md).
+	{file: "cline/cli-tool-call-git-push.json", want: expectation{0, `\{"cancel":false\}\n`, ""}, state: barrier.Pending,
+		repeat: &expectation{0, `\{"cancel":false,"overrideInput":\{"commands":\["printf '%s\\\\n' 'agent-rewind refused effect shell:[0-9a-f]{32} .*outcome is unknown.*' \\u003e\\u00262; exit 2"\]\}\}\n`, ""}},
+	{file: "cline/cli-tool-result-git-push.json", want: expectation{0, `\{"cancel":false\}\n`, ""}},
+	{file: "cline/cli-tool-result-git-push.json", before: "cline/cli-tool-call-git-push.json", want: expectation{0, `\{"cancel":false\}\n`, ""}, state: barrier.Spent},
+	{file: "cline/cli-tool-call-editor.json", want: expectation{0, `\{"cancel":false\}\n`, ""}},
+	{file: "cline/cli-tool-call-mcp-agent-rewind.json", want: expectation{0, `\{"cancel":false\}\n`, ""}},
+	{file: "cline/cli-tool-result-mcp-agent-rewind.json", want: expectation{0, `\{"cancel":false\}\n`, ""}},
+	{file: "cline/cli-tool-call-mcp-slack.json", want: expectation{0, `\{"cancel":false\}\n`, ""}, state: barrier.Pending,
+		repeat: &expectation{0, `\{"cancel":true,"errorMessage":"agent-rewind refused effect mcp__slack__slack_post_message:[0-9a-f]{32} \(pending\): .*"\}\n`, ""}},
+	{file: "copilot/pretooluse-bash-git-push.json", want: expectation{0, "", ""}, state: barrier.Spent,
+		repeat: &expectation{0, `\{"hookSpecificOutput":\{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"agent-rewind refused effect shell:.*it already fired.*"\}\}\n`, ""}},
+	{file: "copilot/posttooluse-bash.json", want: expectation{0, "", ""}},
+	{file: "copilot/pretooluse-write.json", want: expectation{0, "", ""}},
+	{file: "copilot/pretooluse-mcp-agent-rewind.json", want: expectation{0, "", ""}},
+	{file: "copilot/pretooluse-mcp-slack.json", want: expectation{0, "", ""}, state: barrier.Spent,
+		repeat: &expectation{0, `\{"hookSpecificOutput":\{.*"permissionDecision":"deny","permissionDecisionReason":"agent-rewind refused effect mcp__slack__slack_post_message:.*"\}\}\n`, ""}},
+	{file: "codex/captured-pretooluse-bash-git-push.json", want: expectation{0, "", ""}, state: barrier.Pending,
+		repeat: &expectation{2, "", "outcome is unknown"}},
+	{file: "codex/captured-posttooluse-bash.json", before: "codex/captured-pretooluse-bash-git-push.json", want: expectation{0, "", ""}, state: barrier.Spent},
+	{file: "codex/captured-pretooluse-mcp-agent-rewind.json", want: expectation{0, "", ""}},
+	{file: "gemini-cli/captured-beforetool-shell.json", want: expectation{0, `\{\}\n`, ""}},
+	{file: "gemini-cli/captured-beforetool-write-file.json", want: expectation{0, `\{\}\n`, ""}},
+	{file: "gemini-cli/captured-beforetool-mcp-agent-rewind.json", want: expectation{0, `\{\}\n`, ""}},
+	{file: "gemini-cli/beforetool-mcp-context-slack.json", want: expectation{0, `\{\}\n`, ""}, state: barrier.Spent,
+		repeat: &expectation{2, "", "it already fired"}},
+	{file: "claude-code/real-2.1.328-pretooluse-bash-git-push.json", want: expectation{0, "", ""}, state: barrier.Pending,
+		repeat: &expectation{2, "", "outcome is unknown"}},
+	{file: "claude-code/real-2.1.328-posttooluse-bash-git-push.json", want: expectation{0, "", ""}},
+	{file: "claude-code/real-2.1.328-posttooluse-bash-git-push.json", before: "claude-code/real-2.1.328-pretooluse-bash-git-push.json", want: expectation{0, "", ""}, state: barrier.Spent},
+	{file: "claude-code/real-2.1.328-posttoolusefailure-bash.json", want: expectation{0, "", ""}},
+	{file: "claude-code/real-2.1.328-pretooluse-write.json", want: expectation{0, "", ""}},
+	{file: "claude-code/real-2.1.328-pretooluse-mcp-shop-send-email.json", want: expectation{0, "", ""}, state: barrier.Pending,
+		repeat: &expectation{2, "", "outcome is unknown"}},
+	{file: "claude-code/real-2.1.328-posttooluse-mcp-shop-send-email.json", want: expectation{0, "", ""}},
+	{file: "claude-code/real-2.1.328-posttooluse-mcp-shop-send-email.json", before: "claude-code/real-2.1.328-pretooluse-mcp-shop-send-email.json", want: expectation{0, "", ""}, state: barrier.Spent},
+	{file: "claude-code/real-2.1.328-pretooluse-mcp-agent-rewind-checkpoint.json", want: expectation{0, "", ""}},
 	{file: "explicit/charge.json", want: expectation{0, `admitted "invoice-2026-0042-charge": spent \(chain entry 0\)\n`, ""}, state: barrier.Spent,
 		repeat: &expectation{2, "", "it already fired"}},
 }
@@ -575,7 +612,8 @@ func TestGuardHookFixtures(t *testing.T) {
 				t.Fatalf("state %s, want %s", rec.State, c.state)
 			}
 			if c.repeat != nil {
-				again := regexp.MustCompile(`"tool_use_id":\s*"([^"]*)"`).ReplaceAllString(input, `"tool_use_id": "${1}_again"`)
+				// A new call id: tool_use_id, or the "id" of Cline's tool_call.
+				again := regexp.MustCompile(`"(tool_use_id|id)":\s*"([^"]*)"`).ReplaceAllString(input, `"${1}": "${2}_again"`)
 				check(t, c.file+" again", guard(t, root, again), *c.repeat)
 			}
 			verifyChain(t, root)
@@ -610,7 +648,6 @@ func TestGuardHotPathAndBadInput(t *testing.T) {
 		{"not json", "does not start with '{'", 2},
 		{`{"tool_name": "Bash"}`, `neither "key"`, 2},
 		{`{"key": "k"`, "not valid JSON", 2},
-		{`{"hookName": "PreToolUse", "preToolUse": {}}`, `Cline PreToolUse hook input without a "preToolUse" object`, 2},
 		{`{"hook_event_name": "PostToolUse"}`, `PostToolUse hook input without "tool_name"`, 1},
 	} {
 		r := guard(t, root, c.in)
@@ -625,6 +662,15 @@ func TestGuardHotPathAndBadInput(t *testing.T) {
 		if r.code != c.code || json.Unmarshal([]byte(r.stdout), &e) != nil || e.ExitCode != c.code || !strings.Contains(e.Error, c.want) {
 			t.Fatalf("input %q with --json: %+v", c.in, r)
 		}
+	}
+	// A client's input that lacks what the guard needs is refused in that client's protocol.
+	var cancel struct {
+		Cancel       bool
+		ErrorMessage string
+	}
+	if r := guard(t, root, `{"hookName": "PreToolUse", "preToolUse": {}}`); r.code != 0 || json.Unmarshal([]byte(r.stdout), &cancel) != nil || !cancel.Cancel ||
+		!strings.Contains(cancel.ErrorMessage, `Cline PreToolUse hook input without a "preToolUse" object`) {
+		t.Fatalf("broken Cline input: %+v", r)
 	}
 	noStore(t, root)
 }

@@ -112,7 +112,7 @@ func blankVolatile(s string) string {
 
 // Anything but the guard's command line is agent-rewind's: the hook binary says so, exit 2.
 func TestHookBinaryRefusesOtherCommands(t *testing.T) {
-	for _, args := range [][]string{{}, {"version"}, {"--help"}, {"guard", "--help"}, {"checkpoint"}, {"guard", "{}", "{}"}, {"--", "guard"}} {
+	for _, args := range [][]string{{}, {"version"}, {"--help"}, {"guard", "--help"}, {"checkpoint"}, {"guard", "{}", "{}"}, {"--", "guard"}, {"--exact-workspace", "guard"}} {
 		r := runBin(t, hookBin, t.TempDir(), "", args...)
 		if r.code != 2 || r.stdout != "" || !strings.Contains(r.stderr, "run agent-rewind") || !strings.Contains(r.stderr, "agent-rewind-hook [--workspace DIR]") {
 			t.Errorf("agent-rewind-hook %q: %+v", args, r)

@@ -368,11 +368,19 @@ func TestMCPTypeScriptClient(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(client, "node_modules", "@modelcontextprotocol", "sdk", "package.json")); err != nil {
 		missing(t, "the TypeScript SDK (run: npm ci --prefix mcpserver/testdata/tsclient): "+err.Error())
 	}
+	// A repository, and a session started in its (empty) subfolder web/: the plugin's hook and
+	// the server both protect the repository.
 	dir := t.TempDir()
-	sh(t, dir, "printf 'hello\\n' > readme.txt")
+	sh(t, dir, "printf 'hello\\n' > readme.txt && mkdir .git web")
+	web := filepath.Join(dir, "web")
+	// The plugin's hook takes an automatic checkpoint before a call that then changes the file.
+	if r := preToolUse(t, web, bashHook(t, "PreToolUse", "npm install", "toolu_TS1")); r.code != 0 {
+		t.Fatalf("PreToolUse: %+v", r)
+	}
+	sh(t, dir, "printf 'changed\\n' > readme.txt")
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute) // a bound for a hung child, not a timing assertion
 	defer cancel()
-	cmd := exec.CommandContext(ctx, node, filepath.Join(client, "client.mjs"), "--cwd", dir, "--key", "deploy:ts:1", "--label", "from node", "--", bin, "mcp")
+	cmd := exec.CommandContext(ctx, node, filepath.Join(client, "client.mjs"), "--cwd", web, "--key", "deploy:ts:1", "--label", "from node", "--rewind", "toolu_TS1", "--", bin, "mcp")
 	cmd.Env = mcpEnv()
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -393,6 +401,8 @@ func TestMCPTypeScriptClient(t *testing.T) {
 		}
 		Checkpoint toolResult
 		Guard      [2]toolResult
+		List       toolResult
+		Rewind     toolResult
 	}
 	if err := json.Unmarshal(stdout.Bytes(), &report); err != nil {
 		t.Fatalf("client.mjs report: %v\n%s", err, stdout.String())
@@ -411,7 +421,9 @@ func TestMCPTypeScriptClient(t *testing.T) {
 		t.Fatalf("server %+v, tools %v", report.Server, names)
 	}
 	var cp mcpserver.CheckpointResult
-	if report.Checkpoint.IsError || json.Unmarshal(report.Checkpoint.StructuredContent, &cp) != nil || cp.Label != "from node" || cp.Files != 1 {
+	root, _ := filepath.EvalSymlinks(dir)
+	if report.Checkpoint.IsError || json.Unmarshal(report.Checkpoint.StructuredContent, &cp) != nil || cp.Label != "from node" || cp.Files != 1 ||
+		cp.Workspace != root || cp.Next != "rewind "+cp.ID+" restores this state" {
 		t.Fatalf("checkpoint: %+v", report.Checkpoint)
 	}
 	if !isThere(stateDir(t, dir), "checkpoints/"+cp.ID) || !strings.Contains(report.Checkpoint.Text, cp.ID) {
@@ -424,7 +436,26 @@ func TestMCPTypeScriptClient(t *testing.T) {
 	if report.Guard[1].IsError || json.Unmarshal(report.Guard[1].StructuredContent, &g2) != nil || g2.Admitted || g2.Code != "spent" || !strings.Contains(report.Guard[1].Text, "REFUSED") {
 		t.Fatalf("second guard: %+v", report.Guard[1])
 	}
-	if got := kinds(readChain(t, dir)); got["checkpoint"] != 1 || got["effect"] != 1 || got["refusal"] != 1 {
+	// What the model reads from list: the hook's tool call, by session, with its label and the
+	// checkpoint before it; rewind takes the call's id.
+	var ls mcpserver.ListResult
+	if report.List.IsError || json.Unmarshal(report.List.StructuredContent, &ls) != nil || len(ls.Sessions) != 1 || len(ls.Sessions[0].Calls) != 1 {
+		t.Fatalf("list: %+v", report.List)
+	}
+	call := ls.Sessions[0].Calls[0]
+	if call.ID != "toolu_TS1" || call.Label != "Bash: npm install" || call.Checkpoint == "" || !strings.Contains(ls.Next, "call's id") {
+		t.Fatalf("list's call %+v, next %q", call, ls.Next)
+	}
+	var rw mcpserver.RestoreResult
+	if report.Rewind.IsError || json.Unmarshal(report.Rewind.StructuredContent, &rw) != nil || rw.ID != call.Checkpoint || rw.Next != "rewind "+rw.SafetyID+" undoes this" {
+		t.Fatalf("rewind toolu_TS1: %+v", report.Rewind)
+	}
+	if got := readFile(t, filepath.Join(dir, "readme.txt")); got != "hello\n" {
+		t.Fatalf("after rewind toolu_TS1 readme.txt is %q", got)
+	}
+	// Two checkpoints: the hook's and checkpoint's; the rewind's safety checkpoint is the latter
+	// (nothing changed since).
+	if got := kinds(readChain(t, dir)); got["checkpoint"] != 2 || got["effect"] != 1 || got["refusal"] != 1 || got["rewind"] != 1 {
 		t.Fatalf("chain kinds %v", got)
 	}
 	mustVerifyChain(t, dir)

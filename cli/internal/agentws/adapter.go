@@ -133,8 +133,8 @@ func (w *Workspace) Checkpoint(ctx context.Context, label string) (mcpserver.Che
 		return mcpserver.CheckpointResult{}, err
 	}
 	return mcpserver.CheckpointResult{
-		ID: res.ID, Label: res.Label, Time: res.Time,
-		Files: int64(res.Counts.Files), Bytes: res.Counts.Bytes, NewBytes: res.NewBytes, Skipped: int64(res.Counts.Skipped),
+		ID: res.ID, Label: res.Label, Time: res.Time, Workspace: ws.Root,
+		Files: int64(res.Counts.Files), Bytes: res.Counts.Bytes, Skipped: int64(res.Counts.Skipped),
 	}, nil
 }
 
@@ -151,7 +151,7 @@ func (w *Workspace) List(context.Context) (mcpserver.ListResult, error) {
 	r := mcpserver.ListResult{Current: t.Current, Entries: make([]mcpserver.TimelineEntry, 0, len(t.Checkpoints))}
 	for _, c := range slices.Backward(t.Checkpoints) {
 		r.Entries = append(r.Entries, mcpserver.TimelineEntry{
-			ID: c.ID, Time: c.Time, Label: c.Label, Parent: c.Parent, Kind: timelineKind(c.Kind), Current: c.ID == t.Current,
+			ID: c.ID, Time: c.Time, Label: c.Label, Parent: c.Parent, Kind: timelineKind(c.Kind),
 		})
 	}
 	r.Calls = callSteps(t.Sessions)

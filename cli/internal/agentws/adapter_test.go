@@ -76,7 +76,7 @@ func TestCheckpointListRewindReplay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(cp.ID) != 12 || cp.Label != "before" || cp.Files != 3 || cp.Bytes != 7 || cp.NewBytes != 7 || cp.Time.IsZero() {
+	if len(cp.ID) != 12 || cp.Label != "before" || cp.Files != 3 || cp.Bytes != 7 || cp.Workspace != w.Root() || cp.Time.IsZero() {
 		t.Fatalf("Checkpoint = %+v", cp)
 	}
 	write(t, root, "edit.txt", "v2")
@@ -102,7 +102,7 @@ func TestCheckpointListRewindReplay(t *testing.T) {
 		t.Fatal(err)
 	}
 	if l.Current != cp.ID || len(l.Entries) != 2 || l.Entries[0].ID != rw.SafetyID || l.Entries[0].Kind != mcpserver.KindSafety ||
-		l.Entries[1].ID != cp.ID || l.Entries[1].Kind != mcpserver.KindCheckpoint || !l.Entries[1].Current || l.Entries[0].Current ||
+		l.Entries[1].ID != cp.ID || l.Entries[1].Kind != mcpserver.KindCheckpoint ||
 		l.Entries[0].Parent != cp.ID {
 		t.Fatalf("List = %+v", l)
 	}
@@ -251,7 +251,7 @@ func TestSavingsReadsTheGatewaysReceipt(t *testing.T) {
 		"avoided_tokens":{"input":1200,"output":300,"cache_read":50,"cache_write":7},"avoided_cost_usd":0.0125,
 		"unpriced_calls":0,"by_model":{},"prices":{"source":"s","date":"2026-11-30"}}`)
 	s, err := w.Savings(t.Context())
-	want := mcpserver.SavingsResult{ReplayedCalls: 3, AvoidedTokens: mcpserver.TokenCounts{Input: 1200, Output: 300, CacheRead: 50, CacheWrite: 7},
+	want := mcpserver.SavingsResult{ReplayedCalls: 3, AvoidedTokens: 1200 + 300 + 50 + 7,
 		AvoidedCostUSD: 0.0125, Note: gateway.SavingsNote}
 	if err != nil || s != want {
 		t.Fatalf("Savings = %+v, %v; want %+v", s, err, want)

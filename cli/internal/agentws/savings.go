@@ -35,13 +35,8 @@ func (w *Workspace) Savings(context.Context) (mcpserver.SavingsResult, error) {
 		return mcpserver.SavingsResult{}, err
 	}
 	return mcpserver.SavingsResult{
-		ReplayedCalls: s.ReplayedCalls,
-		AvoidedTokens: mcpserver.TokenCounts{
-			Input:      s.AvoidedTokens.Input,
-			Output:     s.AvoidedTokens.Output,
-			CacheRead:  s.AvoidedTokens.CacheRead,
-			CacheWrite: s.AvoidedTokens.CacheWrite,
-		},
+		ReplayedCalls:  s.ReplayedCalls,
+		AvoidedTokens:  s.AvoidedTokens.Input + s.AvoidedTokens.Output + s.AvoidedTokens.CacheRead + s.AvoidedTokens.CacheWrite,
 		AvoidedCostUSD: s.AvoidedCostUSD,
 		Note:           s.Note,
 	}, nil

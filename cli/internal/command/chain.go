@@ -48,9 +48,13 @@ func (f signKeyFlag) readSignKey() (string, error) {
 	return strings.TrimSpace(string(b)), nil
 }
 
-// openWorkspace opens the workspace of --workspace, which must already exist.
+// openWorkspace opens the workspace (Env.choice), whose store must already exist.
 func openWorkspace(env *Env) (*workspace.Workspace, error) {
-	return workspace.Open(env.Workspace)
+	root, err := env.root()
+	if err != nil {
+		return nil, err
+	}
+	return workspace.Open(root)
 }
 
 // openChain opens the workspace's existing chain (never creating one) for a command that reads

@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/agent-rewind/rewind/cli/internal/hook"
 	"github.com/agent-rewind/rewind/cli/internal/watch"
 	"github.com/agent-rewind/rewind/snapshot"
 )
@@ -18,11 +19,15 @@ type CheckpointCmd struct {
 // CheckpointOutput is the --json shape of "checkpoint": the module's result (snapshot.CheckpointResult:
 // id, time, kind, label, parent, manifest, counts, newObjects, newBytes, hashed, skipped,
 // excluded, excludedCount, warnings, walk, chainSeq, elapsedMs; walk is {mode: "full"|"changed",
-// paths, mounts, linked, reason}: whether the change watcher's hint was used, and if not, why), and error/exitCode when the
+// paths, mounts, linked, reason}: whether the change watcher's hint was used, and if not, why),
+// the store, the workspaceChoice (hook.Report: root, rule, folder, by, why), and error/exitCode when the
 // checkpoint was made but something after it failed (such as recording it on the chain).
 type CheckpointOutput struct {
 	*snapshot.CheckpointResult
 	Store string `json:"store"` // the store's folder, outside the workspace ("agent-rewind store")
+	// WorkspaceChoice is which folder was checkpointed, and why (docs/agents.md, "Which folder:
+	// the rules").
+	WorkspaceChoice *hook.Report `json:"workspaceChoice"`
 	failure
 }
 
@@ -42,7 +47,7 @@ func (c *CheckpointCmd) Run(env *Env) error {
 		return err
 	}
 	res.Warnings = append(res.Warnings, gitWarnings(s.ws.Root)...)
-	out := &CheckpointOutput{CheckpointResult: res, Store: s.ws.Meta}
+	out := &CheckpointOutput{CheckpointResult: res, Store: s.ws.Meta, WorkspaceChoice: env.chosen.Report()}
 	return emitResult(env, out, &out.failure, err, func(w io.Writer) error {
 		return writeCheckpoint(w, res)
 	})

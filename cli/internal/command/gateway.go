@@ -48,13 +48,17 @@ func (c *GatewayCmd) Run(env *Env, kctx *kong.Context) error {
 	if err != nil {
 		return err
 	}
-	cfg, err := gateway.Resolve(gateway.Layers{Flags: flags, LookupEnv: os.LookupEnv, Workspace: env.Workspace})
+	root, err := env.root()
+	if err != nil {
+		return err
+	}
+	cfg, err := gateway.Resolve(gateway.Layers{Flags: flags, LookupEnv: os.LookupEnv, Workspace: root})
 	if err != nil {
 		return err
 	}
 	// The store lives outside the workspace, so making it now changes nothing in the workspace;
 	// its path is needed before the first write.
-	ws, err := workspace.Init(env.Workspace)
+	ws, err := workspace.Init(root)
 	if err != nil {
 		return err
 	}

@@ -24,7 +24,7 @@ var errGuardExit = errors.New("guard")
 func (c *GuardCmd) Run(env *Env) error {
 	wd, _ := os.Getwd() // none (a removed folder): the guard then needs --workspace or the input's
 	call := hook.Call{
-		Workspace: env.Workspace, WorkspaceFlag: env.WorkspaceFlag, WorkspaceSet: env.WorkspaceSet,
+		Workspace: env.Workspace, WorkspaceFlag: env.WorkspaceFlag, WorkspaceSet: env.WorkspaceSet, ExactWorkspace: env.ExactWorkspace,
 		JSON: env.JSON, Checkpoint: c.Checkpoint, Input: c.Input, Dir: wd,
 	}
 	if code := hook.Guard(call, env.Stdin, env.Stdout, env.Stderr); code != 0 {

@@ -61,7 +61,7 @@ func checkLazyModel(t *testing.T, args []string) {
 
 func TestLazyModel(t *testing.T) {
 	lines := []string{
-		"version", "--json version", "checkpoint", "checkpoint before the refactor", "--workspace /tmp/w --json checkpoint x",
+		"version", "--json version", "checkpoint", "checkpoint before the refactor", "--workspace /tmp/w --json checkpoint x", "--exact-workspace checkpoint", "--workspace /tmp/w --exact-workspace --json store", "store --exact-workspace",
 		"list", "--json list --limit 5", "rewind abc123", "rewind", "restore abc123 src/a.go", "diff", "diff abc def",
 		"gc --keep-last 3 --dry-run", "gc --orphans", "check", "check --repair", "watch status", "watch stop", "watch run --idle 1h",
 		"store", "store --adopt /tmp/old", "release k", "effects", "chain verify", "chain export --out /tmp/x",

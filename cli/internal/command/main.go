@@ -53,9 +53,10 @@ type CLI struct {
 
 // Globals are the flags every command takes.
 type Globals struct {
-	Workspace string `help:"Workspace root: the folder whose files are checkpointed." default:"." type:"path" placeholder:"DIR"`
-	StateDir  string `name:"state-dir" help:"Folder of every workspace's store (default: $REWIND_STATE_DIR, else $XDG_STATE_HOME/agent-rewind, else ~/.local/state/agent-rewind; on macOS ~/Library/Application Support/agent-rewind). It must be outside the workspace." type:"path" placeholder:"DIR"`
-	JSON      bool   `help:"Write machine-readable JSON to stdout instead of text."`
+	Workspace      string `help:"The project folder, or a folder in it: the workspace is the nearest folder at or above it that has a store, else the top level of its repository, else the folder itself (docs/agents.md, \"Which folder: the rules\")." default:"." type:"path" placeholder:"DIR"`
+	ExactWorkspace bool   `name:"exact-workspace" help:"Take --workspace (or the working directory) itself as the workspace: a subfolder of a repository on its own (its store then makes every entry point choose it), or a folder refused as not a project, such as the home folder."`
+	StateDir       string `name:"state-dir" help:"Folder of every workspace's store (default: $REWIND_STATE_DIR, else $XDG_STATE_HOME/agent-rewind, else ~/.local/state/agent-rewind; on macOS ~/Library/Application Support/agent-rewind). It must be outside the workspace." type:"path" placeholder:"DIR"`
+	JSON           bool   `help:"Write machine-readable JSON to stdout instead of text."`
 }
 
 // workspaceFlag returns the last --workspace value among args as given (before "--"), and
@@ -96,7 +97,7 @@ func chosenCommand(cli *CLI, args []string) (kong.Option, bool) {
 	word, found := "", false
 	for i := 0; i < len(args) && !found; i++ {
 		switch a := args[i]; {
-		case a == "--json":
+		case a == "--json" || a == "--exact-workspace":
 		case (a == "--workspace" || a == "--state-dir") && i+1 < len(args) && hook.PlainValue(args[i+1]):
 			i++
 		case strings.HasPrefix(a, "--workspace=") || strings.HasPrefix(a, "--state-dir="):
@@ -185,7 +186,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 		// The store's whole code path, and every process this one starts, read it from there.
 		os.Setenv(workspace.StateDirEnv, cli.StateDir)
 	}
-	env := &Env{Workspace: cli.Workspace, JSON: cli.JSON, Stdin: stdin, Stdout: stdout, Stderr: stderr}
+	env := &Env{Workspace: cli.Workspace, ExactWorkspace: cli.ExactWorkspace, JSON: cli.JSON, Stdin: stdin, Stdout: stdout, Stderr: stderr}
 	env.WorkspaceFlag, env.WorkspaceSet = workspaceFlag(args)
 	if err := ctx.Run(env); err != nil {
 		return env.fail(err)
@@ -203,6 +204,9 @@ type Env struct {
 	// take silently (an unset $CLAUDE_PROJECT_DIR expands to "").
 	WorkspaceFlag string
 	WorkspaceSet  bool
+	// ExactWorkspace is --exact-workspace: the folder itself, not its project (choice).
+	ExactWorkspace bool
+	chosen         *hook.Choice // the workspace chosen, once a command asked (choice)
 
 	Stdin  io.Reader
 	Stdout io.Writer

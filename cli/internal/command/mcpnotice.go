@@ -19,7 +19,7 @@ func mcpTerminalNotice(env *Env, wd string) {
 	what := "an MCP server"
 	if src, err := mcpSources(context.Background(), env, wd); err == nil {
 		if c, err := hook.Choose(src, mcpHint); err == nil {
-			what = fmt.Sprintf("an MCP server protecting %s (chosen by %s)", c.Root, c.Rule)
+			what = fmt.Sprintf("an MCP server protecting %s (chosen by %s)", c.Root, c.Why())
 		} else {
 			what = fmt.Sprintf("an MCP server with no workspace yet (%v)", err)
 		}

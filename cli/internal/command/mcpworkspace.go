@@ -53,10 +53,11 @@ func withSession(next mcp.MethodHandler) mcp.MethodHandler {
 // mcpSources are the places the MCP server takes its workspace from, in order: a non-empty
 // --workspace; CLAUDE_PROJECT_DIR (Claude Code passes it to MCP servers, also a plugin's whose
 // working directory is the plugin cache); the first file root the client lists (roots/list);
-// the working directory. Each but the flag goes up to the nearest enclosing project.
+// the working directory. Each stands for its project (hook.Choose), as for the guard and the
+// CLI; with --exact-workspace, for itself.
 func mcpSources(ctx context.Context, env *Env, wd string) ([]hook.Source, error) {
 	src := []hook.Source{
-		{Rule: "--workspace", Folder: hook.ExplicitWorkspace(env.WorkspaceSet, env.WorkspaceFlag, env.Workspace), Exact: true},
+		hook.FlagSource(env.WorkspaceSet, env.WorkspaceFlag, env.Workspace),
 		{Rule: "CLAUDE_PROJECT_DIR", Folder: os.Getenv("CLAUDE_PROJECT_DIR"), OrItself: true},
 	}
 	if root, err := firstRoot(ctx, src); err != nil {
@@ -64,7 +65,7 @@ func mcpSources(ctx context.Context, env *Env, wd string) ([]hook.Source, error)
 	} else if root != "" {
 		src = append(src, hook.Source{Rule: "the client's roots/list", Folder: root, OrItself: true})
 	}
-	return append(src, hook.Source{Rule: "the working directory", Folder: wd, OrItself: true}), nil
+	return hook.Exactly(append(src, hook.Source{Rule: "the working directory", Folder: wd, OrItself: true}), env.ExactWorkspace), nil
 }
 
 // firstRoot asks the client for its roots, unless an earlier source already names a folder or
@@ -118,7 +119,7 @@ func (m *mcpWorkspace) get(ctx context.Context) (*agentws.Workspace, error) {
 	if err != nil {
 		return nil, err
 	}
-	fmt.Fprintf(m.log, "agent-rewind mcp: workspace %s (chosen by %s)\n", c.Root, c.Rule)
+	fmt.Fprintf(m.log, "agent-rewind mcp: workspace %s (chosen by %s)\n", c.Root, c.Why())
 	m.ws = ws
 	return ws, nil
 }

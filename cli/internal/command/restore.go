@@ -15,7 +15,7 @@ import (
 // position alone.
 type RestoreCmd struct {
 	ID     string   `arg:"" help:"The checkpoint to take the paths from: its id, or a unique prefix of at least 4 hex digits (see list)."`
-	Paths  []string `arg:"" name:"path" help:"Files or folders to restore, relative to the workspace root (a folder restores everything under it; a path the checkpoint lacks is deleted)."`
+	Paths  []string `arg:"" name:"path" help:"Files or folders to restore, relative to the folder named (--workspace, else the working directory), inside the workspace (a folder restores everything under it; a path the checkpoint lacks is deleted)."`
 	DryRun bool     `help:"Print what the restore would change, and change nothing."`
 }
 
@@ -38,7 +38,10 @@ func (c *RestoreCmd) Run(env *Env) error {
 		return err
 	}
 	defer s.close()
-	paths, err := workspacePaths(s.ws.Root, c.Paths)
+	// Paths are relative to the folder named, which is the workspace root itself unless a
+	// subfolder stands for its repository (Env.choice): "app.js" run in web/ is web/app.js.
+	base := env.chosen.Folder
+	paths, err := workspacePaths(s.ws.Root, base, c.Paths)
 	if err != nil {
 		return err
 	}
@@ -49,7 +52,7 @@ func (c *RestoreCmd) Run(env *Env) error {
 	}
 	out := &RestorePathsOutput{PathsResult: res, Counts: countChanges(res.Changes), Store: s.ws.Meta}
 	if !res.DryRun && len(res.Changes) > 0 {
-		out.Undo = "agent-rewind restore " + res.Safety + " -- " + strings.Join(res.Paths, " ")
+		out.Undo = "agent-rewind restore " + res.Safety + " -- " + strings.Join(fromFolder(s.ws.Root, base, res.Paths), " ")
 	}
 	return emitResult(env, out, &out.failure, err, func(w io.Writer) error {
 		writeRestorePaths(w, out)
@@ -57,12 +60,16 @@ func (c *RestoreCmd) Run(env *Env) error {
 	})
 }
 
-// workspacePaths turns the paths given into the workspace-relative, slash-separated form a
-// manifest uses: an absolute path must lie inside the workspace root; "./a/" becomes "a". What
-// remains unsafe ("..", the store) the store refuses with the path named.
-func workspacePaths(root string, in []string) ([]string, error) {
+// workspacePaths turns the paths given, relative to base (a folder at or inside root) or
+// absolute, into the workspace-relative, slash-separated form a manifest uses: a path must lie
+// inside the workspace root; "./a/" becomes "a". What remains unsafe (the store) the store
+// refuses with the path named.
+func workspacePaths(root, base string, in []string) ([]string, error) {
 	var out []string
 	for _, p := range in {
+		if !filepath.IsAbs(p) && base != root {
+			p = filepath.Join(base, p)
+		}
 		if filepath.IsAbs(p) {
 			rel, err := filepath.Rel(root, filepath.Clean(p))
 			if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
@@ -80,6 +87,23 @@ func workspacePaths(root string, in []string) ([]string, error) {
 		out = append(out, p)
 	}
 	return out, nil
+}
+
+// fromFolder returns paths (relative to root, slash-separated) as a command run in base names
+// them: relative to base.
+func fromFolder(root, base string, paths []string) []string {
+	if base == root {
+		return paths
+	}
+	out := make([]string, len(paths))
+	for i, p := range paths {
+		rel, err := filepath.Rel(base, filepath.Join(root, filepath.FromSlash(p)))
+		if err != nil {
+			rel = filepath.Join(root, filepath.FromSlash(p)) // absolute, which works from anywhere
+		}
+		out[i] = rel
+	}
+	return out
 }
 
 // writeRestorePaths prints a restore result.

@@ -36,10 +36,14 @@ func (c SavingsCmd) Run(env *Env) error {
 		return env.Emit(s, func(w io.Writer) error { return writeSavings(w, s) })
 	}
 	var s gateway.Savings
-	ws, err := workspace.Open(env.Workspace)
+	root, err := env.root()
+	if err != nil {
+		return err
+	}
+	ws, err := workspace.Open(root)
 	switch {
 	case errors.Is(err, workspace.ErrNotInitialized):
-		s, err = gateway.LoadSavings(filepath.Join(env.Workspace, workspace.LegacyDir, gateway.SavingsFileName)) // absent: zeros and the note
+		s, err = gateway.LoadSavings(filepath.Join(root, workspace.LegacyDir, gateway.SavingsFileName)) // absent: zeros and the note
 	case err == nil:
 		s, err = gateway.LoadSavings(ws.Path(gateway.SavingsFileName))
 	}

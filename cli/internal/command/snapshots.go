@@ -22,7 +22,7 @@ type snapshotSession struct {
 	told     *snapshot.Recovery // the recovery already reported on stderr
 }
 
-// openSnapshots opens the checkpoint store of --workspace. With create (checkpoint), the store
+// openSnapshots opens the checkpoint store of the workspace (Env.choice). With create (checkpoint), the store
 // is made on first use; without it (every other command), a workspace without a store fails
 // with workspace.ErrNotInitialized and nothing is created. Opening finishes an interrupted
 // rewind or replay, which is reported on stderr.
@@ -31,7 +31,11 @@ func openSnapshots(env *Env, create bool) (*snapshotSession, error) {
 	if create {
 		open = workspace.Init
 	}
-	ws, err := open(env.Workspace)
+	root, err := env.root()
+	if err != nil {
+		return nil, err
+	}
+	ws, err := open(root)
 	if err != nil {
 		return nil, err
 	}

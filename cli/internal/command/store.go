@@ -5,6 +5,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/agent-rewind/rewind/cli/internal/hook"
 	"github.com/agent-rewind/rewind/cli/internal/workspace"
 )
 
@@ -25,16 +26,22 @@ type StoreOutput struct {
 	Created      time.Time          `json:"created,omitzero"`       // when the store was made
 	MigratedFrom string             `json:"migratedFrom,omitempty"` // the .rewind/ folder it was moved out of
 	Adopted      bool               `json:"adopted,omitempty"`      // --adopt bound it to this folder now
+	// WorkspaceChoice is which folder was chosen as the workspace, and why: the rule every
+	// entry point follows (docs/agents.md, "Which folder: the rules").
+	WorkspaceChoice *hook.Report `json:"workspaceChoice"`
 }
 
 // Run prints the store (creating nothing), or adopts one.
 func (c *StoreCmd) Run(env *Env) error {
+	choice, err := env.choice()
+	if err != nil {
+		return err
+	}
 	var ws *workspace.Workspace
-	var err error
 	if c.Adopt != "" {
-		ws, err = workspace.Adopt(env.Workspace, c.Adopt)
+		ws, err = workspace.Adopt(choice.Root, c.Adopt)
 	} else {
-		ws, err = workspace.Open(env.Workspace)
+		ws, err = workspace.Open(choice.Root)
 	}
 	if err != nil {
 		return err
@@ -44,6 +51,7 @@ func (c *StoreCmd) Run(env *Env) error {
 	out := StoreOutput{
 		Workspace: ws.Root, Store: ws.Meta, ID: ws.ID, StateDir: ws.Base, Anchor: anchor, Identity: ws.Identity,
 		Bytes: workspace.DirSize(ws.Meta), Created: ws.Info.Created, MigratedFrom: ws.Info.MigratedFrom, Adopted: c.Adopt != "",
+		WorkspaceChoice: choice.Report(),
 	}
 	return env.Emit(out, func(w io.Writer) error {
 		if out.Adopted {
@@ -52,6 +60,7 @@ func (c *StoreCmd) Run(env *Env) error {
 		fmt.Fprintf(w, "store      %s\n", out.Store)
 		fmt.Fprintf(w, "id         %s\n", out.ID)
 		fmt.Fprintf(w, "workspace  %s (%s)\n", out.Workspace, out.Identity)
+		fmt.Fprintf(w, "chosen by  %s\n", out.WorkspaceChoice.Why)
 		fmt.Fprintf(w, "size       %s\n", byteSize(out.Bytes))
 		if !out.Created.IsZero() {
 			fmt.Fprintf(w, "created    %s\n", localTime(out.Created))

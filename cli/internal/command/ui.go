@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/agent-rewind/rewind/cli/internal/ui"
-	"github.com/agent-rewind/rewind/cli/internal/workspace"
 )
 
 // UICmd serves the workspace's web page on loopback.
@@ -33,7 +32,7 @@ type UIOutput struct {
 
 // Run serves until interrupted (SIGINT, SIGTERM).
 func (c *UICmd) Run(env *Env) error {
-	ws, err := workspace.Open(env.Workspace)
+	ws, err := openWorkspace(env)
 	if err != nil {
 		return err
 	}

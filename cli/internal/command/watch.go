@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/agent-rewind/rewind/cli/internal/watch"
-	"github.com/agent-rewind/rewind/cli/internal/workspace"
 )
 
 // WatchCmd runs, shows or stops the workspace's change watcher.
@@ -28,7 +27,7 @@ type WatchRunCmd struct {
 
 // Run watches until stopped, idle, or the workspace's folder goes.
 func (c *WatchRunCmd) Run(env *Env) error {
-	ws, err := workspace.Open(env.Workspace)
+	ws, err := openWorkspace(env)
 	if err != nil {
 		return err
 	}
@@ -121,7 +120,7 @@ func (c *WatchStopCmd) Run(env *Env) error {
 
 // watchStore is the workspace's store, for the watcher's socket.
 func watchStore(env *Env) (string, error) {
-	ws, err := workspace.Open(env.Workspace)
+	ws, err := openWorkspace(env)
 	if err != nil {
 		return "", err
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/agent-rewind/rewind/cli/internal/watch"
 	"github.com/agent-rewind/rewind/cli/internal/workspace"
 	"github.com/agent-rewind/rewind/internal/regular"
+	"github.com/agent-rewind/rewind/mcpserver"
 	"github.com/agent-rewind/rewind/snapshot"
 )
 
@@ -40,51 +41,41 @@ const defaultAutoLimit = 2 << 30
 // gc or another checkpoint holds it) before it gives up, so the tool call is not held up.
 const autoLockWait = 2 * time.Second
 
-// fileTools are the tools, by client, whose calls can change files besides shell commands
-// (barrier.ShellTools) and MCP tools: Claude Code's, Codex's apply_patch, Cursor's and VS Code's
-// editing tools.
-var fileTools = map[string]bool{
-	"Edit": true, "Write": true, "MultiEdit": true, "NotebookEdit": true, // Claude Code
-	"apply_patch": true,                                           // Codex
-	"Delete":      true, "StrReplace": true, "EditNotebook": true, // Cursor (with Write and Edit)
-	"editFiles": true, "createFile": true, "create_file": true, "replace_string_in_file": true, // VS Code
-	"insert_edit_into_file": true, "multi_replace_string_in_file": true, "edit_notebook_file": true,
-}
-
 // autoCall returns the tool call an automatic checkpoint is taken before; ok is false when the
 // input is not one: not a client's "before a tool call" event, no tool call id to name it by
-// (Gemini CLI, Cline, Windsurf, Cursor's beforeShellExecution send none), or a tool that cannot
-// change files (Read, Grep, ...) or is agent-rewind's own.
+// (the clients whose facts name no CallID: Gemini CLI, Windsurf, Copilot, Cline's extension;
+// Cursor's beforeShellExecution sends none either), a tool that cannot change files (Read,
+// Grep, ...: barrier.Input.ChangesFiles), or one of agent-rewind's own MCP tools, which
+// checkpoint by themselves.
 func autoCall(in barrier.Input) (call snapshot.ToolCall, ok bool) {
+	c := in.Client()
 	switch {
-	case in.ToolUseID == "" || in.ToolName == "":
+	case c == nil || c.CallID == "" || in.ToolUseID == "" || in.ToolName == "":
 		return call, false
-	case in.Event != barrier.EventPreToolUse && !(in.Agent == barrier.AgentCursor && in.Event == barrier.EventCursorPreToolUse):
+	case !in.Deciding() || !in.ChangesFiles() || ownTool(in):
 		return call, false
-	}
-	mcp := in.MCPTool || strings.HasPrefix(in.ToolName, "mcp__") || strings.HasPrefix(in.ToolName, "MCP:")
-	if mcp && strings.Contains(in.ToolName, "agent-rewind") {
-		return call, false // its checkpoint and rewind tools checkpoint by themselves
 	}
 	summary := ""
-	switch {
-	case mcp:
-	case barrier.ShellTools[in.ToolName]:
-		script, argv, _ := in.ShellCommand()
+	switch script, argv, shell := in.ShellCommand(); {
+	case in.MCPTool:
+	case shell && argv != nil:
+		summary = strings.Join(argv, " ")
+	case shell:
 		summary = script
-		if argv != nil {
-			summary = strings.Join(argv, " ")
-		}
-	case fileTools[in.ToolName]:
-		summary = toolPath(in.ToolInput)
 	default:
-		return call, false
+		summary = toolPath(in.ToolInput)
 	}
 	return snapshot.ToolCall{ID: in.ToolUseID, Tool: in.ToolName, Summary: summary, Session: in.SessionID, Agent: string(in.Agent)}, true
 }
 
+// ownTool reports whether the call is one of agent-rewind's MCP tools: a tool the MCP server
+// serves, of the server configured under its name, as the client spells it.
+func ownTool(in barrier.Input) bool {
+	return in.FromServer(mcpserver.ServerName) && mcpserver.ProfileAll.Has(in.MCPToolName())
+}
+
 // toolPath is the file an editing tool names (file_path, notebook_path, path), or the first
-// line of an apply_patch command that names one.
+// line of a patch (apply_patch's command for Codex, input for Cline) that names one.
 func toolPath(input json.RawMessage) string {
 	var ti struct {
 		FilePath     string `json:"file_path"`
@@ -92,6 +83,7 @@ func toolPath(input json.RawMessage) string {
 		Path         string `json:"path"`
 		FilePathVS   string `json:"filePath"`
 		Command      string `json:"command"`
+		Patch        string `json:"input"`
 	}
 	if json.Unmarshal(input, &ti) != nil {
 		return ""
@@ -101,7 +93,7 @@ func toolPath(input json.RawMessage) string {
 			return p
 		}
 	}
-	for line := range strings.Lines(ti.Command) {
+	for line := range strings.Lines(ti.Command + "\n" + ti.Patch) {
 		for _, verb := range []string{"*** Update File: ", "*** Add File: ", "*** Delete File: "} {
 			if p, ok := strings.CutPrefix(line, verb); ok {
 				return strings.TrimSpace(p)
@@ -197,7 +189,7 @@ func (g *guardRun) autoCheckpoint(call snapshot.ToolCall, werr error) autoNote {
 			return note
 		}
 	}
-	if fileTools[call.Tool] && filepath.IsAbs(call.Summary) {
+	if c := barrier.ClientOf(barrier.Agent(call.Agent)); c != nil && c.IsFileTool(call.Tool) && filepath.IsAbs(call.Summary) {
 		if rel, err := filepath.Rel(g.root, call.Summary); err == nil && filepath.IsLocal(rel) {
 			call.Summary = rel // "Edit: src/main.go": the workspace is known
 		}
@@ -327,15 +319,15 @@ func tryLock(name string, wait time.Duration) func() (func() error, error) {
 	}
 }
 
-// writeAutoNote writes note on stderr, and a note said once also for Claude Code, whose hooks'
-// stderr is hidden unless the call fails, as the systemMessage it shows, when the answer has
-// no stdout of its own.
+// writeAutoNote writes note on stderr, and a note said once also, for clients that show a
+// hook's systemMessage (Claude Code, whose hooks' stderr is hidden unless the call fails), as
+// that, when the answer has no stdout of its own.
 func writeAutoNote(stdout, stderr io.Writer, asJSON bool, in barrier.Input, answerStdout string, note autoNote) {
 	if note.text == "" {
 		return
 	}
 	fmt.Fprintln(stderr, note.text)
-	if note.show && in.Agent == barrier.AgentClaudeCode && answerStdout == "" && !asJSON {
+	if c := in.Client(); note.show && c != nil && c.SystemMessage && answerStdout == "" && !asJSON {
 		b, _ := json.Marshal(map[string]string{"systemMessage": note.text})
 		fmt.Fprintln(stdout, string(b))
 	}

@@ -1,7 +1,6 @@
 package hook
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/agent-rewind/rewind/barrier"
@@ -22,6 +21,22 @@ func TestAutoCall(t *testing.T) {
 		{`{"hook_event_name":"PreToolUse","tool_name":"Read","tool_input":{"file_path":"/p/a.go"},"tool_use_id":"t1"}`, false, "", ""},
 		{`{"hook_event_name":"PostToolUse","tool_name":"Bash","tool_input":{"command":"ls"},"tool_use_id":"t1"}`, false, "", ""},
 		{`{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"}}`, false, "", ""}, // no call id
+		// agent-rewind's own tools, by server and tool, however the client names them.
+		{`{"hook_event_name":"PreToolUse","tool_name":"mcp__agent-rewind__checkpoint","tool_input":{},"tool_use_id":"t1"}`, false, "", ""},
+		{`{"hook_event_name":"PreToolUse","tool_name":"mcp__agent_rewind__checkpoint","tool_input":{},"tool_use_id":"c1","turn_id":"u"}`, false, "", ""},
+		{`{"hookName":"tool_call","taskId":"t","tool_call":{"id":"call_1","name":"agent-rewind__rewind","input":{"id":"x"}}}`, false, "", ""},
+		{`{"hook_event_name":"PreToolUse","tool_name":"mcp__agent-rewind__deploy","tool_input":{},"tool_use_id":"t1"}`, true, "mcp__agent-rewind__deploy", ""},                       // not one of its tools
+		{`{"hook_event_name":"PreToolUse","tool_name":"mcp__my-agent-rewind__checkpoint","tool_input":{},"tool_use_id":"t1"}`, true, "mcp__my-agent-rewind__checkpoint", ""},         // another server
+		{`{"hook_event_name":"PreToolUse","tool_name":"mcp__agent-rewind__checkpoint","tool_input":{},"tool_use_id":"c1","turn_id":"u"}`, true, "mcp__agent-rewind__checkpoint", ""}, // Codex would write agent_rewind
+		// Cline's CLI names its calls; its MCP tools are <server>__<tool>.
+		{`{"hookName":"tool_call","taskId":"t","tool_call":{"id":"call_2","name":"slack__post_message","input":{}}}`, true, "mcp__slack__post_message", ""},
+		{`{"hookName":"tool_call","taskId":"t","tool_call":{"id":"call_3","name":"editor","input":{"path":"/p/a.go","new_text":"x"}}}`, true, "editor", "/p/a.go"},
+		{`{"hookName":"tool_call","taskId":"t","tool_call":{"id":"call_4","name":"apply_patch","input":{"input":"*** Begin Patch\n*** Update File: b.go\n"}}}`, true, "apply_patch", "b.go"},
+		{`{"hookName":"tool_call","taskId":"t","tool_call":{"id":"call_5","name":"run_commands","input":{"commands":["npm install","make"]}}}`, true, "run_commands", "npm install\nmake"},
+		{`{"hookName":"tool_call","taskId":"t","tool_call":{"id":"call_6","name":"read_files","input":{"files":[{"path":"/p/a.go"}]}}}`, false, "", ""},
+		// Clients that name no call: no automatic checkpoint.
+		{`{"hook_event_name":"PreToolUse","timestamp":"2026-12-02T00:00:00Z","cwd":"/p","tool_name":"Write","tool_input":{"path":"/p/a"}}`, false, "", ""},
+		{`{"hook_event_name":"BeforeTool","cwd":"/p","tool_name":"write_file","tool_input":{"file_path":"/p/a"}}`, false, "", ""},
 	} {
 		in, err := barrier.ParseHookInput([]byte(c.in))
 		if err != nil {
@@ -66,13 +81,15 @@ func FuzzAutoCall(f *testing.F) {
 	f.Add(`{"hook_event_name":"PreToolUse","tool_name":"Write","tool_input":{"file_path":"a"},"tool_use_id":"t"}`)
 	f.Add(`{"hook_event_name":"PreToolUse","tool_name":"apply_patch","tool_input":{"command":"*** Update File: "},"tool_use_id":"t"}`)
 	f.Add(`{"hook_event_name":"preToolUse","conversation_id":"c","tool_name":"Shell","tool_input":"{\"command\":1}","tool_use_id":"t","workspace_roots":["/"]}`)
+	f.Add(`{"hookName":"tool_call","taskId":"t","tool_call":{"id":"call_1","name":"agent-rewind__rewind","input":{"id":"x"}}}`)
+	f.Add(`{"hook_event_name":"PreToolUse","tool_name":"mcp__plugin_agent-rewind_agent-rewind__checkpoint","tool_input":{},"tool_use_id":"t1"}`)
 	f.Fuzz(func(t *testing.T, s string) {
 		in, err := barrier.ParseHookInput([]byte(s))
 		if err != nil {
 			return
 		}
 		call, ok := autoCall(in)
-		if ok && (call.ID == "" || call.Tool == "" || strings.Contains(call.Tool, "agent-rewind")) {
+		if ok && (call.ID == "" || call.ID != in.ToolUseID || call.Tool == "" || ownTool(in) || in.Client().CallID == "") {
 			t.Fatalf("%s: %+v", s, call)
 		}
 	})

@@ -18,9 +18,12 @@ type Call struct {
 	Workspace     string // absolute path of --workspace (default ".")
 	WorkspaceFlag string // --workspace as given: an empty or unsubstituted one is ignored
 	WorkspaceSet  bool   // whether --workspace was given at all
-	JSON          bool   // --json: print the barrier.Decision
-	Checkpoint    bool   // --checkpoint: also take the automatic checkpoint (autocheckpoint.go)
-	Input         string // the JSON argument; "" reads standard input
+	// ExactWorkspace: --exact-workspace, the folder itself rather than its project (Source.Exact).
+	// Only agent-rewind's own parser takes it; hooks never pass it (hook.ParseArgs declines it).
+	ExactWorkspace bool
+	JSON           bool   // --json: print the barrier.Decision
+	Checkpoint     bool   // --checkpoint: also take the automatic checkpoint (autocheckpoint.go)
+	Input          string // the JSON argument; "" reads standard input
 	// Dir is the caller's working directory, absolute: a guard server serves many callers, so
 	// nothing of a call is read from the process (its working directory, its arguments).
 	Dir string
@@ -57,7 +60,7 @@ func Guard(c Call, stdin io.Reader, stdout, stderr io.Writer) int {
 type Input struct {
 	raw  []byte
 	in   barrier.Input
-	perr error // why raw is not a hook input (in then holds its event alone, for the answer)
+	perr error // why raw is not a hook input (in then holds its client and event alone, for the answer)
 }
 
 // ReadInput reads call c's input (its argument, or stdin) and parses it.
@@ -67,8 +70,8 @@ func ReadInput(c Call, stdin io.Reader) (Input, error) {
 		return Input{}, err
 	}
 	in, perr := barrier.ParseHookInput(raw)
-	if perr != nil {
-		in = barrier.Input{Event: barrier.EventOf(raw)}
+	if perr != nil && in.Event == "" {
+		in.Event = barrier.EventOf(raw) // in names the client when ParseHookInput could tell it
 	}
 	return Input{raw: raw, in: in, perr: perr}, nil
 }
@@ -97,7 +100,11 @@ func GuardInput(c Call, input Input, stdout, stderr io.Writer) int {
 	}
 	if c.JSON {
 		writeAutoNote(stdout, stderr, true, in, "-", note)
-		return guardJSON(stdout, stderr, o)
+		var chosen *Report
+		if werr == nil {
+			chosen = choice.Report()
+		}
+		return guardJSON(stdout, stderr, o, chosen)
 	}
 	if o.Answer.Stdout != "" { // an empty write is still a system call, on every hook
 		io.WriteString(stdout, o.Answer.Stdout)
@@ -135,7 +142,7 @@ func Interrupted(c Call, input Input, err error, stdout, stderr io.Writer) int {
 	in := input.in
 	o := barrier.Outcome{Input: in, Err: err, Answer: barrier.Respond(in, barrier.Decision{}, err)}
 	if c.JSON {
-		return guardJSON(stdout, stderr, o)
+		return guardJSON(stdout, stderr, o, nil)
 	}
 	io.WriteString(stdout, o.Answer.Stdout)
 	io.WriteString(stderr, o.Answer.Stderr)
@@ -146,16 +153,16 @@ func Interrupted(c Call, input Input, err error, stdout, stderr io.Writer) int {
 const guardHint = `pass the project folder with --workspace in the hook command (for Claude Code: "${CLAUDE_PROJECT_DIR}"), or run the hook in the project`
 
 // guardSources are the places the guard takes its workspace from, in order: a non-empty
-// --workspace; the folder the hook input names (Claude Code, Codex and Gemini CLI: cwd, which
+// --workspace, up to its project (Choose); the folder the hook input names (Claude Code, Codex and Gemini CLI: cwd, which
 // follows a worktree; Cursor and Cline: the workspace root; Windsurf: the command's cwd), up to
 // its project; then the working directory's project. Only a person's explicit input falls back
 // to the working directory itself.
 func guardSources(c Call, in barrier.Input, folder string) []Source {
-	return []Source{
-		{Rule: "--workspace", Folder: ExplicitWorkspace(c.WorkspaceSet, c.WorkspaceFlag, c.Workspace), Exact: true},
+	return Exactly([]Source{
+		FlagSource(c.WorkspaceSet, c.WorkspaceFlag, c.Workspace),
 		{Rule: "the folder the " + string(in.Agent) + " hook input names", Folder: folder, OrItself: true},
 		{Rule: "the working directory", Folder: c.Dir, OrItself: in.Agent == barrier.AgentExplicit},
-	}
+	}, c.ExactWorkspace)
 }
 
 // orNone is root, or what went wrong finding it.
@@ -184,9 +191,16 @@ func (c Call) read(stdin io.Reader) ([]byte, error) {
 	return data, nil
 }
 
-// guardJSON prints the decision for a person or a script (--json): the barrier.Decision, or
-// the usual {"error", "exitCode"} when nothing could be decided.
-func guardJSON(stdout, stderr io.Writer, o barrier.Outcome) int {
+// guardOutput is what guard --json prints: the barrier.Decision, and the workspace chosen and
+// why (absent when none could be).
+type guardOutput struct {
+	barrier.Decision
+	WorkspaceChoice *Report `json:"workspaceChoice,omitempty"`
+}
+
+// guardJSON prints the decision for a person or a script (--json), with the workspace chosen
+// (nil: none), or the usual {"error", "exitCode"} when nothing could be decided.
+func guardJSON(stdout, stderr io.Writer, o barrier.Outcome, chosen *Report) int {
 	if o.Err != nil {
 		code := 1
 		if barrier.IsDecidingEvent(o.Input.Event) {
@@ -196,7 +210,7 @@ func guardJSON(stdout, stderr io.Writer, o barrier.Outcome) int {
 	}
 	enc := json.NewEncoder(stdout)
 	enc.SetIndent("", "  ")
-	if err := enc.Encode(o.Decision); err != nil {
+	if err := enc.Encode(guardOutput{o.Decision, chosen}); err != nil {
 		return Fail(stdout, stderr, true, err, 1)
 	}
 	if o.Decision.Refused() {
@@ -280,7 +294,7 @@ func (g *guardRun) ledger() (*barrier.Ledger, error) {
 		return nil, err
 	}
 	if ws == nil {
-		if in, perr := barrier.ParseHookInput(g.input); perr == nil && !barrier.IsDecidingEvent(in.Event) {
+		if in, perr := barrier.ParseHookInput(g.input); perr == nil && !in.Deciding() {
 			return barrier.Open(filepath.Join(g.root, workspace.LegacyDir, workspace.EffectsDir), g)
 		}
 		if ws, err = g.workspace(true); err != nil {

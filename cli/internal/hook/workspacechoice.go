@@ -10,29 +10,103 @@ import (
 	"github.com/agent-rewind/rewind/cli/internal/workspace"
 )
 
-// Which folder is the workspace: the guard (hooks) and the MCP server are started by agents in
-// folders nobody chose (a plugin cache, the home folder, "/"), so they do not take their working
-// directory on trust. Each lists the places a workspace may come from, most deliberate first;
-// Choose takes the first that names a folder, and says which rule chose it.
+// Which folder is the workspace, one rule for every entry point (the guard that hooks run, the
+// MCP server, the CLI): each lists the places a workspace may come from, most deliberate first,
+// and Choose takes the first that names a folder. A folder stands for its project: the nearest
+// folder at or above it that has a store, else the top level of the repository it is in, else
+// (for most sources) itself. So a session started in a subfolder of a repository protects the
+// repository, whether its folder came from a plugin's --workspace ${CLAUDE_PROJECT_DIR}, from
+// CLAUDE_PROJECT_DIR, from the hook input's cwd or from the working directory. A person who
+// wants a subfolder alone says so once (--exact-workspace): its store, nearest from then on,
+// makes every entry point choose it. Folders that are clearly not a project (the filesystem root,
+// the home folder, agents' own folders, plugin caches) are skipped on the way up and refused as
+// the answer: agents start hooks and servers in folders nobody chose, so no entry point takes
+// its working directory on trust.
 
 // Source is one place a workspace may come from.
 type Source struct {
 	Rule   string // as messages name it: "--workspace", "CLAUDE_PROJECT_DIR", "roots/list", ...
 	Folder string // "" when this source names nothing
-	// Exact uses Folder itself (the flag); otherwise the nearest enclosing project of Folder.
+	// Exact uses Folder itself, even when it is not a project (--exact-workspace: a person's
+	// deliberate choice); otherwise Folder stands for its project.
 	Exact bool
 	// OrItself uses Folder itself when no enclosing folder holds a store or a repository (a folder
 	// the client named, or a person's working directory); without it, that is "no workspace".
 	OrItself bool
 }
 
-// Choice is the chosen workspace root and the rule that chose it.
+// How a source's folder led to the root (Choice.By).
+const (
+	ByStore      = "store"      // the nearest folder at or above it that has a store
+	ByRepository = "repository" // the top level of the repository it is in
+	ByItself     = "itself"     // no store or repository at or above it
+	ByExact      = "exact"      // --exact-workspace: the folder itself
+)
+
+// Choice is the chosen workspace root, the rule that chose it and how.
 type Choice struct {
 	Root string // absolute, symlinks resolved
 	Rule string
+	// Folder is the folder the rule named (absolute, symlinks resolved), and By how it led to
+	// Root (ByStore, ByRepository, ByItself, ByExact).
+	Folder, By string
 	// seen holds the store lookups made while choosing, for NestedWorktree and Workspace: a
 	// hook looks each folder's store up once.
 	seen probes
+}
+
+// Why says in words which rule chose the root and how, for logs and notes:
+// "--workspace /r/sub, in the repository /r".
+func (c Choice) Why() string {
+	w := c.Rule
+	if c.Folder != "" {
+		w += " " + c.Folder
+	}
+	switch {
+	case c.By == ByExact:
+		return w + ", exactly (--exact-workspace)"
+	case c.Folder == c.Root && c.By == ByStore:
+		return w + ", which has a store"
+	case c.Folder == c.Root && c.By == ByRepository:
+		return w + ", a repository's top level"
+	case c.By == ByStore:
+		return w + ", in " + c.Root + ", which has a store"
+	case c.By == ByRepository:
+		return w + ", in the repository " + c.Root
+	case c.By == ByItself:
+		return w + ", in no store or repository"
+	}
+	return w
+}
+
+// Report is a Choice as --json outputs show it ("workspaceChoice"), so that what an entry
+// point chose can be checked from outside.
+type Report struct {
+	Root   string `json:"root"`   // the workspace chosen
+	Rule   string `json:"rule"`   // the source that named a folder: "--workspace", "the working directory", ...
+	Folder string `json:"folder"` // the folder it named
+	By     string `json:"by"`     // how that folder led to root: store, repository, itself or exact
+	Why    string `json:"why"`    // the same in words
+}
+
+// Report returns the choice as --json shows it.
+func (c Choice) Report() *Report {
+	return &Report{Root: c.Root, Rule: c.Rule, Folder: c.Folder, By: c.By, Why: c.Why()}
+}
+
+// FlagSource is the --workspace source every entry point puts first: the flag's folder (see
+// ExplicitWorkspace), standing for its project.
+func FlagSource(set bool, flag, abs string) Source {
+	return Source{Rule: "--workspace", Folder: ExplicitWorkspace(set, flag, abs), OrItself: true}
+}
+
+// Exactly makes every source exact when exact is set (--exact-workspace): whichever names the
+// folder, the folder itself is the workspace.
+func Exactly(sources []Source, exact bool) []Source {
+	for i := range sources {
+		sources[i].Exact = sources[i].Exact || exact
+	}
+	return sources
 }
 
 // probes are the store lookups of one choice, by folder.
@@ -78,9 +152,11 @@ func (c Choice) Workspace() (ws *workspace.Workspace, looked, has bool, err erro
 var ErrNoWorkspace = errors.New("no workspace")
 
 // Choose returns the workspace of the first source that names a folder. It refuses folders
-// that are clearly not a project (see notAProject); hint says what to configure.
+// that are clearly not a project (see notAProject), unless the source is exact; hint says what
+// to configure.
 func Choose(sources []Source, hint string) (Choice, error) {
 	seen := probes{}
+	np := newNotAProject()
 	for _, s := range sources {
 		if s.Folder == "" {
 			continue
@@ -90,18 +166,20 @@ func Choose(sources []Source, hint string) (Choice, error) {
 			return Choice{}, fmt.Errorf("%s names %q: %w; %s", s.Rule, s.Folder, err, hint)
 		}
 		seen.add(ws)
-		root := ws.Root
-		if !s.Exact {
-			if p := seen.enclosingProject(root); p != "" {
-				root = p
-			} else if !s.OrItself {
-				return Choice{}, fmt.Errorf("%w: %s %s is in no folder that has an agent-rewind store or a repository (.git); %s", ErrNoWorkspace, s.Rule, root, hint)
+		c := Choice{Root: ws.Root, Rule: s.Rule, Folder: ws.Root, By: ByExact, seen: seen}
+		if s.Exact {
+			return c, nil
+		}
+		if c.Root, c.By = seen.enclosingProject(ws.Root, np); c.Root == "" {
+			if !s.OrItself {
+				return Choice{}, fmt.Errorf("%w: %s %s is in no folder that has an agent-rewind store or a repository (.git); %s", ErrNoWorkspace, s.Rule, ws.Root, hint)
 			}
+			c.Root, c.By = ws.Root, ByItself
 		}
-		if why := notAProject(root); why != "" {
-			return Choice{}, fmt.Errorf("refusing workspace %s (chosen by %s): it is %s, not a project, and agent-rewind would checkpoint and rewind all of it; %s", root, s.Rule, why, hint)
+		if why := np.why(c.Root); why != "" {
+			return Choice{}, fmt.Errorf("refusing workspace %s (chosen by %s): it is %s, not a project, and agent-rewind would checkpoint and rewind all of it; %s", c.Root, c.Why(), why, hint)
 		}
-		return Choice{Root: root, Rule: s.Rule, seen: seen}, nil
+		return c, nil
 	}
 	return Choice{}, fmt.Errorf("%w: nothing names the project folder; %s", ErrNoWorkspace, hint)
 }
@@ -121,14 +199,14 @@ func (c Choice) NestedWorktree(folder string) Choice {
 	if c.seen == nil {
 		c.seen = probes{}
 	}
-	p := c.seen.enclosingProject(ws.Root)
+	p, by := c.seen.enclosingProject(ws.Root, newNotAProject())
 	if p == "" || p == c.Root || !strings.HasPrefix(p, c.Root+string(filepath.Separator)) {
 		return c
 	}
 	if st, err := os.Lstat(filepath.Join(p, ".git")); err != nil || !st.Mode().IsRegular() {
 		return c // a store or a repository of its own, not a worktree of the chosen one
 	}
-	return Choice{Root: p, Rule: "the git worktree the hook input's folder is in (inside " + c.Rule + ")", seen: c.seen}
+	return Choice{Root: p, Rule: "the git worktree the hook input's folder is in (inside " + c.Root + ")", Folder: ws.Root, By: by, seen: c.seen}
 }
 
 // ExplicitWorkspace is the --workspace folder (abs: absolute, as the command line made it)
@@ -177,19 +255,23 @@ func unsubstituted(v string) bool {
 	return name != ""
 }
 
-// enclosingProject returns the nearest folder at or above dir that holds a store, or else is a
-// repository's top level (has .git, a folder or a worktree's file); "" when none does.
-func (p probes) enclosingProject(dir string) string {
+// enclosingProject returns the nearest folder at or above dir that holds a store (by
+// ByStore), or else is a repository's top level (has .git, a folder or a worktree's file: by
+// ByRepository); "" when none does. Folders that are not a project are passed over: a home
+// folder kept in git, or a store someone made for it, does not swallow every folder under it.
+func (p probes) enclosingProject(dir string, np notAProject) (string, string) {
 	for d := dir; ; {
-		if p.hasStore(d) {
-			return d
-		}
-		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
-			return d
+		if np.why(d) == "" {
+			if p.hasStore(d) {
+				return d, ByStore
+			}
+			if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+				return d, ByRepository
+			}
 		}
 		parent := filepath.Dir(d)
 		if parent == d {
-			return ""
+			return "", ""
 		}
 		d = parent
 	}
@@ -199,28 +281,43 @@ func (p probes) enclosingProject(dir string) string {
 // (settings, plugin caches, user-level hooks): never a project.
 var agentFolders = []string{".claude", ".cursor", ".codex", ".gemini", ".codeium", ".windsurf", ".vscode", ".vscode-server", ".cline"}
 
-// notAProject says why dir is clearly not a project ("" when it may be one): the filesystem
-// root, the home folder, an agent's own folder under it, or a Claude Code plugin cache wherever
-// CLAUDE_CONFIG_DIR puts it.
-func notAProject(dir string) string {
+// notAProject knows the folders that are clearly not a project: the filesystem root, the home
+// folder and the folders that hold it (/home, /Users), an agent's own folder under it, or a
+// Claude Code plugin cache wherever CLAUDE_CONFIG_DIR puts it. home is the home folder, symlinks
+// resolved ("" when unknown).
+type notAProject struct{ home string }
+
+// newNotAProject resolves the home folder once, for every folder one choice looks at.
+func newNotAProject() notAProject {
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return notAProject{}
+	}
+	if h, err := filepath.EvalSymlinks(home); err == nil {
+		home = h
+	}
+	return notAProject{home}
+}
+
+// why says why dir is clearly not a project ("" when it may be one).
+func (np notAProject) why(dir string) string {
 	if filepath.Dir(dir) == dir {
 		return "the filesystem root"
 	}
 	if strings.Contains(filepath.ToSlash(dir)+"/", "/plugins/cache/") {
 		return "a plugin cache (Claude Code starts a user-scope plugin's MCP server there)"
 	}
-	home, err := os.UserHomeDir()
-	if err != nil || home == "" {
+	if np.home == "" {
 		return ""
 	}
-	if h, err := filepath.EvalSymlinks(home); err == nil {
-		home = h
-	}
-	if dir == home {
+	if dir == np.home {
 		return "the home folder"
 	}
+	if strings.HasPrefix(np.home, dir+string(filepath.Separator)) {
+		return "a folder that holds the home folder " + np.home
+	}
 	for _, name := range agentFolders {
-		f := filepath.Join(home, name)
+		f := filepath.Join(np.home, name)
 		if dir == f || strings.HasPrefix(dir, f+string(filepath.Separator)) {
 			return "inside " + f + ", an agent's own folder"
 		}

@@ -151,14 +151,21 @@ func WritePosition(store, id, token string) error {
 // runs neither (agent-rewind-hook) points it elsewhere.
 var Program = os.Executable
 
+// watcherArgs are the arguments of the watcher of root (replace.go knows it by them).
+func watcherArgs(root string) []string {
+	return []string{"--workspace", root, "--exact-workspace", "watch", "run"}
+}
+
 // spawn starts "agent-rewind watch run" for root, detached from the caller's session and
-// output (its standard error goes to stderr, when not nil), and returns without waiting for it.
+// output (its standard error goes to stderr, when not nil), and returns without waiting for
+// it. root was chosen already (by the rule every entry point follows), so the watcher takes it
+// exactly: a home folder a person chose with --exact-workspace is not refused again.
 func spawn(root string, stderr *os.File) (*exec.Cmd, error) {
 	exe, err := Program()
 	if err != nil {
 		return nil, fmt.Errorf("start the watcher: %w", err)
 	}
-	cmd := exec.Command(exe, "--workspace", root, "watch", "run")
+	cmd := exec.Command(exe, watcherArgs(root)...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	cmd.Dir = "/" // not holding the workspace (or any folder) as its working directory
 	if stderr != nil {

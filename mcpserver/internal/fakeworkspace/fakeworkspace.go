@@ -19,6 +19,9 @@ import (
 // the clock by one minute.
 var Epoch = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 
+// Root is the folder the fake says it checkpoints.
+const Root = "/home/dev/project"
+
 // Workspace is the fake. The zero value is not usable: call New.
 type Workspace struct {
 	mu      sync.Mutex
@@ -27,6 +30,7 @@ type Workspace struct {
 	current string
 	effects map[string]effect
 	notes   map[string][]mcpserver.FailureNote
+	calls   []mcpserver.CallStep // oldest first
 
 	// Errs, keyed by method name ("Checkpoint", "Rewind", …), makes that method fail with the
 	// error instead of acting. Set it before use.
@@ -72,7 +76,13 @@ func (w *Workspace) mint(label, kind string) mcpserver.TimelineEntry {
 	return e
 }
 
+// find returns the index of checkpoint id, or of the checkpoint taken before tool call id.
 func (w *Workspace) find(id string) (int, error) {
+	for _, c := range w.calls {
+		if c.ID == id {
+			id = c.Checkpoint
+		}
+	}
 	for i, e := range w.entries {
 		if e.ID == id {
 			return i, nil
@@ -90,7 +100,17 @@ func (w *Workspace) Checkpoint(_ context.Context, label string) (mcpserver.Check
 	}
 	e := w.mint(label, mcpserver.KindCheckpoint)
 	n := int64(len(w.entries))
-	return mcpserver.CheckpointResult{ID: e.ID, Label: label, Time: e.Time, Files: 10 + n, Bytes: 4096 * (10 + n), NewBytes: 4096, Skipped: 0}, nil
+	return mcpserver.CheckpointResult{ID: e.ID, Label: label, Time: e.Time, Workspace: Root, Files: 10 + n, Bytes: 4096 * (10 + n), Skipped: 0}, nil
+}
+
+// AutoCheckpoint takes the automatic checkpoint an agent's hook takes before tool call callID of
+// session (labelled label, "Bash: npm install"), as the real workspace does, and returns its id.
+func (w *Workspace) AutoCheckpoint(session, callID, label string) string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	e := w.mint(label, mcpserver.KindAuto)
+	w.calls = append(w.calls, mcpserver.CallStep{ID: callID, Label: label, Checkpoint: e.ID, Session: session})
+	return e.ID
 }
 
 // List implements mcpserver.Workspace.
@@ -102,8 +122,10 @@ func (w *Workspace) List(context.Context) (mcpserver.ListResult, error) {
 	}
 	r := mcpserver.ListResult{Current: w.current}
 	for _, e := range slices.Backward(w.entries) {
-		e.Current = e.ID == w.current
 		r.Entries = append(r.Entries, e)
+	}
+	for _, c := range slices.Backward(w.calls) {
+		r.Calls = append(r.Calls, c)
 	}
 	return r, nil
 }
@@ -113,9 +135,11 @@ func (w *Workspace) restore(method, id string) (mcpserver.RestoreResult, error) 
 	if err := w.fail(method); err != nil {
 		return mcpserver.RestoreResult{}, err
 	}
-	if _, err := w.find(id); err != nil {
+	i, err := w.find(id)
+	if err != nil {
 		return mcpserver.RestoreResult{}, err
 	}
+	id = w.entries[i].ID // a tool call id restores the checkpoint before the call
 	verb := "rewind"
 	if method == "Replay" {
 		verb = "replay"

@@ -13,9 +13,10 @@ type Conversation struct {
 	Path   string   // the request's path, e.g. "/v1/messages"
 	Model  string   // the model the client asked for
 	Stream bool     // the client asked for server-sent events
-	System string   // the system prompt and instructions, joined
+	System string   // the system prompt and instructions, joined (with any system turns among the messages)
 	Tools  []string // the names of the tools the client offered, in its order
-	// Messages is the history the client sent, oldest first.
+	// Messages is the history the client sent, oldest first: user and assistant turns (a
+	// system turn among them, as Claude Code sends, is joined into System instead).
 	Messages []Message
 	Raw      []byte // the request body exactly as sent
 }
