@@ -86,13 +86,13 @@ func dying(pid int) bool {
 	return i < 0 || i+2 >= len(b) || b[i+2] == 'Z' || b[i+2] == 'X'
 }
 
-// watcherProcess reports whether process pid runs the watcher of root, as spawn starts it:
-// "agent-rewind --workspace <root> watch run". (Another pid namespace's pid may name another
-// process here: only that command line is ended.)
+// watcherProcess reports whether process pid runs the watcher of root, as spawn starts it
+// (watcherArgs). (Another pid namespace's pid may name another process here: only that command
+// line is ended.)
 func watcherProcess(pid int, root string) bool {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
 	if err != nil {
 		return false
 	}
-	return strings.HasSuffix(string(b), "\x00--workspace\x00"+root+"\x00watch\x00run\x00")
+	return strings.HasSuffix(string(b), "\x00"+strings.Join(watcherArgs(root), "\x00")+"\x00")
 }
