@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/agent-rewind/rewind/snapshot"
 )
 
 // benchTree makes a workspace of 4,000 files in 200 folders.
@@ -69,5 +71,54 @@ func BenchmarkWatcherStart(b *testing.B) {
 		b.StopTimer()
 		tr.close()
 		b.StartTimer()
+	}
+}
+
+// BenchmarkCheckpointChanged is "agent-rewind checkpoint" after 10 files changed, with the
+// watcher asked over its socket (as the command asks it, without the process around it), on a
+// workspace of 4,000 files: the cookie round trip, the answer, and the checkpoint of 10 paths.
+func BenchmarkCheckpointChanged(b *testing.B) {
+	root, store := benchTree(b), filepath.Join(b.TempDir(), "store")
+	s, err := snapshot.Open(root, snapshot.Options{StateDir: store})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- Run(ctx, Options{Root: root, Store: store}) }()
+	defer func() { cancel(); <-done }()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if _, err := Ask(store, Request{Op: "status"}, time.Second); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			b.Fatal("the watcher did not answer")
+		}
+	}
+	local.Delete(store) // asked over the socket, as by another process
+	n := 0
+	checkpoint := func() *snapshot.CheckpointResult {
+		res, err := Checkpoint(context.Background(), s, root, store, "", false)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return res
+	}
+	checkpoint()
+	checkpoint()
+	b.ResetTimer()
+	for range b.N {
+		b.StopTimer()
+		n++
+		for f := range 10 {
+			name := filepath.Join(root, fmt.Sprintf("d%03d", f), fmt.Sprintf("e%03d", f*20), "f00")
+			if err := os.WriteFile(name, []byte(fmt.Sprint("change ", n)), 0o644); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.StartTimer()
+		if res := checkpoint(); res.Walk.Mode != "changed" {
+			b.Fatalf("walk %+v", res.Walk)
+		}
 	}
 }
