@@ -118,7 +118,7 @@ func (t *tree) open() error {
 	}
 	fd, err := syscall.InotifyInit1(syscall.IN_CLOEXEC | syscall.IN_NONBLOCK)
 	if errors.Is(err, syscall.EMFILE) {
-		return errors.New("the inotify instance limit is reached (raise fs.inotify.max_user_instances): checkpoints walk the tree")
+		return errors.New("the inotify instance limit is reached (raise fs.inotify.max_user_instances), or this process's open-file limit: checkpoints walk the tree")
 	} else if err != nil {
 		return fmt.Errorf("inotify: %w", err)
 	}
