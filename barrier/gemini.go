@@ -23,11 +23,15 @@ var gemini = &Client{
 	CallID:      "", // the model's functionCall ids are not passed to hooks
 	HookEnv: "its own environment (redacted only with security.environmentVariableRedaction, or on GitHub Actions), " +
 		"with GEMINI_PROJECT_DIR, GEMINI_CWD and CLAUDE_PROJECT_DIR set to its working directory; hooks run there",
-	MCPEnv: "its environment with names that look like secrets removed; servers start in its working directory",
+	MCPEnv: "its environment with names that look like secrets removed (on GitHub Actions, GITHUB_SHA set, only a short allow-list: " +
+		"XDG_* and REWIND_* are dropped); servers start in its working directory",
 	Answers: "stdout (else stderr) is read as JSON, else as text: exit 0 lets the call run, exit 1 lets it run with a warning, " +
 		"any other code (2, and 127 for a missing program) blocks it with the text as the reason the model reads; " +
 		"a hook that times out lets it run; a project's .gemini/settings.json is read only in a trusted folder",
-	Checked: "Gemini CLI 0.61.0 run against a mock model (payloads captured 2026-12-02) and its bundled hookRunner",
+	// Gemini prints a hook's systemMessage on stderr ("Hook system message: ..."): the person
+	// sees it, the model does not (TestGeminiCLIGuardCannotRun in tools/agents).
+	SystemMessage: true,
+	Checked:       "Gemini CLI 0.61.0 run against a mock model (payloads captured 2026-12-02) and its bundled hookRunner",
 	claims: func(f fields) bool {
 		event, _, _ := f.str("hook_event_name")
 		return event == EventBeforeTool || event == EventAfterTool

@@ -107,3 +107,13 @@ func (m *Model) Systems() []string {
 	}
 	return out
 }
+
+// ProxyEnv points every proxy variable at the mock, so that a client's request to any host but
+// 127.0.0.1 reaches the mock as a CONNECT (or an absolute URL) it refuses and logs (Refused).
+func (m *Model) ProxyEnv() []string {
+	return []string{
+		"HTTPS_PROXY=" + m.URL, "HTTP_PROXY=" + m.URL, "ALL_PROXY=" + m.URL,
+		"https_proxy=" + m.URL, "http_proxy=" + m.URL, "all_proxy=" + m.URL,
+		"NO_PROXY=127.0.0.1,localhost", "no_proxy=127.0.0.1,localhost",
+	}
+}

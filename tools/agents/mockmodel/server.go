@@ -54,8 +54,12 @@ func Start(script Script) (*Server, error) {
 		mux.HandleFunc(pattern, s.handler(a))
 	}
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		s.record(Exchange{Conversation: Conversation{Path: r.URL.Path}, Err: "no API is served at " + r.Method + " " + r.URL.Path})
-		http.Error(w, "mockmodel: nothing is served at "+r.Method+" "+r.URL.Path, http.StatusNotFound)
+		what := r.Method + " " + r.URL.Path
+		if r.Method == http.MethodConnect {
+			what += r.Host // a client that has the mock as its proxy, trying to reach that host
+		}
+		s.record(Exchange{Conversation: Conversation{Path: r.URL.Path}, Err: "no API is served at " + what})
+		http.Error(w, "mockmodel: nothing is served at "+what, http.StatusNotFound)
 	})
 	s.srv = &http.Server{Handler: mux}
 	go s.srv.Serve(ln) // returns when Close is called
