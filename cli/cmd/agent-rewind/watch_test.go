@@ -176,6 +176,24 @@ func TestWatcherExitsWithItsWorkspace(t *testing.T) {
 	waitGone(t, st.PID)
 }
 
+// stopProcess stops process pid with SIGSTOP, and returns once it is stopped (state T).
+func stopProcess(t *testing.T, pid int) {
+	t.Helper()
+	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+		if err != nil {
+			t.Fatalf("process %d is gone: %v", pid, err)
+		}
+		if i := strings.LastIndexByte(string(b), ')'); i > 0 && i+2 < len(b) && b[i+2] == 'T' {
+			return
+		}
+	}
+	t.Fatalf("process %d did not stop", pid)
+}
+
 // waitGone waits for process pid to end (it is not our child: it was started detached).
 func waitGone(t *testing.T, pid int) {
 	t.Helper()
@@ -251,9 +269,7 @@ func TestStoppedWatcherReplaced(t *testing.T) {
 	if !st.Running {
 		t.Fatalf("no watcher after the first checkpoint: %+v", st)
 	}
-	if err := syscall.Kill(st.PID, syscall.SIGSTOP); err != nil {
-		t.Fatal(err)
-	}
+	stopProcess(t, st.PID)
 	t.Cleanup(func() { syscall.Kill(st.PID, syscall.SIGKILL) })
 	write(t, filepath.Join(ws, "f"), "two\n", 0o644)
 	start := time.Now()
@@ -291,9 +307,7 @@ func TestWatcherKilledWhileAsked(t *testing.T) {
 	t.Cleanup(func() { run(t, ws, "", "watch", "stop") })
 	checkpointJSON(t, ws)
 	st := watchStatusJSON(t, ws)
-	if err := syscall.Kill(st.PID, syscall.SIGSTOP); err != nil {
-		t.Fatal(err)
-	}
+	stopProcess(t, st.PID)
 	t.Cleanup(func() { syscall.Kill(st.PID, syscall.SIGKILL) })
 	cmd := exec.Command(bin, "--json", "checkpoint")
 	cmd.Dir = ws

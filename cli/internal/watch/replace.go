@@ -48,10 +48,10 @@ func endUnanswering(store, root string) error {
 	if err != nil || pid <= 0 {
 		return fmt.Errorf("%s is held by a process that did not write its pid there (%.20q): end it, or wait for it", name, b)
 	}
-	if !dying(pid) {
-		if !watcherProcess(pid, root) {
-			return fmt.Errorf("%s is held by process %d, not a watcher process of its own (the guard server's?): left running", name, pid)
-		}
+	switch holderOf(pid, root) {
+	case otherProcess:
+		return fmt.Errorf("%s is held by process %d, not a watcher process of its own (the guard server's?): left running", name, pid)
+	case watcherOfRoot:
 		if err := syscall.Kill(pid, syscall.SIGKILL); err != nil && !errors.Is(err, syscall.ESRCH) {
 			return fmt.Errorf("end the watcher (pid %d): %w", pid, err)
 		}
@@ -74,25 +74,32 @@ func lockFree(name string) bool {
 	return true
 }
 
-// dying reports whether process pid has exited and is being reaped (a zombie): its threads may
-// still be closing its files, the lock and the socket among them.
-func dying(pid int) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+// holder is what the process holding a watcher's lock is.
+type holder int
+
+const (
+	exiting       holder = iota // gone, a zombie, or ending (its memory released): it lets go of the lock by itself
+	watcherOfRoot               // the watcher of the workspace, as spawn starts it
+	otherProcess                // anything else: the guard server (whose watchers run inside it), or a pid of another pid namespace
+)
+
+// holderOf says what process pid is, for the watcher of root.
+func holderOf(pid int, root string) holder {
+	proc := "/proc/" + strconv.Itoa(pid)
+	st, err := os.ReadFile(proc + "/stat")
 	if err != nil {
-		return true // gone already
+		return exiting
 	}
 	// "pid (comm) state ...": comm may hold spaces and parentheses; the state follows the last ')'.
-	i := bytes.LastIndexByte(b, ')')
-	return i < 0 || i+2 >= len(b) || b[i+2] == 'Z' || b[i+2] == 'X'
-}
-
-// watcherProcess reports whether process pid runs the watcher of root, as spawn starts it
-// (watcherArgs). (Another pid namespace's pid may name another process here: only that command
-// line is ended.)
-func watcherProcess(pid int, root string) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
-	if err != nil {
-		return false
+	if i := bytes.LastIndexByte(st, ')'); i < 0 || i+2 >= len(st) || st[i+2] == 'Z' || st[i+2] == 'X' {
+		return exiting
 	}
-	return strings.HasSuffix(string(b), "\x00"+strings.Join(watcherArgs(root), "\x00")+"\x00")
+	cmdline, err := os.ReadFile(proc + "/cmdline")
+	switch {
+	case err != nil || len(cmdline) == 0: // a process that is ending has no command line left
+		return exiting
+	case strings.HasSuffix(string(cmdline), "\x00"+strings.Join(watcherArgs(root), "\x00")+"\x00"):
+		return watcherOfRoot
+	}
+	return otherProcess
 }
