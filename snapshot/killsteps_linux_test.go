@@ -130,8 +130,8 @@ func killAt(t *testing.T, state string, step killStep, cmd *exec.Cmd) bool {
 				ev := (*syscall.InotifyEvent)(unsafe.Pointer(&buf[off]))
 				name := buf[off+syscall.SizeofInotifyEvent : off+syscall.SizeofInotifyEvent+int(ev.Len)]
 				if step.name.Match(bytes.TrimRight(name, "\x00")) {
+					close(seen) // before the kill: the exit that follows is the kill's
 					cmd.Process.Signal(syscall.SIGKILL)
-					close(seen)
 					return
 				}
 				off += syscall.SizeofInotifyEvent + int(ev.Len)
@@ -140,12 +140,16 @@ func killAt(t *testing.T, state string, step killStep, cmd *exec.Cmd) bool {
 	}()
 	select {
 	case <-seen:
-		err := <-exited
-		return err != nil && strings.Contains(err.Error(), "killed")
-	case err := <-exited:
-		if err != nil {
-			t.Fatalf("the checkpoint failed: %v\n%s", err, stderr.String())
+		err = <-exited
+	case err = <-exited:
+		select {
+		case <-seen: // the kill's exit, come first
+		default:
+			if err != nil {
+				t.Fatalf("the checkpoint failed: %v\n%s", err, stderr.String())
+			}
+			return false // it finished before the step was seen (the file was not written this time)
 		}
-		return false // it finished before the step was seen (the file was not written this time)
 	}
+	return err != nil && strings.Contains(err.Error(), "killed")
 }
