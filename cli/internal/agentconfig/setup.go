@@ -139,6 +139,15 @@ func plan(req Request, part Part, recs records) (*planned, error) {
 		return nil, err
 	}
 	p := &planned{file: target, mode: mode, recs: recs, made: rec.Dirs, change: FileChange{Path: file, What: part.What, Changes: []Change{}}}
+	if others := without(rec.Clients, req.Client.Name); req.Remove && len(others) > 0 {
+		// One file serves two clients (.github/hooks: VS Code and Copilot): it stays theirs.
+		p.change.Action = ActionUnchanged
+		p.change.Kept = append(p.change.Kept, Kept{At: "the file's entries", Why: "also set up for " + strings.Join(others, ", ") + ": kept (agent-rewind setup " + others[0] + " --remove takes them out)"})
+		next := *rec
+		next.Clients = others
+		p.rec = &next
+		return p, nil
+	}
 	var data []byte
 	var next *Record
 	switch part.format {
@@ -226,6 +235,16 @@ func stripComments(s string) string {
 	return b.String()
 }
 
+func without(names []string, n string) []string {
+	var out []string
+	for _, x := range names {
+		if x != n {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
 func addName(names []string, n string) []string {
 	for _, x := range names {
 		if x == n {
@@ -237,7 +256,7 @@ func addName(names []string, n string) []string {
 
 func sameRecord(a, b *Record) bool {
 	if a.Created != b.Created || a.Script != b.Script || a.Original != b.Original || a.Mode != b.Mode || len(a.JSON) != len(b.JSON) || len(a.Replaced) != len(b.Replaced) ||
-		len(a.Blocks) != len(b.Blocks) || strings.Join(a.Dirs, "\n") != strings.Join(b.Dirs, "\n") {
+		len(a.Blocks) != len(b.Blocks) || strings.Join(a.Dirs, "\n") != strings.Join(b.Dirs, "\n") || strings.Join(a.Clients, " ") != strings.Join(b.Clients, " ") {
 		return false
 	}
 	for i := range a.JSON {

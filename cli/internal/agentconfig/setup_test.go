@@ -311,3 +311,34 @@ func tomlEqual(a, b *tval) bool {
 	}
 	return true
 }
+
+// .github/hooks/agent-rewind.json serves VS Code and Copilot: --remove for one leaves the other's
+// hooks, and the second --remove takes them out.
+func TestSetupSharedFile(t *testing.T) {
+	req := testRequest(t, "vscode", ScopeProject)
+	copilot := req
+	copilot.Client, _ = ClientNamed("copilot")
+	for _, r := range []Request{req, copilot} {
+		if _, err := Run(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	hooks := filepath.Join(req.Loc.Root, ".github", "hooks", "agent-rewind.json")
+	copilot.Remove = true
+	if _, err := Run(copilot); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(hooks); err != nil || !strings.Contains(string(b), "guard") {
+		t.Fatalf("setup copilot --remove took VS Code's hooks too: %v %s", err, b)
+	}
+	if _, err := os.Stat(filepath.Join(req.Loc.Root, ".github", "mcp.json")); err == nil {
+		t.Error("setup copilot --remove left Copilot's own .github/mcp.json")
+	}
+	req.Remove = true
+	if _, err := Run(req); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(hooks); err == nil {
+		t.Error("the last --remove left the shared hooks file")
+	}
+}

@@ -74,3 +74,17 @@ func TestCopilotTrusted(t *testing.T) {
 		t.Error("trusted by another folder")
 	}
 }
+
+// FuzzStripLineComments: any config.json Copilot might write is read without a panic, and
+// blanking its comments keeps every byte's position (line numbers in errors stay right).
+func FuzzStripLineComments(f *testing.F) {
+	for _, s := range []string{"// x\n{}", `{"a": "b//c"} // d`, `{"a": "\"//"}`, "//", `"\`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		out := stripLineComments([]byte(s))
+		if len(out) != len(s) {
+			t.Fatalf("%q: %d bytes became %d", s, len(s), len(out))
+		}
+	})
+}
