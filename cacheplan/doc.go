@@ -1,6 +1,7 @@
 // Package cacheplan plans Anthropic prompt-cache breakpoints, prunes repeated tool results,
 // and compares consecutive requests' cacheable prefixes. It works on raw request bodies (the
-// JSON of a POST /v1/messages) and never re-encodes them: it finds offsets with a validating
+// JSON of a POST /v1/messages, and for pruning OpenAI's /v1/responses and
+// /v1/chat/completions too) and never re-encodes them: it finds offsets with a validating
 // scanner and splices bytes, so everything it does not mean to change stays byte for byte
 // what the client sent. It makes no network call and reads no files.
 //
@@ -8,8 +9,9 @@
 //
 //   - PlanRequest / Plan.Apply (and Preserve, both at once): if the client supplied no
 //     cache_control anywhere, plan a breakpoint at the end of the stable prefix.
-//   - Prune: replace every tool_result content that repeats an earlier one byte for byte with
-//     a short reference to that first full one.
+//   - Prune: replace every tool output (an Anthropic tool_result, an OpenAI
+//     function_call_output or tool message) that repeats an earlier one byte for byte with a
+//     short reference to that first full one.
 //   - Compare: classify a request against the previous one (unchanged, appended messages,
 //     appended blocks, divergence) and name the first change.
 //
@@ -86,14 +88,43 @@
 //
 // # Pruner
 //
-// A tool_result block's content (string or array) that is byte-for-byte the content of an
-// earlier tool_result, and at least PruneOptions.MinBytes long, becomes the JSON string
+// A tool output that is byte for byte the content of an earlier one, and at least
+// PruneOptions.MinBytes long, becomes a JSON string naming the first one. Per API:
+//
+//   - Anthropic Messages: a tool_result block's content (string or array), in messages;
+//   - OpenAI Responses: the output (string or content parts) of a function_call_output or
+//     custom_tool_call_output item, in input;
+//   - OpenAI Chat Completions: the content (string or text parts) of a role "tool" message.
+//
+// The reference reads
 //
 //	"[agent-rewind: identical to the earlier tool result at messages[2].content[0] (tool_use_id toolu_01); its content is omitted here to save tokens]"
+//	"[agent-rewind: identical to the earlier tool result at input[9].output (call_id call_list_0); its content is omitted here to save tokens]"
+//	"[agent-rewind: identical to the earlier tool result at messages[5].content (tool_call_id call_read_0); its content is omitted here to save tokens]"
 //
-// (the tool_use_id only when it is short and plainly spelled). Decisions depend only on
-// earlier blocks, so an agent loop's requests stay prefix-stable. Bodies in other formats
-// (OpenAI chat, Responses) pass through unchanged, with PruneResult.Reason saying so.
+// (the call id only when it is short and plainly spelled). Identical means the content
+// alone: outputs that differ only in their call ids (two calls never share one) are
+// repeats, and each keeps its own call id, so every call still has its answer; outputs that
+// differ in any byte of their content (Codex's exec_command output carries a chunk id and a
+// wall time) are not. A reference is never longer than what it replaces, and an output whose
+// content carries a cache marker (cache_control, or OpenAI's prompt_cache_breakpoint) is
+// never replaced. Decisions depend only on earlier outputs, so an agent loop's requests stay
+// prefix-stable. The format is PruneOptions.Format when given (a gateway knows it from the
+// request path), else detected (below); a body in no supported format passes through
+// unchanged, with PruneResult.Reason saying why.
+//
+// # Formats
+//
+// A body with "input" and no "messages" is a Responses body. A "messages" body is Chat
+// Completions when it has something only Chat Completions has (a system, developer or tool
+// role, tool_calls, tool_call_id, an image_url or input_audio part, a tool with a
+// "function", a string tool_choice, a top-level member such as max_completion_tokens,
+// response_format, stream_options or prompt_cache_key), Anthropic Messages when it has
+// something only that API has (a top-level system or thinking, a tool_use, tool_result,
+// thinking or image block, a tool with an input_schema, cache_control), neither when it has
+// both, and assumed to be Anthropic Messages (DetectionAssumed) when it has neither: user and
+// assistant turns of plain text are valid in both, and a caller that knows says so with the
+// Format option. Results carry the Format and its Detection.
 //
 // # Compare
 //

@@ -61,3 +61,29 @@ func ExamplePrune() {
 	// 1 messages[1].content[0] -> messages[0].content[0]
 	// true
 }
+
+// Pruning OpenAI bodies: a Responses function_call_output and a Chat Completions tool
+// message that repeat an earlier output under a new call id become references to it.
+func ExamplePrune_openAI() {
+	out := strconv.Quote(strings.Repeat("ok  github.com/x/y 0.10s\n", 10))
+	responses := []byte(`{"model":"gpt-5.5","input":[` +
+		`{"type":"function_call","call_id":"call_1","name":"exec_command","arguments":"{}"},` +
+		`{"type":"function_call_output","call_id":"call_1","output":` + out + `},` +
+		`{"type":"function_call","call_id":"call_2","name":"exec_command","arguments":"{}"},` +
+		`{"type":"function_call_output","call_id":"call_2","output":` + out + `}]}`)
+	pruned, res, _ := cacheplan.Prune(responses, cacheplan.PruneOptions{})
+	fmt.Println(res.Format, res.Detection, res.References[0].Location, "->", res.References[0].First)
+	fmt.Println(strings.Contains(string(pruned), `"call_id":"call_2","output":"[agent-rewind: identical to the earlier tool result at input[1].output (call_id call_1)`))
+
+	chat := []byte(`{"model":"gpt-4.1","messages":[{"role":"user","content":"test it"},` +
+		`{"role":"assistant","tool_calls":[{"id":"call_1","type":"function","function":{"name":"go_test","arguments":"{}"}}]},` +
+		`{"role":"tool","tool_call_id":"call_1","content":` + out + `},` +
+		`{"role":"assistant","tool_calls":[{"id":"call_2","type":"function","function":{"name":"go_test","arguments":"{}"}}]},` +
+		`{"role":"tool","tool_call_id":"call_2","content":` + out + `}]}`)
+	_, res, _ = cacheplan.Prune(chat, cacheplan.PruneOptions{Format: cacheplan.FormatOpenAIChat})
+	fmt.Println(res.Format, res.Detection, res.References[0].Location, "->", res.References[0].First)
+	// Output:
+	// openai-responses shape input[3].output -> input[1].output
+	// true
+	// openai-chat given messages[4].content -> messages[2].content
+}

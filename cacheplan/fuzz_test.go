@@ -39,27 +39,35 @@ func FuzzPlan(f *testing.F) {
 	})
 }
 
-// FuzzPrune: any input is either invalid JSON or pruned such that only the replaced
-// contents differ.
+// FuzzPrune: any input, read as any format or detected, is either invalid JSON or pruned
+// such that only the replaced contents differ.
 func FuzzPrune(f *testing.F) {
 	addFixtures(f, "testdata/prune/*.json")
+	addFixtures(f, "testdata/openai/*.json")
 	f.Add(conversation(4, strings.Repeat("x", 300)))
+	f.Add(codexTurns(f, 2))
+	f.Add(clineTurns(f, 2))
 	f.Fuzz(func(t *testing.T, body []byte) {
-		out, res, err := Prune(body, PruneOptions{MinBytes: 8})
-		if valid := json.Valid(body); (err == nil) != valid {
-			t.Fatalf("error %v, but encoding/json valid = %v", err, valid)
-		}
-		if err != nil {
-			if !bytes.Equal(out, body) {
-				t.Fatalf("body changed on error")
+		for _, format := range append([]Format{""}, Formats...) {
+			out, res, err := Prune(body, PruneOptions{MinBytes: 8, Format: format})
+			if valid := json.Valid(body); (err == nil) != valid {
+				t.Fatalf("%q: error %v, but encoding/json valid = %v", format, err, valid)
 			}
-			return
-		}
-		if res.Pruned != len(res.References) || res.BytesSaved != len(body)-len(out) || (res.Pruned == 0 && !bytes.Equal(out, body)) {
-			t.Fatalf("result %+v for %d -> %d bytes", res, len(body), len(out))
-		}
-		if res.Pruned > 0 {
-			checkPruned(t, body, out, res)
+			if err != nil {
+				if !bytes.Equal(out, body) {
+					t.Fatalf("body changed on error")
+				}
+				return
+			}
+			if res.Pruned != len(res.References) || res.BytesSaved != len(body)-len(out) || (res.Pruned == 0 && !bytes.Equal(out, body)) {
+				t.Fatalf("%q: result %+v for %d -> %d bytes", format, res, len(body), len(out))
+			}
+			if (res.Format == FormatOther) != (res.Reason != "") || (format != "" && res.Format != FormatOther && res.Format != format) {
+				t.Fatalf("%q: read as %s (%q)", format, res.Format, res.Reason)
+			}
+			if res.Pruned > 0 {
+				checkPruned(t, body, out, res)
+			}
 		}
 	})
 }

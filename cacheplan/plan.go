@@ -76,7 +76,9 @@ type Warning struct {
 type Plan struct {
 	Decision Decision `json:"decision"`
 	Format   Format   `json:"format"`
-	Reason   string   `json:"reason"`
+	// Detection says how Format was decided; empty for FormatOther.
+	Detection Detection `json:"formatDetection,omitempty"`
+	Reason    string    `json:"reason"`
 	// Breakpoints are the planned markers, in body order (DecisionInsert only).
 	Breakpoints []Breakpoint `json:"breakpoints"`
 	// Existing are the client's markers, in render order.
@@ -145,7 +147,7 @@ type planner struct {
 	data        []byte
 	p           *Plan
 	s           *planScratch
-	openAI      bool
+	marks       shape
 	unsupported bool
 	dup         bool
 	tool, sys   cand
@@ -183,9 +185,12 @@ func PlanRequest(body []byte, opts Options) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	p.Format = top.format(body, w.openAI)
+	w.marks.anthropic = w.marks.anthropic || top.shape.anthropic
+	w.marks.chat = w.marks.chat || top.shape.chat
+	var why string
+	p.Format, p.Detection, why = resolveFormat(&top, w.marks, "")
 	if p.Format == FormatMessages && w.unsupported {
-		p.Format = FormatOther
+		p.Format, p.Detection, why = FormatOther, "", "a tools, system, message or content value has a type Anthropic Messages does not accept"
 	}
 	if top.model != 0 {
 		tok := body[top.model:top.modelEnd]
@@ -206,7 +211,11 @@ func PlanRequest(body []byte, opts Options) (*Plan, error) {
 	switch {
 	case p.Format != FormatMessages:
 		p.Decision = DecisionUnsupported
-		p.Reason = "not an Anthropic Messages request body (" + string(p.Format) + "); left unchanged"
+		if p.Format == FormatOther {
+			p.Reason = unsupportedReason(why) + "; left unchanged"
+		} else {
+			p.Reason = "not an Anthropic Messages request body (" + string(p.Format) + "); left unchanged"
+		}
 	case top.dup || w.dup:
 		p.Decision = DecisionAmbiguous
 		p.Reason = "a member the planner reads (tools, system, messages, model, cache_control, or a block's type, text or cache_control) appears twice; left unchanged"
@@ -271,6 +280,8 @@ func (w *planner) tools(o *jsonscan.Object) error {
 			w.addExisting(loc, b.cc)
 		}
 		w.dup = w.dup || b.dup
+		w.marks.anthropic = w.marks.anthropic || b.marks.anthropic
+		w.marks.chat = w.marks.chat || b.marks.chat
 		if !b.cc.present && !b.cc.null && !b.dup && b.members > 0 {
 			w.tool, w.hasTool = cand{loc: loc, global: -1, start: b.start, end: b.end}, true
 		}
@@ -321,6 +332,8 @@ func (w *planner) system(o *jsonscan.Object) error {
 			w.addExisting(loc, b.cc)
 		}
 		w.dup = w.dup || b.dup
+		w.marks.anthropic = w.marks.anthropic || b.marks.anthropic
+		w.marks.chat = w.marks.chat || b.marks.chat
 		if b.cacheable() {
 			w.sys, w.hasSys = cand{loc: loc, global: -1, start: b.start, end: b.end}, true
 		}
@@ -372,9 +385,7 @@ func (w *planner) messages(o *jsonscan.Object) error {
 				tok := d[v:end]
 				info.user = jsonscan.StringIs(tok, esc, "user")
 				info.assistant = jsonscan.StringIs(tok, esc, "assistant")
-				if openAIRole(tok, esc) {
-					w.openAI = true
-				}
+				w.marks.role(tok, esc)
 			case m.KeyIs("content"):
 				w.dup = w.dup || seenContent
 				seenContent = true
@@ -383,8 +394,8 @@ func (w *planner) messages(o *jsonscan.Object) error {
 					return err
 				}
 				m.Consumed(end)
-			case openAIMessageKey(&m):
-				w.openAI = true
+			default:
+				w.marks.messageKey(&m)
 			}
 		}
 		if err := m.Err(); err != nil {
@@ -447,6 +458,8 @@ func (w *planner) content(mi, v, depth int) (int, error) {
 			w.addExisting(Location{Section: SectionMessages, Index: mi, Block: bi, Sub: n.sub}, n.cc)
 		}
 		w.dup = w.dup || b.dup
+		w.marks.anthropic = w.marks.anthropic || b.marks.anthropic
+		w.marks.chat = w.marks.chat || b.marks.chat
 		if b.cacheable() {
 			w.s.cands = append(w.s.cands, cand{loc: loc, global: global, start: b.start, end: b.end})
 		}

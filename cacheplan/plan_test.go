@@ -424,13 +424,21 @@ func TestMinimumCacheableTokens(t *testing.T) {
 
 func TestLocationString(t *testing.T) {
 	for want, l := range map[string]Location{
-		"tools[2]":                          {SectionTools, 2, -1, -1},
-		"system":                            {SectionSystem, -1, -1, -1},
-		"system[0]":                         {SectionSystem, 0, -1, -1},
-		"messages[3].content":               {SectionMessages, 3, -1, -1},
-		"messages[3].content[1]":            {SectionMessages, 3, 1, -1},
-		"messages[3].content[1].content[0]": {SectionMessages, 3, 1, 0},
-		"cache_control":                     {SectionTop, -1, -1, -1},
+		"tools[2]":                          {SectionTools, 2, -1, -1, ""},
+		"system":                            {SectionSystem, -1, -1, -1, ""},
+		"system[0]":                         {SectionSystem, 0, -1, -1, ""},
+		"messages[3].content":               {SectionMessages, 3, -1, -1, ""},
+		"messages[3].content[1]":            {SectionMessages, 3, 1, -1, ""},
+		"messages[3].content[1].content[0]": {SectionMessages, 3, 1, 0, ""},
+		"cache_control":                     {SectionTop, -1, -1, -1, ""},
+		"instructions":                      {SectionInstructions, -1, -1, -1, ""},
+		"input":                             {SectionInput, -1, -1, -1, ""},
+		"input[7]":                          {SectionInput, 7, -1, -1, ""},
+		"input[7].output":                   {SectionInput, 7, -1, -1, "output"},
+		"input[0].content[2]":               {SectionInput, 0, 2, -1, ""},
+		"messages[4]":                       {SectionChat, 4, -1, -1, ""},
+		"messages[4].content":               {SectionChat, 4, -1, -1, "content"},
+		"messages[4].content[1]":            {SectionChat, 4, 1, -1, ""},
 	} {
 		if got := l.String(); got != want {
 			t.Errorf("%+v: %s, want %s", l, got, want)

@@ -10,6 +10,17 @@ import (
 	"testing"
 )
 
+// recording is the absolute path of a request recorded from a real client: Codex CLI
+// 0.169.0 on the Responses API, Cline CLI 3.0.65 on Chat Completions.
+func recording(t *testing.T, name string) string {
+	t.Helper()
+	p, err := filepath.Abs(filepath.Join("..", "..", "..", "tools", "agents", "mockmodel", "testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
 // promptMarker is planted in every prompt, tool result and response below: the offline
 // commands' reports and errors must never contain it.
 const promptMarker = "PROMPT-MARKER-e2e-5d21"
@@ -136,7 +147,7 @@ func TestPrune(t *testing.T) {
 	body := writeJSON(t, filepath.Join(dir, "req.json"), req)
 
 	r := run(t, dir, "", "prune", "@req.json")
-	if r.code != 0 || !strings.Contains(r.stderr, "prune: 2 of 3 tool results were repeats") {
+	if r.code != 0 || !strings.Contains(r.stderr, "prune: read as anthropic-messages (detected from its shape); 2 of 3 tool results were repeats") {
 		t.Fatalf("prune: %d %s", r.code, r.stderr)
 	}
 	if strings.Contains(r.stderr, promptMarker) {
@@ -175,11 +186,49 @@ func TestPrune(t *testing.T) {
 		t.Fatalf("the JSON summary quotes a prompt")
 	}
 
-	// Another format passes through unchanged, and stderr says so.
-	other := `{"model":"gpt-4o","messages":[{"role":"tool","tool_call_id":"c","content":"x"}]}`
-	r = run(t, dir, "", "prune", other)
-	if r.code != 0 || r.stdout != other || !strings.Contains(r.stderr, "passed through unchanged") {
-		t.Fatalf("pass-through: %d %q %q", r.code, r.stdout, r.stderr)
+	// OpenAI bodies: the Responses request Codex CLI 0.169.0 really sent (one tool output,
+	// nothing to prune), and a Chat Completions body whose second tool message repeats the
+	// first; a plain-text body is read as Anthropic unless --api says otherwise.
+	// As docs/offline-tools.md shows it.
+	codex, err := os.ReadFile(recording(t, "codex-0.169.0-responses.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "codex-request.json"), codex, 0o644)
+	r = run(t, dir, "", "prune", "@codex-request.json")
+	if r.code != 0 || r.stdout != string(codex) || !strings.Contains(r.stderr, "prune: read as openai-responses (detected from its shape); 0 of 1 tool results") {
+		t.Fatalf("codex: %d %q", r.code, r.stderr)
+	}
+	log := strings.Repeat("ok  example.com/pkg 0.01s "+promptMarker+"\n", 12)
+	chat, _ := json.Marshal(map[string]any{"model": "gpt-4.1", "messages": []any{
+		map[string]any{"role": "user", "content": "test it " + promptMarker},
+		map[string]any{"role": "tool", "tool_call_id": "call_1", "content": log},
+		map[string]any{"role": "tool", "tool_call_id": "call_2", "content": log},
+	}})
+	r = run(t, dir, string(chat), "prune", "--api", "openai-chat", "-")
+	if r.code != 0 || strings.Count(r.stdout, promptMarker) != 13 || !strings.Contains(r.stdout, "identical to the earlier tool result at messages[1].content (tool_call_id call_1)") ||
+		!strings.Contains(r.stderr, "prune: read as openai-chat (as --api says); 1 of 2 tool results") {
+		t.Fatalf("chat: %d %q", r.code, r.stderr)
+	}
+	if r = run(t, dir, string(chat), "prune", "-"); !strings.Contains(r.stderr, "prune: read as openai-chat (detected from its shape); 1 of 2 tool results") {
+		t.Fatalf("chat detected: %d %q", r.code, r.stderr)
+	}
+	noPromptText(t, result{stderr: r.stderr}, "prune summary")
+	plain := `{"model":"m","messages":[{"role":"user","content":"hi"}]}`
+	if r = run(t, dir, "", "prune", plain); r.code != 0 || !strings.Contains(r.stderr, "read as anthropic-messages (assumed: ") {
+		t.Fatalf("plain: %d %q", r.code, r.stderr)
+	}
+	if r = run(t, dir, "", "--json", "prune", "--api", "openai-chat", plain); r.code != 0 || !strings.Contains(r.stdout, `"format": "openai-chat"`) || !strings.Contains(r.stdout, `"formatDetection": "given"`) {
+		t.Fatalf("plain --api openai-chat: %d %q", r.code, r.stdout)
+	}
+	// A body of another API is refused, naming the shapes that are read.
+	gemini := `{"contents":[{"role":"user","parts":[{"text":"hi ` + promptMarker + `"}]}]}`
+	for _, args := range [][]string{{"prune", gemini}, {"prune", "--api", "openai-responses", plain}} {
+		r = run(t, dir, "", args...)
+		if r.code != 1 || r.stdout != "" || !strings.Contains(r.stderr, "supported: an Anthropic Messages body") || !strings.Contains(r.stderr, "give --api") {
+			t.Fatalf("%v: %d %q %q", args, r.code, r.stdout, r.stderr)
+		}
+		noPromptText(t, r, "prune refusal")
 	}
 	r = run(t, dir, "", "prune", `{"messages":`)
 	if r.code != 1 || r.stdout != "" || !strings.Contains(r.stderr, "not valid JSON") {
