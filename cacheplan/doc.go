@@ -1,14 +1,15 @@
-// Package cacheplan plans Anthropic prompt-cache breakpoints, prunes repeated tool results,
-// and compares consecutive requests' cacheable prefixes. It works on raw request bodies (the
-// JSON of a POST /v1/messages, and for pruning OpenAI's /v1/responses and
-// /v1/chat/completions too) and never re-encodes them: it finds offsets with a validating
+// Package cacheplan plans Anthropic prompt-cache breakpoints and reports on OpenAI's automatic
+// prefix caching, prunes repeated tool results, and compares consecutive requests' cacheable
+// prefixes. It works on raw request bodies (the JSON of a POST /v1/messages, /v1/responses or
+// /v1/chat/completions) and never re-encodes them: it finds offsets with a validating
 // scanner and splices bytes, so everything it does not mean to change stays byte for byte
 // what the client sent. It makes no network call and reads no files.
 //
 // Three entry points:
 //
 //   - PlanRequest / Plan.Apply (and Preserve, both at once): if the client supplied no
-//     cache_control anywhere, plan a breakpoint at the end of the stable prefix.
+//     cache_control anywhere, plan a breakpoint at the end of the stable prefix; for an
+//     OpenAI body, report what the provider's automatic caching holds.
 //   - Prune: replace every tool output (an Anthropic tool_result, an OpenAI
 //     function_call_output or tool message) that repeats an earlier one byte for byte with a
 //     short reference to that first full one.
@@ -62,9 +63,48 @@
 // Sizes are estimated without a tokenizer: EstimateTokens is the JSON byte count over
 // BytesPerToken (4), an estimate that counts JSON syntax too.
 //
+// # OpenAI's rules (checked 2026-12; provider policy, subject to change)
+//
+// From OpenAI's prompt-caching guide (https://developers.openai.com/api/docs/guides/prompt-caching)
+// and its Prompt Caching 201 cookbook
+// (https://developers.openai.com/cookbook/examples/prompt_caching_201):
+//
+//   - Caching is automatic for prompts of 1,024 tokens or more (OpenAIMinimumTokens), on
+//     Responses and Chat Completions alike: no marker. A hit needs an exact prefix match and
+//     covers the longest matching prefix in 128-token blocks (OpenAIIncrementTokens), so a
+//     prefix of n tokens holds OpenAICacheableTokens(n): n rounded down to 128, 0 under 1,024.
+//   - The whole prompt is cacheable: messages, images, audio, tool definitions and
+//     structured-output schemas. This package sizes it as tools, instructions (Responses),
+//     then the input items or messages, in order: where OpenAI renders each is not
+//     documented, so a change anywhere is taken to end the shared prefix there.
+//   - A request is routed by a hash of its first tokens (typically the first 256) combined
+//     with prompt_cache_key, so turns of one conversation reach the machines that hold its
+//     prefix when they share a key; past about 15 requests a minute for one prefix and key,
+//     requests overflow to other machines and miss.
+//   - prompt_cache_retention "in_memory" (the default: 5 to 10 minutes of inactivity, at
+//     most an hour) or "24h".
+//   - From gpt-5.6, prompt_cache_options (mode "implicit", the default, in which OpenAI
+//     places one breakpoint at the newest message, or "explicit"; ttl "30m", the only value)
+//     and a prompt_cache_breakpoint {"mode":"explicit"} on content parts mark cache
+//     entries, matched exactly at a breakpoint and not rounded to a block; up to four are
+//     written per request; prompt_cache_options.ttl supersedes prompt_cache_retention and a
+//     request with both is rejected (the API reference as the SDKs carry it, for example
+//     openai-java's ResponseInputTextContent.PromptCacheBreakpoint and async-openai's
+//     PromptCacheOptionsParam).
+//
+// The planner never changes an OpenAI body: Plan.PrefixCaching reports the prompt's size,
+// what of it the cache can hold, the part the previous turn sent (everything before the
+// model's last answer: the trailing run of assistant messages, function calls and reasoning
+// items), the cache key (its length, never its value), the retention and the mode.
+//
 // # Planner
 //
-// Decision order: a body that is not an Anthropic Messages body is DecisionUnsupported; a
+// A Responses or Chat Completions body is DecisionAutomatic (OpenAI caches it by itself),
+// DecisionBelowMinimum when the prompt cannot reach 1,024 tokens even at DenseBytesPerToken
+// bytes a token, or DecisionClientSupplied when prompt_cache_options.mode is "explicit";
+// the client's prompt_cache_breakpoint markers are Plan.Existing.
+//
+// For Anthropic Messages, the decision order: a body in no supported format is DecisionUnsupported; a
 // body in which a member the planner reads appears twice is DecisionAmbiguous; a body with any
 // non-null cache_control (top level, tools, system blocks, content blocks, blocks nested in a
 // tool_result) is DecisionClientSupplied, with warnings for what the API would reject (more

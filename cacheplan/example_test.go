@@ -87,3 +87,24 @@ func ExamplePrune_openAI() {
 	// true
 	// openai-chat given messages[4].content -> messages[2].content
 }
+
+// OpenAI caches a prompt's prefix by itself: the plan reports how much of a Responses
+// request the cache can hold and which part the previous turn already sent.
+func ExamplePlanRequest_openAI() {
+	body := []byte(`{"model":"gpt-5.5","prompt_cache_key":"session-1","instructions":"` + strings.Repeat("Follow the house style. ", 300) + `","input":[` +
+		`{"role":"user","content":"Run the tests."},` +
+		`{"type":"function_call","call_id":"call_1","name":"exec_command","arguments":"{\"cmd\":\"go test ./...\"}"},` +
+		`{"type":"function_call_output","call_id":"call_1","output":"ok"}]}`)
+	plan, err := cacheplan.PlanRequest(body, cacheplan.Options{})
+	if err != nil {
+		panic(err)
+	}
+	pc := plan.PrefixCaching
+	fmt.Println(plan.Decision, plan.Format, plan.EstimatedPrefixTokens, "tokens,", pc.CacheableTokens, "cacheable")
+	fmt.Println("new this turn from", pc.PreviousTurn.NewFrom, "after", pc.PreviousTurn.EstimatedTokens, "tokens the previous turn sent")
+	fmt.Println(len(plan.Apply(body)) == len(body))
+	// Output:
+	// automatic openai-responses 1855 tokens, 1792 cacheable
+	// new this turn from input[1] after 1812 tokens the previous turn sent
+	// true
+}

@@ -16,26 +16,33 @@ func addFixtures(f *testing.F, pattern string) {
 	}
 }
 
-// FuzzPlan: any input either fails as invalid JSON (exactly when encoding/json says so) or
-// gets a plan; an insert plan splices only its markers (checked byte by byte and by value).
+// FuzzPlan: any input, read as any format or detected, either fails as invalid JSON (exactly
+// when encoding/json says so) or gets a plan; an insert plan splices only its markers
+// (checked byte by byte and by value), and any other plan changes nothing.
 func FuzzPlan(f *testing.F) {
 	addFixtures(f, "testdata/plan/*.json")
+	addFixtures(f, "testdata/openai/*.json")
 	f.Add(agentTurn(11, false))
 	f.Fuzz(func(t *testing.T, body []byte) {
-		p, err := PlanRequest(body, Options{})
-		if valid := json.Valid(body); (err == nil) != valid {
-			t.Fatalf("error %v, but encoding/json valid = %v", err, valid)
-		}
-		if err != nil {
-			if !errors.Is(err, ErrInvalidJSON) {
-				t.Fatalf("unexpected error %v", err)
+		for _, format := range append([]Format{""}, Formats...) {
+			p, err := PlanRequest(body, Options{Format: format})
+			if valid := json.Valid(body); (err == nil) != valid {
+				t.Fatalf("error %v, but encoding/json valid = %v", err, valid)
 			}
-			return
+			if err != nil {
+				if !errors.Is(err, ErrInvalidJSON) {
+					t.Fatalf("unexpected error %v", err)
+				}
+				return
+			}
+			if len(p.Breakpoints) > 2 || (p.Decision == DecisionInsert) != (len(p.Breakpoints) > 0) {
+				t.Fatalf("decision %s with %d breakpoints", p.Decision, len(p.Breakpoints))
+			}
+			if openAI := p.Format == FormatResponses || p.Format == FormatOpenAIChat; openAI != (p.PrefixCaching != nil) || (openAI && p.Decision == DecisionInsert) {
+				t.Fatalf("%s: decision %s, prefix caching %v", p.Format, p.Decision, p.PrefixCaching)
+			}
+			checkApplied(t, body, p)
 		}
-		if len(p.Breakpoints) > 2 || (p.Decision == DecisionInsert) != (len(p.Breakpoints) > 0) {
-			t.Fatalf("decision %s with %d breakpoints", p.Decision, len(p.Breakpoints))
-		}
-		checkApplied(t, body, p)
 	})
 }
 

@@ -28,7 +28,8 @@ type Location struct {
 	// Sub is the index of a block nested in a tool_result's content; -1 when none.
 	Sub int
 	// Field names a member of an input item or a Chat message ("output", "content"), for
-	// the OpenAI sections; empty for the item or message itself.
+	// the OpenAI sections, Block then indexing into it; empty for the item or message itself,
+	// or for its "content" when Block is set.
 	Field string
 }
 
@@ -67,14 +68,15 @@ func (l Location) appendPath(b []byte) []byte {
 			b = append(b, "messages"...)
 		}
 		b = appendIndex(b, l.Index)
-		if l.Block >= 0 {
-			b = append(b, ".content"...)
-			b = appendIndex(b, l.Block)
+		field := l.Field
+		if field == "" && l.Block >= 0 {
+			field = "content"
 		}
-		if l.Field != "" {
+		if field != "" {
 			b = append(b, '.')
-			b = append(b, l.Field...)
+			b = append(b, field...)
 		}
+		b = appendIndex(b, l.Block)
 	default:
 		return append(b, '?')
 	}

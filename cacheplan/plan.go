@@ -19,6 +19,7 @@ const (
 	DecisionUnsupported      Decision = "unsupported-format" // not an Anthropic Messages body: left as it is
 	DecisionAmbiguous        Decision = "ambiguous"          // a member the planner reads appears twice: left as it is
 	DecisionBelowMinimum     Decision = "below-minimum"      // the prefix is too short for the model to cache: left as it is
+	DecisionAutomatic        Decision = "automatic"          // OpenAI: the provider caches the prefix by itself, no marker to place
 )
 
 // Role says why a breakpoint is where it is.
@@ -38,8 +39,12 @@ type Options struct {
 	TTL TTL
 	// MinimumTokens is the model's minimum cacheable prefix length in tokens, for a caller
 	// that knows it better than MinimumCacheableTokens (a model the table does not know, or
-	// one whose minimum changed); 0 means the table's value.
+	// one whose minimum changed); 0 means the table's value. Anthropic Messages only.
 	MinimumTokens int
+	// Format is the API the body is for when the caller knows it; empty means detect it from
+	// the body's shape. Responses and Chat Completions bodies get a report on OpenAI's
+	// automatic caching (Plan.PrefixCaching) and are never changed.
+	Format Format
 }
 
 // Breakpoint is one cache_control marker, planned or found.
@@ -83,8 +88,9 @@ type Plan struct {
 	Breakpoints []Breakpoint `json:"breakpoints"`
 	// Existing are the client's markers, in render order.
 	Existing []Breakpoint `json:"existing"`
-	// AutomaticCaching: the body has a top-level cache_control (the provider then places
-	// the breakpoint itself).
+	// AutomaticCaching: the provider places the breakpoint itself: the body has a top-level
+	// cache_control (Anthropic), or is an OpenAI body not in prompt_cache_options' explicit
+	// mode.
 	AutomaticCaching bool   `json:"automaticCaching"`
 	Counts           Counts `json:"counts"`
 	// PrefixBytes and EstimatedPrefixTokens size the prefix the tail breakpoint caches.
@@ -100,7 +106,10 @@ type Plan struct {
 	MinimumTokens int       `json:"minimumTokens,omitempty"`
 	BelowMinimum  bool      `json:"belowMinimum"`
 	Warnings      []Warning `json:"warnings"`
-	TTL           TTL       `json:"ttl"`
+	TTL           TTL       `json:"ttl,omitempty"` // of planned markers (Anthropic)
+	// PrefixCaching reports on OpenAI's automatic prefix caching, for a Responses or Chat
+	// Completions body; nil otherwise.
+	PrefixCaching *PrefixCaching `json:"prefixCaching,omitempty"`
 
 	bodyLen int
 	extra   int
@@ -131,14 +140,17 @@ type cand struct {
 }
 
 type msgInfo struct {
-	user, assistant bool
-	first, count    int // global index of the first block, number of blocks
+	user, assistant bool // for a Responses item, assistant is any output of the model
+	first, count    int  // global index of the first block, number of blocks
+	end             int  // offset just past the message or item
 }
 
 type planScratch struct {
-	cands  []cand
-	msgs   []msgInfo
-	nested []nestedMarker
+	cands   []cand
+	msgs    []msgInfo
+	nested  []nestedMarker
+	items   []msgInfo    // Responses input items
+	oaMarks []Breakpoint // OpenAI prompt_cache_breakpoint markers
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(planScratch) }}
@@ -148,6 +160,7 @@ type planner struct {
 	p           *Plan
 	s           *planScratch
 	marks       shape
+	oa          openaiScan
 	unsupported bool
 	dup         bool
 	tool, sys   cand
@@ -178,7 +191,7 @@ func PlanRequest(body []byte, opts Options) (*Plan, error) {
 	p := &Plan{TTL: ttl, bodyLen: len(body)}
 	s := scratchPool.Get().(*planScratch)
 	defer scratchPool.Put(s)
-	s.cands, s.msgs, s.nested = s.cands[:0], s.msgs[:0], s.nested[:0]
+	s.cands, s.msgs, s.nested, s.items, s.oaMarks = s.cands[:0], s.msgs[:0], s.nested[:0], s.items[:0], s.oaMarks[:0]
 	w := planner{data: body, p: p, s: s}
 
 	top, err := readTop(body, w.visit)
@@ -188,7 +201,7 @@ func PlanRequest(body []byte, opts Options) (*Plan, error) {
 	w.marks.anthropic = w.marks.anthropic || top.shape.anthropic
 	w.marks.chat = w.marks.chat || top.shape.chat
 	var why string
-	p.Format, p.Detection, why = resolveFormat(&top, w.marks, "")
+	p.Format, p.Detection, why = resolveFormat(&top, w.marks, opts.Format)
 	if p.Format == FormatMessages && w.unsupported {
 		p.Format, p.Detection, why = FormatOther, "", "a tools, system, message or content value has a type Anthropic Messages does not accept"
 	}
@@ -197,6 +210,11 @@ func PlanRequest(body []byte, opts Options) (*Plan, error) {
 		if !top.modelEscaped {
 			p.MinimumTokens, p.ModelFamily, _ = MinimumCacheableTokens(string(tok[1 : len(tok)-1]))
 		}
+	}
+	if p.Format == FormatResponses || p.Format == FormatOpenAIChat {
+		p.ModelFamily, p.MinimumTokens = "", 0
+		w.decideOpenAI(&top)
+		return p, nil
 	}
 	if opts.MinimumTokens > 0 {
 		p.MinimumTokens = opts.MinimumTokens
@@ -241,6 +259,10 @@ func (w *planner) visit(k topKey, o *jsonscan.Object) error {
 		err = w.system(o)
 	case keyMessages:
 		err = w.messages(o)
+	case keyInput:
+		err = w.input(o)
+	case keyOther:
+		err = w.openAITop(o)
 	}
 	if err != nil {
 		return syntaxError(err)
@@ -403,6 +425,7 @@ func (w *planner) messages(o *jsonscan.Object) error {
 		}
 		a.Consumed(m.End())
 		info.count = w.blocks - info.first
+		info.end = m.End()
 		w.s.msgs = append(w.s.msgs, info)
 	}
 	if err := a.Err(); err != nil {
@@ -456,6 +479,9 @@ func (w *planner) content(mi, v, depth int) (int, error) {
 		}
 		for _, n := range b.nested {
 			w.addExisting(Location{Section: SectionMessages, Index: mi, Block: bi, Sub: n.sub}, n.cc)
+		}
+		if b.breakpoint {
+			w.s.oaMarks = append(w.s.oaMarks, Breakpoint{Location: Location{Section: SectionChat, Index: mi, Block: bi, Sub: -1}, Role: RoleClient, TTL: OpenAIBreakpointTTL})
 		}
 		w.dup = w.dup || b.dup
 		w.marks.anthropic = w.marks.anthropic || b.marks.anthropic

@@ -119,10 +119,54 @@ func TestCacheReport(t *testing.T) {
 		t.Fatalf("client-supplied: %d %s", r.code, r.stdout)
 	}
 	r = run(t, dir, "", "cache-report", `{"model":"gpt-5","input":"`+promptMarker+`"}`)
-	if r.code != 0 || !strings.Contains(r.stdout, "unsupported-format (responses)") {
+	if r.code != 0 || !strings.HasPrefix(r.stdout, "cache-report: below-minimum (openai-responses)\n  read as: openai-responses (detected from its shape)") {
 		t.Fatalf("responses: %d %s", r.code, r.stdout)
 	}
 	noPromptText(t, r, "cache-report")
+
+	// The requests Codex CLI and Cline CLI really sent, as docs/offline-tools.md shows them.
+	for _, c := range []struct{ file, name, want string }{
+		{"codex-0.169.0-responses.json", "codex-request.json", "stable since the previous turn: everything before input[6]"},
+		{"cline-3.0.65-chat.json", "cline-request.json", "stable since the previous turn: everything before messages[2]"},
+	} {
+		b, err := os.ReadFile(recording(t, c.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(dir, c.name), b, 0o644)
+		r = run(t, dir, "", "cache-report", "@"+c.name)
+		if r.code != 0 || !strings.HasPrefix(r.stdout, "cache-report: automatic (") || !strings.Contains(r.stdout, c.want) || !strings.Contains(r.stdout, "whole 128-token blocks, from 1024") {
+			t.Fatalf("%s: %d\n%s%s", c.file, r.code, r.stdout, r.stderr)
+		}
+		if strings.Contains(r.stdout, "01a2340c-ec96") { // Codex's prompt_cache_key
+			t.Fatalf("%s: the report shows the cache key", c.file)
+		}
+	}
+	r = run(t, dir, "", "--json", "cache-report", "--api", "openai-chat", "@cline-request.json")
+	var oa struct {
+		Decision, Format, FormatDetection string
+		PrefixCaching                     struct {
+			MinimumTokens, IncrementTokens, CacheableTokens int
+			PromptCacheKey                                  bool
+			PreviousTurn                                    struct{ NewFrom string }
+		}
+		Warnings []struct{ Code string }
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &oa); err != nil || oa.Decision != "automatic" || oa.Format != "openai-chat" || oa.FormatDetection != "given" ||
+		oa.PrefixCaching.MinimumTokens != 1024 || oa.PrefixCaching.IncrementTokens != 128 || oa.PrefixCaching.CacheableTokens%128 != 0 || oa.PrefixCaching.PreviousTurn.NewFrom != "messages[2]" ||
+		len(oa.Warnings) != 1 || oa.Warnings[0].Code != "no-prompt-cache-key" {
+		t.Fatalf("--json chat: %v %s", err, r.stdout)
+	}
+	for _, args := range [][]string{
+		{"cache-report", `{"contents":[{"parts":[{"text":"` + promptMarker + `"}]}]}`},
+		{"cache-report", "--api", "openai-responses", "@cline-request.json"},
+	} {
+		r = run(t, dir, "", args...)
+		if r.code != 1 || r.stdout != "" || !strings.Contains(r.stderr, "supported: an Anthropic Messages body") {
+			t.Fatalf("%v: %d %q", args, r.code, r.stderr)
+		}
+		noPromptText(t, r, "cache-report refusal")
+	}
 
 	// Invalid input exits 1 with an actionable error, without quoting it.
 	r = run(t, dir, "", "cache-report", `{"messages":[{"content":"`+promptMarker)
