@@ -13,8 +13,8 @@
 //   - Prune: replace every tool output (an Anthropic tool_result, an OpenAI
 //     function_call_output or tool message) that repeats an earlier one byte for byte with a
 //     short reference to that first full one.
-//   - Compare: classify a request against the previous one (unchanged, appended messages,
-//     appended blocks, divergence) and name the first change.
+//   - Compare: classify a request against the previous one of the same API (unchanged,
+//     appended messages or items, appended blocks, divergence) and name the first change.
 //
 // # The provider's rules (checked 2026-11; provider policy, subject to change)
 //
@@ -168,16 +168,27 @@
 //
 // # Compare
 //
-// Both bodies are reduced to a canonical form: object members sorted, whitespace dropped,
-// strings re-escaped minimally, numbers as written, and cache_control members of tools,
-// system blocks and content blocks left out (they are reported in BodySummary.CacheControl).
-// Every other top-level member is a significant setting. The ideas come from Headroom
-// (Apache-2.0); see third_party/headroom/NOTICE.md for what was adapted.
+// Both bodies are read as one API (CompareOptions.Format, else detected; a body that fits
+// both messages APIs is read as its pair's) and reduced to a canonical form: object members
+// sorted, whitespace dropped, strings re-escaped minimally, numbers as written, and cache
+// markers left out (they move every turn; BodySummary.CacheControl reports them): Anthropic
+// cache_control members of tools, system blocks and content blocks, OpenAI
+// prompt_cache_breakpoint members anywhere. The messages (Anthropic, Chat Completions) or
+// input items (Responses, where a string input is one message) are compared in order, each
+// as its head (everything but its content) and its content blocks or parts. For Anthropic
+// Messages every other top-level member is a significant setting. For OpenAI the members
+// that do not enter the prompt (stream, stream_options, store, include, metadata, Codex's
+// client_metadata, user, safety_identifier, background, sampling settings and output limits)
+// are reported in Comparison.IgnoredSettings and not compared; every other member counts,
+// prompt_cache_key too (it routes the request to the machines holding its prefix), and as
+// OpenAI does not document where it renders a setting, a changed one leaves no reusable
+// prefix. The ideas come from Headroom (Apache-2.0); see third_party/headroom/NOTICE.md for
+// what was adapted.
 //
 // Nothing in a Plan, PruneResult, Comparison or error quotes the body: only locations such
-// as "messages[3].content[1]", counts and sizes.
+// as "messages[3].content[1]" or "input[6]", counts and sizes.
 //
-// PlanRequest, Plan.Apply, Preserve, Prune and Compare are safe for concurrent use; the
+// PlanRequest, Plan.Apply, Preserve, Prune, Compare and CompareWith are safe for concurrent use; the
 // planner and pruner reuse pooled scratch space, so a call allocates little beyond its result
 // and the output body (see the benchmarks in bench_test.go).
 package cacheplan

@@ -108,3 +108,22 @@ func ExamplePlanRequest_openAI() {
 	// new this turn from input[1] after 1812 tokens the previous turn sent
 	// true
 }
+
+// Comparing two turns of a Responses conversation: the history only grew, and the turn id
+// Codex puts in client_metadata is not part of the prompt.
+func ExampleCompare_openAI() {
+	prev := []byte(`{"model":"gpt-5.5","prompt_cache_key":"session-1","client_metadata":{"turn_id":"t1"},"input":[` +
+		`{"role":"user","content":"Run the tests."}]}`)
+	cur := []byte(`{"model":"gpt-5.5","prompt_cache_key":"session-1","client_metadata":{"turn_id":"t2"},"input":[` +
+		`{"role":"user","content":"Run the tests."},` +
+		`{"type":"function_call","call_id":"call_1","name":"exec_command","arguments":"{}"},` +
+		`{"type":"function_call_output","call_id":"call_1","output":"ok"}]}`)
+	cmp, _ := cacheplan.Compare(prev, cur)
+	fmt.Println(cmp.Format, cmp.Class, cmp.AppendedMessages, cmp.IgnoredSettings)
+	other := []byte(`{"model":"gpt-5.5","prompt_cache_key":"session-2","input":[{"role":"user","content":"Run the tests."}]}`)
+	cmp, _ = cacheplan.Compare(prev, other)
+	fmt.Println(cmp.Class, cmp.FirstChangedPath, cmp.ReusablePrefixBytes)
+	// Output:
+	// openai-responses appended-messages 2 [client_metadata]
+	// divergence prompt_cache_key 0
+}

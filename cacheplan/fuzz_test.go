@@ -79,35 +79,44 @@ func FuzzPrune(f *testing.F) {
 	})
 }
 
-// FuzzCompare: any pair either fails with one of the documented errors or classifies; a body
-// compared with itself is always unchanged.
+// FuzzCompare: any pair, read as any format or detected, either fails with one of the
+// documented errors or classifies; a body compared with itself is always unchanged.
 func FuzzCompare(f *testing.F) {
 	dirs, _ := filepath.Glob("testdata/compare/*")
 	for _, d := range dirs {
 		f.Add(readFixture(f, filepath.Join(d, "previous.json")), readFixture(f, filepath.Join(d, "current.json")))
 	}
+	codex, cline := readFixture(f, codexRecording), readFixture(f, clineRecording)
+	f.Add(keepItems(f, codex, "input", 6), codex)
+	f.Add(keepItems(f, cline, "messages", 2), cline)
 	f.Fuzz(func(t *testing.T, prev, cur []byte) {
-		r, err := Compare(prev, cur)
-		if err != nil {
-			if !errors.Is(err, ErrInvalidJSON) && !errors.Is(err, ErrUnsupportedFormat) && !errors.Is(err, ErrNotUTF8) {
-				t.Fatalf("undocumented error %v", err)
+		for _, format := range append([]Format{""}, Formats...) {
+			opts := CompareOptions{Format: format}
+			r, err := CompareWith(prev, cur, opts)
+			if err != nil {
+				if !errors.Is(err, ErrInvalidJSON) && !errors.Is(err, ErrUnsupportedFormat) && !errors.Is(err, ErrNotUTF8) {
+					t.Fatalf("undocumented error %v", err)
+				}
+				continue
 			}
-			return
-		}
-		switch r.Class {
-		case ClassUnchanged, ClassAppendedMessages, ClassAppendedBlocks:
-			if r.FirstChangedPath != "" {
-				t.Fatalf("%s with a changed path %s", r.Class, r.FirstChangedPath)
+			switch r.Class {
+			case ClassUnchanged, ClassAppendedMessages, ClassAppendedBlocks:
+				if r.FirstChangedPath != "" {
+					t.Fatalf("%s with a changed path %s", r.Class, r.FirstChangedPath)
+				}
+			case ClassDivergence:
+				if r.FirstChangedPath == "" {
+					t.Fatalf("divergence without a path")
+				}
+			default:
+				t.Fatalf("class %q", r.Class)
 			}
-		case ClassDivergence:
-			if r.FirstChangedPath == "" {
-				t.Fatalf("divergence without a path")
+			if format != "" && r.Format != format {
+				t.Fatalf("given %s, read as %s", format, r.Format)
 			}
-		default:
-			t.Fatalf("class %q", r.Class)
-		}
-		if same, err := Compare(prev, prev); err != nil || same.Class != ClassUnchanged {
-			t.Fatalf("a body compared with itself: %v %+v", err, same)
+			if same, err := CompareWith(prev, prev, opts); err != nil || same.Class != ClassUnchanged {
+				t.Fatalf("a body compared with itself: %v %+v", err, same)
+			}
 		}
 	})
 }

@@ -131,37 +131,11 @@ func Prune(body []byte, opts PruneOptions) ([]byte, *PruneResult, error) {
 	}
 	s := prunePool.Get().(*pruneScratch)
 	defer prunePool.Put(s)
-	clear(s.seen)
-	s.firsts, s.repl, s.nested = s.firsts[:0], s.repl[:0], s.nested[:0]
-	s.outs, s.chatOuts, s.inputOuts = s.outs[:0], s.chatOuts[:0], s.inputOuts[:0]
 	res := &PruneResult{BytesBefore: len(body), BytesAfter: len(body)}
-	var marks shape
-
-	top, err := readTop(body, func(k topKey, o *jsonscan.Object) error {
-		var end int
-		var err error
-		switch {
-		case k == keyMessages && body[o.Value()] == '[':
-			end, err = s.messages(body, o.Value(), o.Depth(), &marks)
-		case k == keyInput && body[o.Value()] == '[':
-			end, err = s.inputItems(body, o.Value(), o.Depth())
-		case k == keyTools && body[o.Value()] == '[':
-			end, err = s.toolMarks(body, o.Value(), o.Depth(), &marks)
-		default:
-			return nil
-		}
-		if err != nil {
-			return syntaxError(err)
-		}
-		o.Consumed(end)
-		return nil
-	})
+	format, detection, why, err := s.scan(body, opts.Format)
 	if err != nil {
 		return body, nil, err
 	}
-	marks.anthropic = marks.anthropic || top.shape.anthropic
-	marks.chat = marks.chat || top.shape.chat
-	format, detection, why := resolveFormat(&top, marks, opts.Format)
 	res.Format, res.Detection = format, detection
 	var outs []toolOutput
 	switch format {
@@ -195,6 +169,49 @@ func Prune(body []byte, opts PruneOptions) ([]byte, *PruneResult, error) {
 	res.BytesSaved = len(body) - len(out)
 	res.EstimatedTokensSaved = res.BytesSaved / BytesPerToken
 	return out, res, nil
+}
+
+// scan walks a body once: it validates it, collects each API's tool outputs and the marks
+// that tell the two "messages" APIs apart, and decides the body's format (given, when set).
+func (s *pruneScratch) scan(body []byte, given Format) (Format, Detection, string, error) {
+	clear(s.seen)
+	s.firsts, s.repl, s.nested = s.firsts[:0], s.repl[:0], s.nested[:0]
+	s.outs, s.chatOuts, s.inputOuts = s.outs[:0], s.chatOuts[:0], s.inputOuts[:0]
+	var marks shape
+	top, err := readTop(body, func(k topKey, o *jsonscan.Object) error {
+		var end int
+		var err error
+		switch {
+		case k == keyMessages && body[o.Value()] == '[':
+			end, err = s.messages(body, o.Value(), o.Depth(), &marks)
+		case k == keyInput && body[o.Value()] == '[':
+			end, err = s.inputItems(body, o.Value(), o.Depth())
+		case k == keyTools && body[o.Value()] == '[':
+			end, err = s.toolMarks(body, o.Value(), o.Depth(), &marks)
+		default:
+			return nil
+		}
+		if err != nil {
+			return syntaxError(err)
+		}
+		o.Consumed(end)
+		return nil
+	})
+	if err != nil {
+		return "", "", "", err
+	}
+	marks.anthropic = marks.anthropic || top.shape.anthropic
+	marks.chat = marks.chat || top.shape.chat
+	f, d, why := resolveFormat(&top, marks, given)
+	return f, d, why, nil
+}
+
+// detectFormat decides a body's format as Prune does (given, when set, is checked against
+// the body's shape). Errors are ErrInvalidJSON.
+func detectFormat(body []byte, given Format) (Format, Detection, string, error) {
+	s := prunePool.Get().(*pruneScratch)
+	defer prunePool.Put(s)
+	return s.scan(body, given)
 }
 
 // dedupe decides, in body order, which outputs repeat an earlier one; it fills s.firsts and

@@ -320,8 +320,42 @@ func TestCacheCompare(t *testing.T) {
 		noPromptText(t, r, "cache-compare --json")
 	}
 
+	// OpenAI: Codex's recorded request against the one before it (its input up to the tool
+	// search's output, another turn id), as docs/offline-tools.md shows it.
+	codex, err := os.ReadFile(recording(t, "codex-0.169.0-responses.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "codex-request.json"), codex, 0o644)
+	var earlier map[string]any
+	json.Unmarshal(codex, &earlier)
+	earlier["input"] = earlier["input"].([]any)[:6]
+	earlier["client_metadata"].(map[string]any)["turn_id"] = "01a2340c-ed00-7000-8000-000000000001"
+	writeJSON(t, filepath.Join(dir, "codex-previous.json"), earlier)
+	r := run(t, dir, "", "cache-compare", "codex-previous.json", "codex-request.json")
+	if r.code != 0 || !strings.HasPrefix(r.stdout, "cache-compare: appended-messages\n  read as: openai-responses (detected from its shape)\n") ||
+		!strings.Contains(r.stdout, "changed, not part of the prompt: client_metadata") || !strings.Contains(r.stdout, "appended: 2 input items") ||
+		!strings.Contains(r.stdout, "OpenAI's cache holds about ") {
+		t.Fatalf("codex: %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	earlier["prompt_cache_key"] = "another-session"
+	writeJSON(t, filepath.Join(dir, "codex-rekeyed.json"), earlier)
+	r = run(t, dir, "", "--json", "cache-compare", "--api", "openai-responses", "codex-rekeyed.json", "codex-request.json")
+	var oa struct {
+		Classification, FirstChangedPath, Format, FormatDetection string
+		ReusablePrefixBytes                                       int
+		IgnoredSettings                                           []string
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &oa); err != nil || oa.Classification != "divergence" || oa.FirstChangedPath != "prompt_cache_key" ||
+		oa.Format != "openai-responses" || oa.FormatDetection != "given" || oa.ReusablePrefixBytes != 0 || len(oa.IgnoredSettings) != 1 {
+		t.Fatalf("--json rekeyed: %v %s", err, r.stdout)
+	}
+	if strings.Contains(r.stdout, "another-session") || strings.Contains(r.stdout, "01a2340c") {
+		t.Fatalf("the comparison shows a cache key: %s", r.stdout)
+	}
+
 	// Refusals: each exits 1 with a reason, quoting nothing.
-	writeJSON(t, filepath.Join(dir, "responses.json"), map[string]any{"model": "gpt-5", "input": []any{map[string]any{"role": "user", "content": promptMarker}}})
+	writeJSON(t, filepath.Join(dir, "gemini.json"), map[string]any{"contents": []any{map[string]any{"role": "user", "parts": []any{map[string]any{"text": promptMarker}}}}})
 	os.WriteFile(filepath.Join(dir, "latin1.json"), []byte("{\"messages\":[],\"x\":\"\xe9 "+promptMarker+"\"}"), 0o644)
 	os.WriteFile(filepath.Join(dir, "broken.json"), []byte(`{"messages":[{"content":"`+promptMarker), 0o644)
 	exact := `{"messages":[],"pad":"` + strings.Repeat("p", 2<<20-len(`{"messages":[],"pad":""}`)) + `"}`
@@ -329,7 +363,8 @@ func TestCacheCompare(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "over.json"), []byte(exact+" "), 0o644)
 	os.Mkdir(filepath.Join(dir, "adir"), 0o755)
 	for _, c := range []struct{ file, want string }{
-		{"responses.json", "Responses-API-style body"},
+		{"codex-request.json", "the previous request is anthropic-messages and the current one openai-responses"},
+		{"gemini.json", "supported: an Anthropic Messages body"},
 		{"latin1.json", "not valid UTF-8"},
 		{"broken.json", "not valid JSON"},
 		{"over.json", "over the 2097152-byte (2 MiB) limit"},
