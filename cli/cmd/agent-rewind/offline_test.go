@@ -466,6 +466,54 @@ func TestAnalyze(t *testing.T) {
 		t.Fatalf("a limit error without a digest: %q", r.stderr)
 	}
 
+	// OpenAI traffic: the requests Codex CLI and Cline CLI really sent, each twice, with the
+	// usage OpenAI documents; a Codex turn continuing a stored response never counts.
+	codex, err := os.ReadFile(recording(t, "codex-0.169.0-responses.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cline, err := os.ReadFile(recording(t, "cline-3.0.65-chat.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stored map[string]any
+	json.Unmarshal(codex, &stored)
+	stored["previous_response_id"] = "resp_" + promptMarker
+	storedBody, _ := json.Marshal(stored)
+	record := func(path string, body []byte, usage string) string {
+		return `{"method":"POST","origin":"https://api.openai.com","path":"` + path + `","headers":{"content-type":"application/json","openai-project":"proj_1"},"body":` + string(body) + `,"usage":` + usage + `,"status":200}`
+	}
+	responsesUsage := `{"input_tokens":10615,"input_tokens_details":{"cached_tokens":10496},"output_tokens":120,"output_tokens_details":{"reasoning_tokens":64},"total_tokens":10735}`
+	chatUsage := `{"prompt_tokens":5483,"completion_tokens":40,"total_tokens":5523,"prompt_tokens_details":{"cached_tokens":5376}}`
+	openai := strings.Join([]string{
+		record("/v1/responses", codex, responsesUsage), record("/v1/responses", codex, responsesUsage),
+		record("/v1/chat/completions", cline, chatUsage), record("/v1/chat/completions", cline, chatUsage),
+		record("/v1/responses", storedBody, responsesUsage), record("/v1/responses", storedBody, responsesUsage),
+	}, "\n") + "\n"
+	os.WriteFile(filepath.Join(dir, "openai-capture.ndjson"), []byte(openai), 0o644)
+	r = run(t, dir, "", "analyze", "--file", "openai-capture.ndjson")
+	for _, want := range []string{"eligible (replay candidates): 4", "provider state 2", "exact-repeat opportunities: 2",
+		"openai-responses: 2 eligible, 1 exact-repeat opportunities, tokens 10735 (input 119, output 120, cache write 0, cache read 10496, of the output 64 reasoning)",
+		"openai-chat: 2 eligible, 1 exact-repeat opportunities, tokens 5523 (input 107, output 40, cache write 0, cache read 5376)"} {
+		if r.code != 0 || !strings.Contains(r.stdout, want) {
+			t.Fatalf("openai capture: want %q\n%d %s%s", want, r.code, r.stdout, r.stderr)
+		}
+	}
+	noPromptText(t, r, "analyze openai")
+	r = run(t, dir, "", "--json", "analyze", "--file", "openai-capture.ndjson")
+	var oa struct {
+		Ineligible struct{ ProviderState int }
+		APIs       map[string]struct {
+			EligibleRecords, ExactRepeatOpportunities int
+			RepeatTokens                              struct{ CacheReadInput, ReasoningOutput int }
+		}
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &oa); err != nil || oa.Ineligible.ProviderState != 2 || oa.APIs["openai-responses"].RepeatTokens.ReasoningOutput != 64 ||
+		oa.APIs["openai-chat"].RepeatTokens.CacheReadInput != 5376 || oa.APIs["anthropic-messages"].EligibleRecords != 0 {
+		t.Fatalf("--json openai: %v %s", err, r.stdout)
+	}
+	noPromptText(t, r, "analyze openai --json")
+
 	// Exactly one source.
 	for _, args := range [][]string{{"analyze"}, {"analyze", "--stdin", "--file", "capture.ndjson"}} {
 		if r := run(t, dir, "", args...); r.code != 80 || !strings.Contains(r.stderr, "give exactly one capture") {
