@@ -209,6 +209,14 @@ func (s *pruneScratch) scan(body []byte, given Format) (Format, Detection, strin
 // detectFormat decides a body's format as Prune does (given, when set, is checked against
 // the body's shape). Errors are ErrInvalidJSON.
 func detectFormat(body []byte, given Format) (Format, Detection, string, error) {
+	if given != "" { // only the top level needs checking
+		top, err := readTop(body, nil)
+		if err != nil {
+			return "", "", "", err
+		}
+		f, d, why := resolveFormat(&top, shape{}, given)
+		return f, d, why, nil
+	}
 	s := prunePool.Get().(*pruneScratch)
 	defer prunePool.Put(s)
 	return s.scan(body, given)
