@@ -103,7 +103,7 @@ func (s *Store) captureLiveRules(ctx context.Context, store bool, ign matcher, h
 		idx.decode()
 		sc, how.Reason, err = s.scanChanged(ctx, ign, hint, idx, &seen)
 		if sc != nil {
-			how = Walk{Mode: "changed", Paths: len(hint.Paths)}
+			how = hint.walk()
 		}
 	}
 	if sc == nil && err == nil {

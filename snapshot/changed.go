@@ -21,13 +21,24 @@ import (
 type Changed struct {
 	Since string   // a checkpoint id; the hint is used only while it is the current position
 	Paths []string // slash-separated, relative to the root, any order; a directory covers its subtree
+
+	// Why some paths are named whatever changed, which the checkpoint reports (Walk):
+	Mounts []string // mount points below the root among Paths: the watcher cannot see into them
+	Linked int      // how many of Paths name a file with more than one name (one name changed)
 }
 
 // Walk says how a checkpoint found the workspace's paths.
 type Walk struct {
-	Mode   string `json:"mode"`             // "full" (every directory read) or "changed" (only Changed.Paths)
-	Paths  int    `json:"paths,omitempty"`  // with "changed": how many paths the hint named
-	Reason string `json:"reason,omitempty"` // with "full": why no hint was used, when one was offered or expected
+	Mode   string   `json:"mode"`             // "full" (every directory read) or "changed" (only Changed.Paths)
+	Paths  int      `json:"paths,omitempty"`  // with "changed": how many paths the hint named
+	Mounts []string `json:"mounts,omitempty"` // with "changed": the mount points among them, read whole at every checkpoint
+	Linked int      `json:"linked,omitempty"` // with "changed": how many of them name a file with more than one name
+	Reason string   `json:"reason,omitempty"` // with "full": why no hint was used, when one was offered or expected
+}
+
+// walk is how a checkpoint that used h found its paths.
+func (h *Changed) walk() Walk {
+	return Walk{Mode: "changed", Paths: len(h.Paths), Mounts: h.Mounts, Linked: h.Linked}
 }
 
 // maxChanged caps the paths a hint may name: past it a full walk costs about the same.
@@ -229,5 +240,5 @@ func (s *Store) reuseUnchanged(hint *Changed) *CheckpointResult {
 	if err != nil {
 		return nil
 	}
-	return &CheckpointResult{Checkpoint: *cur, Reused: true, Walk: Walk{Mode: "changed"}}
+	return &CheckpointResult{Checkpoint: *cur, Reused: true, Walk: hint.walk()}
 }

@@ -24,9 +24,10 @@ type CheckOptions struct {
 	// ReadData re-hashes every stored content a checkpoint needs, reading the whole store;
 	// without it a content is only checked to exist with the size its manifest gives.
 	ReadData bool
-	// Repair fixes what can be fixed without losing anything: a missing or damaged content that
-	// a workspace file still has is stored again from it (a damaged copy is moved aside to
-	// quarantine/), a stat cache that is damaged or vouches wrongly is dropped (the next
+	// Repair fixes what can be fixed without losing anything, rebuilding before it moves
+	// anything aside: a pack's lost index is written back (checkindex.go), a missing or damaged
+	// content that a workspace file still has is stored again from it (a damaged copy is moved
+	// aside to quarantine/), a stat cache that is damaged or vouches wrongly is dropped (the next
 	// checkpoint rebuilds it), and files left by interrupted writes are moved aside to
 	// quarantine/. Nothing a checkpoint needs is ever removed.
 	Repair bool
@@ -53,6 +54,9 @@ type Problem struct {
 	Fix         string   `json:"fix"`                   // what to do
 	Checkpoints []string `json:"checkpoints,omitempty"` // the checkpoints it affects
 	Repaired    bool     `json:"repaired"`              // Repair fixed it
+	// Benign: it harms nothing and goes by itself (a leftover the next writer or gc removes):
+	// reported, but no reason for check to fail.
+	Benign bool `json:"benign,omitempty"`
 }
 
 // Check verifies the whole store against its format: every checkpoint's metadata and manifest
@@ -69,8 +73,14 @@ func (s *Store) Check(ctx context.Context, opts CheckOptions) (*CheckReport, err
 	defer unlock()
 	c := &checker{s: s, opts: opts, bad: map[Hash]badObject{}, quarantine: filepath.Join(s.state, "quarantine", time.Now().UTC().Format("20060102T150405.000000000Z"))}
 	cps := c.checkpoints()
+	var rebuilt []Problem
+	if opts.Repair { // before anything reads the packs: the manifests' trees may be in them
+		if rebuilt, err = c.rebuildPacks(cps); err != nil {
+			return nil, err
+		}
+	}
 	needs := c.manifests(cps)
-	packed := c.packs()
+	packed := c.packs(rebuilt)
 	if err := c.objects(ctx, needs, packed); err != nil {
 		return nil, err
 	}
@@ -211,10 +221,15 @@ func (c *checker) manifests(cps []*Checkpoint) map[Hash]*need {
 	return needs
 }
 
-// packs reads every pack index and returns where each packed content is, from the readable ones.
-func (c *checker) packs() map[Hash]packLoc {
+// packs reads every pack index and returns where each packed content is, from the readable ones
+// (and from the trailer of a pack whose index file is missing: the next writer rebuilds it).
+// rebuilt are the problems rebuildPacks repaired.
+func (c *checker) packs(rebuilt []Problem) map[Hash]packLoc {
 	sec := c.section("packs")
+	sec.Problems = append(sec.Problems, rebuilt...)
+	sec.Checked += len(rebuilt)
 	out := map[Hash]packLoc{}
+	c.indexless(sec, out)
 	ids, err := c.s.objects.packIDs()
 	if err != nil {
 		sec.Problems = append(sec.Problems, Problem{Kind: "packs-unreadable", Where: "packs/", What: err.Error(),
@@ -475,21 +490,25 @@ func (c *checker) dropCache(sec *CheckSection) error {
 }
 
 // leftovers reports (and with Repair moves aside) what interrupted writes of this module left:
-// temporary files of durable writes, staged objects, and packs without an index. The lock is
-// held, so none of them belongs to a write in progress.
+// temporary files of durable writes, staged objects and files, and packs an interrupted write
+// cut short. The lock is held, so none of them belongs to a write in progress; each is benign
+// (nothing refers to it, and the next writer or gc removes it).
 func (c *checker) leftovers() error {
 	sec := c.section("leftovers")
 	var found []string
 	// In the state directory itself only this module's files are ours (other modules write
 	// theirs there under their own locks).
-	ours := map[string][]string{"": {".tmp-position-", ".tmp-index-"}, "checkpoints": {".tmp-"}, "manifests": {".tmp-"}}
-	for dir, prefixes := range ours {
+	stateNames, err := readDirNames(c.s.state)
+	if err != nil {
+		return err
+	}
+	for _, dir := range []string{"checkpoints", "manifests"} {
 		names, err := readDirNames(filepath.Join(c.s.state, dir))
 		if err != nil {
 			return err
 		}
 		for _, n := range names {
-			if slices.ContainsFunc(prefixes, func(p string) bool { return strings.HasPrefix(n, p) }) {
+			if strings.HasPrefix(n, ".tmp-") {
 				found = append(found, filepath.Join(dir, n))
 			}
 		}
@@ -506,17 +525,31 @@ func (c *checker) leftovers() error {
 		return err
 	}
 	for _, n := range names {
-		id, isPack := strings.CutSuffix(n, ".pack")
-		if strings.HasPrefix(n, ".tmp-") || (isPack && !slices.Contains(names, id+".idx")) {
+		if strings.HasPrefix(n, ".tmp-") {
 			found = append(found, filepath.Join("packs", n))
+		}
+	}
+	_, indexless := splitPacks(names)
+	for _, id := range indexless {
+		if c.s.objects.orphanPack(id).kind == packInterrupted {
+			found = append(found, filepath.Join("packs", id+".pack"))
+		}
+	}
+	for _, n := range stateNames {
+		if lockedTemp(n) {
+			found = append(found, n)
 		}
 	}
 	slices.Sort(found)
 	sec.Checked = len(found)
 	for _, rel := range found {
-		p := Problem{Kind: "leftover", Where: filepath.ToSlash(rel),
+		by := "the next checkpoint, rewind or gc removes it"
+		if d := filepath.Dir(rel); d == "checkpoints" || d == "manifests" { // staged there by versions before 2026-12
+			by = "gc removes it"
+		}
+		p := Problem{Kind: "leftover", Where: filepath.ToSlash(rel), Benign: true,
 			What: "left by an interrupted write; nothing refers to it",
-			Fix:  "run check --repair: it moves the file aside to quarantine/ (the next checkpoint would delete staged objects and packs without an index)"}
+			Fix:  by + "; check --repair moves it aside to quarantine/ now"}
 		if c.opts.Repair {
 			if err := c.moveAside(rel); err != nil {
 				return err

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -123,8 +124,9 @@ func TestCheckReadDataOnly(t *testing.T) {
 	}
 }
 
-// TestCheckRepair: repair drops a lying stat cache and moves leftovers aside; a second check
-// finds nothing, and the next checkpoint records true contents.
+// TestCheckRepair: repair drops a lying stat cache, moves leftovers aside, and a pack without its
+// index in which nothing the store names is found too; a second check finds nothing, and the
+// next checkpoint records true contents. Leftovers alone do not make check fail (benign).
 func TestCheckRepair(t *testing.T) {
 	root, s, _ := checkedStore(t)
 	swapCacheBlobs(t, s, "f03.txt", "f07.txt")
@@ -132,16 +134,34 @@ func TestCheckRepair(t *testing.T) {
 	os.WriteFile(tmp, []byte("half"), 0o600)
 	orphan := filepath.Join(s.StateDir(), "packs", "0123456789abcdef.pack")
 	os.WriteFile(orphan, []byte("pack"), 0o600)
+	staged := filepath.Join(s.StateDir(), "manifests", ".tmp-"+strings.Repeat("a", 64)+"-1") // by an older version
+	os.WriteFile(staged, []byte("rewind-tree 1 0\n"), 0o600)
+	pos := filepath.Join(s.StateDir(), ".tmp-position-9")
+	os.WriteFile(pos, []byte("{"), 0o600)
 	// Another module's temporary file in the state directory is not ours to judge: it may be a
 	// write in progress under that module's lock.
 	theirs := filepath.Join(s.StateDir(), ".tmp-chain.tree-123")
 	os.WriteFile(theirs, []byte("chain"), 0o600)
+	rep, err := s.Check(ctx, CheckOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sec := range rep.Sections {
+		for _, p := range sec.Problems {
+			if p.Benign != (p.Kind == "leftover") {
+				t.Errorf("%s %s: benign %v", p.Kind, p.Where, p.Benign)
+			}
+		}
+	}
 	found, repaired := checkKinds(t, s, CheckOptions{Repair: true})
-	want := []string{"stat-cache-stale", "stat-cache-stale", "leftover", "leftover"}
+	want := []string{"pack-index-missing", "stat-cache-stale", "stat-cache-stale", "leftover", "leftover", "leftover"}
 	if !slices.Equal(found, want) || !slices.Equal(repaired, want) {
 		t.Fatalf("found %v, repaired %v; want both %v", found, repaired, want)
 	}
-	for _, gone := range []string{tmp, orphan, filepath.Join(s.StateDir(), "index")} {
+	if aside, _ := filepath.Glob(filepath.Join(s.StateDir(), "quarantine", "*", "packs", "0123456789abcdef.pack")); len(aside) != 1 {
+		t.Errorf("the pack without an index, holding nothing named, was not moved aside: %v", aside)
+	}
+	for _, gone := range []string{tmp, orphan, staged, pos, filepath.Join(s.StateDir(), "index")} {
 		if _, err := os.Lstat(gone); err == nil {
 			t.Errorf("%s is still there", gone)
 		}
@@ -226,7 +246,7 @@ func TestCheckPacks(t *testing.T) {
 	if found, _ := checkKinds(t, s, CheckOptions{ReadData: true}); len(found) != 0 {
 		t.Fatalf("after repair: found %v", found)
 	}
-	os.Truncate(packs[0], int64(len(b)/2))
+	os.Truncate(packs[0], int64(len(packMagic)+100)) // into its objects
 	found, _ = checkKinds(t, s, CheckOptions{})
 	if len(found) < 2 || found[0] != "pack-corrupt" || found[1] != "object-missing" {
 		t.Fatalf("truncated pack: found %v", found)

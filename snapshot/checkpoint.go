@@ -158,12 +158,13 @@ func (s *Store) checkpointLocked(ctx context.Context, label string, kind Kind, r
 		}
 	}
 	// The manifest's root is written and flushed while the pack is (their fsyncs overlap), and
-	// put in place only after the trees it names are durable (below).
+	// put in place only after the trees it names are durable (below). It and the checkpoint's
+	// file are staged in objects/tmp, which the next writer empties should this one be killed.
 	var staged chan stagedFile
 	if !treesStored {
 		staged = make(chan stagedFile, 1)
 		go func() {
-			f, err := durable.Stage(mname, tr.root, 0o600)
+			f, err := durable.StageIn(s.objects.tmpDir(), mname, tr.root, 0o600)
 			staged <- stagedFile{f, err}
 		}()
 		defer func() {
@@ -234,7 +235,7 @@ func (s *Store) checkpointLocked(ctx context.Context, label string, kind Kind, r
 	pos.Current, pos.Time = id, cp.Time
 	stagedCheckpoint, stagedPosition := make(chan stagedFile, 1), make(chan stagedFile, 1)
 	go func() {
-		f, err := durable.Stage(cname, b, 0o600)
+		f, err := durable.StageIn(s.objects.tmpDir(), cname, b, 0o600)
 		stagedCheckpoint <- stagedFile{f, err}
 	}()
 	newPos := *pos

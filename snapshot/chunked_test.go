@@ -13,8 +13,8 @@ import (
 	"time"
 )
 
-// contentBytes is what the store holds in contents: objects, packs and chunk lists (not the
-// packs' indexes, whose headers go when gc merges packs).
+// contentBytes is what the store holds in contents: objects, the objects in packs (not a pack's
+// header and trailer, nor its index, which change when gc merges packs) and chunk lists.
 func contentBytes(t testing.TB, s *Store) int64 {
 	t.Helper()
 	var n int64
@@ -28,7 +28,7 @@ func contentBytes(t testing.TB, s *Store) int64 {
 			}
 			fi, err := e.Info()
 			if err == nil {
-				n += fi.Size()
+				n += fi.Size() - packOverhead(t, p)
 			}
 			return err
 		})
@@ -37,6 +37,25 @@ func contentBytes(t testing.TB, s *Store) int64 {
 		}
 	}
 	return n
+}
+
+// packOverhead is what the file p holds besides objects: a pack's header and trailer.
+func packOverhead(t testing.TB, p string) int64 {
+	t.Helper()
+	if !strings.HasSuffix(p, ".pack") {
+		return 0
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	fi, _ := f.Stat()
+	idx, _, why := readPackTrailer(f, fi.Size())
+	if why != "" {
+		t.Fatalf("%s: %s", p, why)
+	}
+	return int64(len(packMagic) + len(idx) + packTrailerSize)
 }
 
 // writeAt writes data at off in the workspace file rel, creating it (and its folder) if needed.

@@ -51,7 +51,10 @@
 // # Concurrency and the chain
 //
 // Writers (Checkpoint, Rewind, Replay, GC) serialise on an flock of StateDir/lock, across
-// processes and goroutines; readers (List, Diff, Resolve, Get, Entries, and dry runs) take no
+// processes and goroutines; the first write of each hold of the lock removes what an
+// interrupted writer left, and gives a pack whose index file is missing its index back from the
+// copy at the pack's end (no writer removes a pack a checkpoint may need; Check --repair
+// rebuilds the index of an older pack without that copy); readers (List, Diff, Resolve, Get, Entries, and dry runs) take no
 // lock, because every file is replaced by an atomic rename. A caller that holds StateDir/lock
 // itself must say so with Options.Lock (flock conflicts between two descriptors of one process).
 // Each writer records on the hash chain through Options.Recorder, after what it records is

@@ -11,6 +11,8 @@ import (
 var (
 	// ErrNotFound: no checkpoint has the given id or prefix.
 	ErrNotFound = errors.New("no such checkpoint")
+	// ErrNoSuchPath: a path asked for is neither in the checkpoint nor in the workspace.
+	ErrNoSuchPath = errors.New("no such path")
 	// ErrAmbiguous: an id prefix names more than one checkpoint (see *AmbiguousError).
 	ErrAmbiguous = errors.New("ambiguous checkpoint id")
 	// ErrBadManifest: a manifest is malformed or unsafe and was refused (see *ManifestError).

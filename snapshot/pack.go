@@ -26,6 +26,11 @@ import (
 // packIdxMagic starts a pack index; the last byte is the version.
 const packIdxMagic = "RWPACKI\x01"
 
+// packMagic starts a pack written since 2026-12, whose end holds a copy of its index (the
+// trailer, see packtrailer.go); packs written before have neither and start with their first
+// object.
+const packMagic = "RWPACKD\x02"
+
 // packEntry locates one object in a pack.
 type packEntry struct {
 	Hash Hash
@@ -121,22 +126,44 @@ func (p *packIndex) find(h Hash) (packEntry, bool) {
 // packIDs lists the packs of the store: those with an index (a pack without one is not, or not
 // yet, part of the store), in the folder's order.
 func (o *objectStore) packIDs() ([]string, error) {
-	names, err := readDirNames(o.packDir)
-	if err != nil {
-		return nil, err
-	}
-	var ids []string
-	for _, n := range names {
-		if id, ok := strings.CutSuffix(n, ".idx"); ok && !strings.HasPrefix(n, ".") {
-			ids = append(ids, id)
-		}
-	}
-	return ids, nil
+	ids, _, err := o.packListing()
+	return ids, err
 }
 
-// loadPacks reads every pack index for lookups.
+// packListing lists the packs with an index, and the packs without one (see cleanPacks).
+func (o *objectStore) packListing() (indexed, indexless []string, err error) {
+	names, err := readDirNames(o.packDir)
+	if err != nil {
+		return nil, nil, err
+	}
+	indexed, indexless = splitPacks(names)
+	return indexed, indexless, nil
+}
+
+// splitPacks sorts the names in packs/ into the ids of the packs with an index and of those
+// without one; temporary files are neither.
+func splitPacks(names []string) (indexed, indexless []string) {
+	have := make(map[string]bool, len(names))
+	for _, n := range names {
+		have[n] = true
+	}
+	for _, n := range names {
+		if strings.HasPrefix(n, ".") {
+			continue
+		}
+		if id, ok := strings.CutSuffix(n, ".idx"); ok {
+			indexed = append(indexed, id)
+		} else if id, ok := strings.CutSuffix(n, ".pack"); ok && !have[id+".idx"] {
+			indexless = append(indexless, id)
+		}
+	}
+	return indexed, indexless
+}
+
+// loadPacks reads every pack index for lookups, and the index a pack whose index file is
+// missing holds in its trailer: its objects stay readable until a writer writes the file back.
 func (o *objectStore) loadPacks() ([]packIndex, error) {
-	ids, err := o.packIDs()
+	ids, indexless, err := o.packListing()
 	if err != nil {
 		return nil, err
 	}
@@ -147,6 +174,11 @@ func (o *objectStore) loadPacks() ([]packIndex, error) {
 			return nil, err
 		}
 		out = append(out, p)
+	}
+	for _, id := range indexless {
+		if op := o.orphanPack(id); op.kind == packTrailed {
+			out = append(out, packIndex{pack: filepath.Join(o.packDir, id+".pack"), entries: op.entries})
+		}
 	}
 	return out, nil
 }
@@ -226,7 +258,12 @@ func (o *objectStore) newPack() (*packWriter, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &packWriter{id: id, f: f}, nil
+	if _, err := f.WriteString(packMagic); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return nil, err
+	}
+	return &packWriter{id: id, f: f, off: int64(len(packMagic))}, nil
 }
 
 // add appends data as object h; the caller serialises calls.
@@ -243,17 +280,23 @@ func (p *packWriter) add(h Hash, data []byte) error {
 	return nil
 }
 
-// finishPack makes the pack and its index durable, then names the index: the index is what
-// makes the pack's objects exist, so its rename is the commit. The pack and the index's temporary
-// file are flushed together (concurrent fsyncs share a journal commit), not one after the other.
+// finishPack appends the index to the pack as its trailer, makes the pack and its index durable,
+// then names the index: the index is what makes the pack's objects exist, so its rename is the
+// commit. The pack and the index's temporary file are flushed together (concurrent fsyncs share a
+// journal commit), not one after the other.
 func (o *objectStore) finishPack(p *packWriter) error {
 	slices.SortFunc(p.entries, func(a, b packEntry) int { return bytes.Compare(a.Hash[:], b.Hash[:]) })
+	idx := encodePackIdx(p.entries)
+	if _, err := p.f.Write(appendPackTrailer(nil, idx)); err != nil {
+		p.f.Close()
+		return err
+	}
 	tmp, err := os.CreateTemp(o.packDir, ".tmp-"+p.id+".idx-*")
 	if err != nil {
 		p.f.Close()
 		return err
 	}
-	_, err = tmp.Write(encodePackIdx(p.entries))
+	_, err = tmp.Write(idx)
 	var g errgroup.Group
 	if err == nil {
 		g.Go(p.f.Sync)
@@ -284,21 +327,33 @@ func (p *packWriter) abort() {
 	os.Remove(p.f.Name())
 }
 
-// cleanPacks removes packs without an index (left by a crash) and temporary index files. Call it
-// under the lock.
+// cleanPacks removes temporary index files and the packs an interrupted write left, and gives a
+// pack whose index is missing its index back from the copy at its end (packtrailer.go): a crash
+// between the pack's flush and the index's rename, or an index lost, loses no object. A pack
+// without an index that was written before packs had that copy is left for check --repair,
+// which rebuilds its index from the manifests (packsalvage.go): it may hold what a checkpoint
+// needs, so no writer removes it. Call it under the lock.
 func (o *objectStore) cleanPacks() error {
 	names, err := readDirNames(o.packDir)
 	if err != nil {
 		return err
 	}
-	have := map[string]bool{}
 	for _, n := range names {
-		have[n] = true
-	}
-	for _, n := range names {
-		id, isPack := strings.CutSuffix(n, ".pack")
-		if (isPack && !have[id+".idx"]) || strings.HasPrefix(n, ".tmp-") {
+		if strings.HasPrefix(n, ".tmp-") {
 			if err := os.Remove(filepath.Join(o.packDir, n)); err != nil && !os.IsNotExist(err) {
+				return err
+			}
+		}
+	}
+	_, indexless := splitPacks(names)
+	for _, id := range indexless {
+		switch st := o.orphanPack(id); st.kind {
+		case packTrailed:
+			if err := o.writeIdxBytes(id, st.idx); err != nil {
+				return fmt.Errorf("rebuild the index of %s.pack from its trailer: %w", id, err)
+			}
+		case packInterrupted:
+			if err := os.Remove(filepath.Join(o.packDir, id+".pack")); err != nil && !os.IsNotExist(err) {
 				return err
 			}
 		}

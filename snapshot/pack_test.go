@@ -131,16 +131,50 @@ func TestDamagedPackNotRestored(t *testing.T) {
 	}
 }
 
-func TestOrphanPackRemoved(t *testing.T) {
-	root := t.TempDir()
-	s := mustOpen(t, root, Options{})
-	orphan := filepath.Join(s.objects.packDir, "00000000deadbeef.pack")
-	os.WriteFile(orphan, []byte("half written"), 0o600)
-	if _, err := s.Checkpoint(ctx, "x"); err != nil {
+// TestPackWithoutIndex: the next writer gives a pack whose index is lost its index back from the
+// pack's trailer (byte for byte: the checkpoints it holds restore), removes a pack an
+// interrupted write left (it starts as a pack does, with no valid trailer) and temporary files,
+// and never removes a pack written before packs had a trailer (check --repair rebuilds its
+// index: TestCheckRebuildsLegacyPackIndex).
+func TestPackWithoutIndex(t *testing.T) {
+	root, s := sampleWorkspace(t, 100)
+	a, err := s.Checkpoint(ctx, "a")
+	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(orphan); !os.IsNotExist(err) {
-		t.Fatalf("a pack without an index was left: %v", err)
+	idxs, _ := filepath.Glob(filepath.Join(s.objects.packDir, "*.idx"))
+	if len(idxs) != 1 {
+		t.Fatalf("indexes: %v", idxs)
+	}
+	want, _ := os.ReadFile(idxs[0])
+	os.Remove(idxs[0])
+	legacy := filepath.Join(s.objects.packDir, "00000000deadbeef.pack")
+	os.WriteFile(legacy, []byte("objects of an older version"), 0o600)
+	interrupted := filepath.Join(s.objects.packDir, "00000000cafef00d.pack")
+	os.WriteFile(interrupted, []byte(packMagic+"half written"), 0o600)
+	tmp := filepath.Join(s.objects.packDir, ".tmp-00000000cafef00d.idx-1")
+	os.WriteFile(tmp, nil, 0o600)
+	before := readState(t, root)
+	os.WriteFile(filepath.Join(root, "new.txt"), []byte("new\n"), 0o600)
+	if _, err := s.Checkpoint(ctx, "b"); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := os.ReadFile(idxs[0]); err != nil || !bytes.Equal(got, want) {
+		t.Fatalf("the lost index was not rebuilt as it was: %v", err)
+	}
+	if _, err := os.Stat(legacy); err != nil {
+		t.Fatalf("a pack of an older version without its index was removed by a writer: %v", err)
+	}
+	for _, gone := range []string{interrupted, tmp} {
+		if _, err := os.Stat(gone); !os.IsNotExist(err) {
+			t.Fatalf("%s was left: %v", gone, err)
+		}
+	}
+	if _, err := s.Rewind(ctx, a.ID, RestoreOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if d := diffStates(before, readState(t, root)); d != "" {
+		t.Fatalf("the rewind to the checkpoint whose pack lost its index:\n%s", d)
 	}
 }
 

@@ -249,7 +249,19 @@ func selectPaths(live, want []Entry, paths []string, id string, strict bool) ([]
 	seen := map[string]bool{}
 	for _, p := range paths {
 		if strict && find(live, p) == nil && find(want, p) == nil {
-			return nil, nil, fmt.Errorf("%w: %q is neither in checkpoint %s nor in the workspace (paths are relative to the workspace root; see agent-rewind diff %s)", ErrNotFound, p, id, id)
+			for i := 0; i < len(p); i++ { // a path below a symlink or a file is nobody's path
+				if p[i] != '/' {
+					continue
+				}
+				d := p[:i]
+				if e := find(live, d); e != nil && e.Type != TypeDir {
+					return nil, nil, ThroughError(p, d, e.Type, "the workspace")
+				}
+				if e := find(want, d); e != nil && e.Type != TypeDir {
+					return nil, nil, ThroughError(p, d, e.Type, "checkpoint "+id)
+				}
+			}
+			return nil, nil, fmt.Errorf("%w: %q is neither in checkpoint %s nor in the workspace (paths are relative to the workspace root; see agent-rewind diff %s)", ErrNoSuchPath, p, id, id)
 		}
 		for i := 0; i < len(p); i++ {
 			if p[i] != '/' || seen[p[:i]] || chosen(p[:i]) {
@@ -271,6 +283,16 @@ func selectPaths(live, want []Entry, paths []string, id string, strict bool) ([]
 	slices.SortFunc(l, byPath)
 	slices.SortFunc(w, byPath)
 	return l, w, nil
+}
+
+// ThroughError is the ErrUnsafePath of a path p asked for below d, which is no folder but a t in
+// where (the workspace, a checkpoint): no checkpoint holds a path below a symlink or a file.
+func ThroughError(p, d string, t EntryType, where string) error {
+	what := "a " + t.String()
+	if t == TypeSkipped {
+		what = "a path not captured (a socket, FIFO or device)"
+	}
+	return fmt.Errorf("%w: %q passes through %s, %s in %s: a checkpoint records %s itself, never what is under it; name %s", ErrUnsafePath, p, d, what, where, d, d)
 }
 
 // describePaths names the paths of a restore in a checkpoint label.

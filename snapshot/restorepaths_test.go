@@ -139,8 +139,8 @@ func TestRestorePathsRefusesUnsafe(t *testing.T) {
 			t.Errorf("restore %q: %v, want ErrUnsafePath", p, err)
 		}
 	}
-	if _, err := s.RestorePaths(ctx, a.ID, []string{"nope"}, RestoreOptions{}); !errors.Is(err, ErrNotFound) {
-		t.Errorf("unknown path: %v", err)
+	if _, err := s.RestorePaths(ctx, a.ID, []string{"nope"}, RestoreOptions{}); !errors.Is(err, ErrNoSuchPath) || errors.Is(err, ErrNotFound) {
+		t.Errorf("unknown path: %v, want ErrNoSuchPath (not ErrNotFound: the checkpoint exists)", err)
 	}
 	// dir replaced by a symlink to a folder outside: restoring dir/f.txt must not write there.
 	os.RemoveAll(filepath.Join(root, "dir"))

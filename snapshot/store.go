@@ -213,8 +213,10 @@ func (s *Store) lockRecoveredWith(ctx context.Context, take func() (func() error
 	return unlock, nil
 }
 
-// cleanLeftovers removes what interrupted writers left in objects/tmp and packs/, once per hold
-// of the lock (under it).
+// cleanLeftovers removes what interrupted writers left (objects/tmp, which also stages the
+// manifests' and checkpoints' files; packs/; the state directory's temporary files of the
+// position, the stat cache and the calls log), and gives a pack whose index is lost its index
+// back (cleanPacks), once per hold of the lock (under it).
 func (s *Store) cleanLeftovers() error {
 	if s.cleaned {
 		return nil
@@ -226,7 +228,27 @@ func (s *Store) cleanLeftovers() error {
 	if err := s.objects.cleanPacks(); err != nil {
 		return fmt.Errorf("clean %s: %w", s.objects.packDir, err)
 	}
+	names, err := readDirNames(s.state)
+	if err != nil {
+		return fmt.Errorf("clean %s: %w", s.state, err)
+	}
+	for _, n := range names {
+		if lockedTemp(n) {
+			if err := os.Remove(filepath.Join(s.state, n)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return fmt.Errorf("clean %s: %w", s.state, err)
+			}
+		}
+	}
 	return nil
+}
+
+// lockedTemps are the prefixes of the temporary files this module writes in the state directory,
+// always under the lock: a writer holding it removes what a crash left. (Other modules write
+// their own temporary files there under their own locks: those are not this module's to remove.)
+var lockedTemps = []string{".tmp-position-", ".tmp-index-", ".tmp-" + callsFile + "-"}
+
+func lockedTemp(name string) bool {
+	return slices.ContainsFunc(lockedTemps, func(p string) bool { return strings.HasPrefix(name, p) })
 }
 
 // loadIgnore reads the live .rewindignore (absent means no rules).

@@ -179,7 +179,7 @@ func (s *Store) editTrees(ctx context.Context, ign matcher, hint *Changed, cur *
 	c := &capture{
 		scan:   &scan{entries: t.looked, excluded: t.excluded, excludedCount: t.nExcl},
 		hashed: len(t.hashed), stager: stg,
-		walk: Walk{Mode: "changed", Paths: len(hint.Paths)},
+		walk: hint.walk(),
 	}
 	return &editedCheckpoint{trees: tr, counts: counts, c: c, cache: func() error { return t.saveCache(name, cache) }}, "", nil
 }

@@ -5,6 +5,7 @@
 // It is the one copy of this code for every module of the repository: the chain, the snapshot
 // store, the effect ledger, the tape, the gateway and the cli all write through it.
 //
-// Temporary files are named ".tmp-<name>-<random>" in the target's directory; a crash can leave
-// one behind, and the stores that check themselves recognise and remove them by that prefix.
+// Temporary files are named ".tmp-<name>-<random>" in the target's directory (StageIn: in a
+// folder the caller chooses); a crash can leave one behind, and the stores that check
+// themselves recognise and remove them by that prefix.
 package durable

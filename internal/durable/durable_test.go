@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 )
@@ -137,5 +138,31 @@ func TestStageCommitAbort(t *testing.T) {
 	}
 	if _, err := Stage(filepath.Join(dir, "missing", "f"), nil, 0o600); err == nil {
 		t.Fatal("a stage into a missing directory succeeded")
+	}
+}
+
+// TestStageIn: the temporary file is in the folder given, never beside the name, and the commit
+// puts it in place.
+func TestStageIn(t *testing.T) {
+	dir, tmp := t.TempDir(), t.TempDir()
+	name := filepath.Join(dir, "f")
+	s, err := StageIn(tmp, name, []byte("new"), 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if es, _ := os.ReadDir(dir); len(es) != 0 {
+		t.Fatalf("staged beside the name: %v", es)
+	}
+	if es, _ := os.ReadDir(tmp); len(es) != 1 || !strings.HasPrefix(es[0].Name(), ".tmp-f-") {
+		t.Fatalf("in the staging folder: %v", es)
+	}
+	if err := s.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(name); string(b) != "new" {
+		t.Fatalf("after Commit %q", b)
+	}
+	if es, _ := os.ReadDir(tmp); len(es) != 0 {
+		t.Fatalf("left in the staging folder: %v", es)
 	}
 }

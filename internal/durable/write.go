@@ -41,7 +41,14 @@ type Staged struct{ tmp, name string }
 // Stage writes data to a temporary file beside name with permissions perm and fsyncs it. Commit
 // then renames it over name and fsyncs the directory, as WriteFile does; Abort removes it.
 func Stage(name string, data []byte, perm fs.FileMode) (*Staged, error) {
-	tmp, err := writeTemp(name, data, perm, true)
+	return StageIn(filepath.Dir(name), name, data, perm)
+}
+
+// StageIn is Stage with the temporary file in the folder dir, which must be on name's file
+// system: a writer that cleans what its interrupted writes left from one folder stages there,
+// instead of leaving temporary files among name's siblings for someone to list.
+func StageIn(dir, name string, data []byte, perm fs.FileMode) (*Staged, error) {
+	tmp, err := writeTempIn(dir, name, data, perm, true)
 	if err != nil {
 		return nil, err
 	}
@@ -83,7 +90,12 @@ func CreateExclusive(name string, data []byte, perm fs.FileMode) (created bool, 
 // writeTemp writes data to a new temporary file beside name, with permissions perm, fsynced when
 // sync is set, and returns its path. The caller renames or links it into place.
 func writeTemp(name string, data []byte, perm fs.FileMode, sync bool) (string, error) {
-	f, err := os.CreateTemp(filepath.Dir(name), ".tmp-"+filepath.Base(name)+"-*")
+	return writeTempIn(filepath.Dir(name), name, data, perm, sync)
+}
+
+// writeTempIn is writeTemp with the temporary file in dir.
+func writeTempIn(dir, name string, data []byte, perm fs.FileMode, sync bool) (string, error) {
+	f, err := os.CreateTemp(dir, ".tmp-"+filepath.Base(name)+"-*")
 	if err != nil {
 		return "", err
 	}

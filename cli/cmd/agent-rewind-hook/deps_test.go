@@ -17,6 +17,7 @@ var thin = []string{
 	"strconv",
 	"github.com/agent-rewind/rewind/cli/internal/statebase",
 	"github.com/agent-rewind/rewind/cli/internal/hookwire",
+	"github.com/agent-rewind/rewind/cli/internal/trust", // a server and its folder are checked before the environment is sent
 	"github.com/agent-rewind/rewind/cli/cmd/agent-rewind-hook",
 }
 

@@ -13,7 +13,13 @@
 // falls back: the server may have recorded it, and a second decision would refuse the effect as
 // a duplicate; a server that stops before answering fails the call closed.
 //
-// It links the standard library's smallest parts and cli/internal/hookwire only (deps_test.go).
+// The request carries the caller's whole environment, so it goes only to a server it can trust:
+// the socket's folder and every folder above it can be changed by no one but this user and
+// root, and the process listening runs as this user (cli/internal/trust). Otherwise the call
+// is refused (exit 2) with what is wrong and what to do, and nothing is sent.
+//
+// It links the standard library's smallest parts, cli/internal/hookwire and cli/internal/trust
+// only (deps_test.go).
 package main
 
 import (
@@ -25,6 +31,8 @@ import (
 	"syscall"
 
 	"github.com/agent-rewind/rewind/cli/internal/hookwire"
+	"github.com/agent-rewind/rewind/cli/internal/statebase"
+	"github.com/agent-rewind/rewind/cli/internal/trust"
 )
 
 // answerTimeout bounds, in seconds, each wait for the server: generous (a checkpoint without
@@ -53,6 +61,15 @@ func main() {
 	if err != nil {
 		handOver(args, in, readStdin, hookwire.NoStart)
 	}
+	// The request holds the caller's environment: it goes only to a server in a folder no other
+	// user can change, that runs as this user (hookwire.Dial checks the peer).
+	dir := filepath.Dir(sock)
+	if err := trust.Folder(filepath.Dir(dir)); err != nil { // the state folder, as the guard judges it
+		failClosed(untrusted(err))
+	}
+	if err := trust.Within(filepath.Dir(dir), dir); err != nil {
+		failClosed(untrusted(err))
+	}
 	// The request is whole before connecting: the server wakes when the connection comes, and
 	// finds all of it there, instead of waking a second time for it.
 	wd, _ := os.Getwd()
@@ -61,7 +78,9 @@ func main() {
 	req := hookwire.AppendRequest(nil, &hookwire.Request{Op: hookwire.OpGuard, Version: hookwire.Version(), Dir: wd,
 		Umask: uint32(mask), StdinRead: readStdin, Stdin: in, Args: args, Env: os.Environ()})
 	fd, err := hookwire.Dial(sock, answerTimeout)
-	if err != nil {
+	if errors.Is(err, trust.ErrUntrusted) {
+		failClosed(untrusted(err))
+	} else if err != nil {
 		handOver(args, in, readStdin, hookwire.StartServer)
 	}
 	conn := hookwire.Conn(fd)
@@ -155,6 +174,12 @@ func handOver(args []string, stdin []byte, read bool, mode string) {
 	env := append(os.Environ(), hookwire.ClientEnv+"="+mode)
 	err = syscall.Exec(exe, append([]string{exe}, args...), env)
 	failClosed("cannot run " + exe + ": " + err.Error())
+}
+
+// untrusted says why the state folder, the guard server's folder or the server is refused, and
+// the way out, as the full guard says it.
+func untrusted(err error) string {
+	return "agent-rewind's state folder is not safe to use: " + err.Error() + " (or choose a state folder of your own with --state-dir or " + statebase.Env + ")"
 }
 
 // failClosed refuses the call when no guard could decide it: exit 2, the reason on stderr.

@@ -17,6 +17,9 @@ import (
 var bin, hookBin string
 
 func TestMain(m *testing.M) {
+	if spec := os.Getenv(fakeServerEnv); spec != "" {
+		fakeGuardServer(spec) // this binary, run as another user by otheruser_test.go
+	}
 	dir, err := os.MkdirTemp("", "agent-rewind-e2e-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -175,6 +176,24 @@ func TestWatcherExitsWithItsWorkspace(t *testing.T) {
 	waitGone(t, st.PID)
 }
 
+// stopProcess stops process pid with SIGSTOP, and returns once it is stopped (state T).
+func stopProcess(t *testing.T, pid int) {
+	t.Helper()
+	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+		if err != nil {
+			t.Fatalf("process %d is gone: %v", pid, err)
+		}
+		if i := strings.LastIndexByte(string(b), ')'); i > 0 && i+2 < len(b) && b[i+2] == 'T' {
+			return
+		}
+	}
+	t.Fatalf("process %d did not stop", pid)
+}
+
 // waitGone waits for process pid to end (it is not our child: it was started detached).
 func waitGone(t *testing.T, pid int) {
 	t.Helper()
@@ -233,4 +252,87 @@ func needWatcher(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("the change watcher is Linux only")
 	}
+}
+
+// TestStoppedWatcherReplaced: a watcher stopped with SIGSTOP holds its socket and lock but
+// answers nothing. The checkpoint that meets it waits the 2 s ask timeout once, walks, ends it
+// and starts a new one, which the next checkpoint uses (issue 26: every checkpoint waited 5 s,
+// and it was never replaced).
+func TestStoppedWatcherReplaced(t *testing.T) {
+	needWatcher(t)
+	t.Setenv("REWIND_WATCH", "on")
+	ws := t.TempDir()
+	write(t, filepath.Join(ws, "f"), "one\n", 0o644)
+	t.Cleanup(func() { run(t, ws, "", "watch", "stop") })
+	checkpointJSON(t, ws)
+	st := watchStatusJSON(t, ws)
+	if !st.Running {
+		t.Fatalf("no watcher after the first checkpoint: %+v", st)
+	}
+	stopProcess(t, st.PID)
+	t.Cleanup(func() { syscall.Kill(st.PID, syscall.SIGKILL) })
+	write(t, filepath.Join(ws, "f"), "two\n", 0o644)
+	start := time.Now()
+	met := checkpointJSON(t, ws)
+	took := time.Since(start)
+	if met.Walk.Mode != "full" || !strings.Contains(met.Walk.Reason, "did not answer within 2s") || !strings.Contains(met.Walk.Reason, "it was ended") {
+		t.Fatalf("with the watcher stopped: walk = %+v, want a full walk saying it did not answer within 2s and was ended", met.Walk)
+	}
+	waitGone(t, st.PID)
+	st2 := watchStatusJSON(t, ws)
+	if !st2.Running || st2.PID == st.PID {
+		t.Fatalf("after the stopped watcher: status %+v, want a new watcher", st2)
+	}
+	write(t, filepath.Join(ws, "g"), "new\n", 0o644)
+	next := checkpointJSON(t, ws)
+	if next.Walk.Mode != "changed" {
+		t.Fatalf("with the new watcher: walk = %+v", next.Walk)
+	}
+	t.Setenv("REWIND_WATCH", "off")
+	if full := checkpointJSON(t, ws); full.Manifest != next.Manifest {
+		t.Fatalf("the new watcher's checkpoint %s differs from a full walk's %s", next.Manifest, full.Manifest)
+	}
+	t.Logf("the checkpoint that met the stopped watcher took %s", took)
+}
+
+// TestWatcherKilledWhileAsked: a watcher killed while a checkpoint waits for its answer (the
+// connection is accepted, then reset: issue 26's flake of TestWatcherEndToEnd, where the
+// killed watcher's socket was still open for an instant) makes that checkpoint walk, and a new
+// watcher start.
+func TestWatcherKilledWhileAsked(t *testing.T) {
+	needWatcher(t)
+	t.Setenv("REWIND_WATCH", "on")
+	ws := t.TempDir()
+	write(t, filepath.Join(ws, "f"), "one\n", 0o644)
+	t.Cleanup(func() { run(t, ws, "", "watch", "stop") })
+	checkpointJSON(t, ws)
+	st := watchStatusJSON(t, ws)
+	stopProcess(t, st.PID)
+	t.Cleanup(func() { syscall.Kill(st.PID, syscall.SIGKILL) })
+	cmd := exec.Command(bin, "--json", "checkpoint")
+	cmd.Dir = ws
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(time.Second) // it has connected, and waits for the answer (2 s at most)
+	if err := syscall.Kill(st.PID, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("checkpoint: %v: %s", err, stderr.String())
+	}
+	var out checkpointOut
+	if err := json.Unmarshal([]byte(stdout.String()), &out); err != nil {
+		t.Fatalf("checkpoint --json: %v: %s", err, stdout.String())
+	}
+	if out.Walk.Mode != "full" || !strings.Contains(out.Walk.Reason, "watcher was started") {
+		t.Fatalf("with the watcher killed while asked: walk = %+v, want a full walk and a new watcher", out.Walk)
+	}
+	waitGone(t, st.PID)
+	if st2 := watchStatusJSON(t, ws); !st2.Running || st2.PID == st.PID {
+		t.Fatalf("after the watcher was killed while asked: status %+v, want a new watcher", st2)
+	}
+	t.Logf("walk: %+v", out.Walk)
 }

@@ -17,7 +17,7 @@ import (
 // CheckCmd verifies the whole state directory: the checkpoint store and the hash chain.
 type CheckCmd struct {
 	ReadData bool `help:"Also re-hash every stored content a checkpoint needs (reads the whole store; without it each is checked to exist with its size)."`
-	Repair   bool `help:"Repair what can be without losing anything: store again a missing or damaged content a workspace file still has, drop a damaged or wrong stat cache (the next checkpoint rebuilds it), move damaged copies and files left by interrupted writes aside to quarantine/. Never removes a checkpoint or a content one needs."`
+	Repair   bool `help:"Repair what can be without losing anything: write back a pack's lost index, store again a missing or damaged content a workspace file still has, drop a damaged or wrong stat cache (the next checkpoint rebuilds it), move damaged copies and files left by interrupted writes aside to quarantine/. Never removes a checkpoint or a content one needs."`
 }
 
 // CheckOutput is the --json shape of "check". Each section is {name, checked, problems}, each
@@ -28,8 +28,9 @@ type CheckOutput struct {
 	OK       bool                    `json:"ok"`       // no problem remains: none was found, or every one was repaired
 	ReadData bool                    `json:"readData"` // --read-data
 	Repair   bool                    `json:"repair"`   // --repair
-	Found    int                     `json:"found"`    // problems found
+	Found    int                     `json:"found"`    // problems found (benign ones not counted)
 	Repaired int                     `json:"repaired"` // of those, repaired by --repair
+	Benign   int                     `json:"benign"`   // harmless findings that go by themselves (leftovers the next writer removes): reported, never a failure
 	Sections []snapshot.CheckSection `json:"sections"`
 }
 
@@ -49,9 +50,14 @@ func (c *CheckCmd) Run(env *Env) error {
 	out.Sections = append(out.Sections, chainSection(s.ws), recordSection(s.ws))
 	for _, sec := range out.Sections {
 		for _, p := range sec.Problems {
-			out.Found++
-			if p.Repaired {
+			switch {
+			case p.Benign:
+				out.Benign++
+			case p.Repaired:
+				out.Found++
 				out.Repaired++
+			default:
+				out.Found++
 			}
 		}
 	}
@@ -108,12 +114,31 @@ func chainSection(ws *workspace.Workspace) snapshot.CheckSection {
 // writeCheck prints the report: one line a section, each problem with what to do, a verdict.
 func writeCheck(w io.Writer, out *CheckOutput) error {
 	for _, sec := range out.Sections {
-		state := "ok"
-		if n := len(sec.Problems); n > 0 {
+		state, n, harmless := "ok", 0, 0
+		for _, p := range sec.Problems {
+			if p.Benign {
+				harmless++
+			} else {
+				n++
+			}
+		}
+		switch {
+		case n > 0:
 			state = plural(n, "problem", "problems")
+		case harmless > 0:
+			state = "ok (" + plural(harmless, "harmless leftover", "harmless leftovers") + ")"
 		}
 		fmt.Fprintf(w, "%-12s %s checked, %s\n", sec.Name+":", count(sec.Checked), state)
 		for _, p := range sec.Problems {
+			if p.Benign {
+				fmt.Fprintf(w, "  harmless %s: %s: %s", p.Kind, p.Where, p.What)
+				if p.Repaired {
+					fmt.Fprintln(w, "; moved aside")
+				} else {
+					fmt.Fprintf(w, "; %s\n", p.Fix)
+				}
+				continue
+			}
 			where := p.Where
 			if p.Path != "" {
 				where += " (" + printable(p.Path) + ")"

@@ -19,8 +19,8 @@ type CheckpointCmd struct {
 // CheckpointOutput is the --json shape of "checkpoint": the module's result (snapshot.CheckpointResult:
 // id, time, kind, label, parent, manifest, counts, newObjects, newBytes, hashed, skipped,
 // excluded, excludedCount, warnings, walk, chainSeq, elapsedMs; walk is {mode: "full"|"changed",
-// paths, reason}: whether the change watcher's hint was used, and if not, why), the store, the
-// workspaceChoice (hook.Report: root, rule, folder, by, why), and error/exitCode when the
+// paths, mounts, linked, reason}: whether the change watcher's hint was used, and if not, why),
+// the store, the workspaceChoice (hook.Report: root, rule, folder, by, why), and error/exitCode when the
 // checkpoint was made but something after it failed (such as recording it on the chain).
 type CheckpointOutput struct {
 	*snapshot.CheckpointResult

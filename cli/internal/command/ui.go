@@ -45,6 +45,15 @@ func (c *UICmd) Run(env *Env) error {
 	if err != nil {
 		return err
 	}
+	// The browser is handed a file that holds the address, never the address itself: a
+	// command line is readable by every local user, and the address carries the page's token.
+	var launch string
+	if !c.NoOpen && hasDesktop() {
+		if launch, err = srv.WriteLaunchFile(); err != nil {
+			return err
+		}
+		defer srv.RemoveLaunchFile()
+	}
 	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -57,8 +66,8 @@ func (c *UICmd) Run(env *Env) error {
 	}); err != nil {
 		return err
 	}
-	if !c.NoOpen {
-		openBrowser(out.URL, env.Stderr)
+	if launch != "" {
+		openBrowser(launch, env.Stderr)
 	}
 	select {
 	case err := <-served:
@@ -73,20 +82,18 @@ func (c *UICmd) Run(env *Env) error {
 	return nil
 }
 
-// openBrowser opens url on a desktop, and says nothing where there is none (a server, a CI
-// job): the address is printed either way.
-func openBrowser(url string, stderr io.Writer) {
-	var cmd *exec.Cmd
-	switch runtime.GOOS {
-	case "darwin":
-		cmd = exec.Command("open", url)
-	case "windows":
-		cmd = exec.Command("rundll32", "url.dll,FileProtocolHandler", url)
-	default:
-		if os.Getenv("DISPLAY") == "" && os.Getenv("WAYLAND_DISPLAY") == "" {
-			return
-		}
-		cmd = exec.Command("xdg-open", url)
+// hasDesktop reports whether a browser can be opened here: always on macOS, where a display
+// variable says so elsewhere (not on a server or in a CI job: the address is printed either way).
+func hasDesktop() bool {
+	return runtime.GOOS == "darwin" || os.Getenv("DISPLAY") != "" || os.Getenv("WAYLAND_DISPLAY") != ""
+}
+
+// openBrowser opens the launch file launch (ui.Server.WriteLaunchFile) in the desktop's browser,
+// which it sends on to the page: the command line names the file, never the address.
+func openBrowser(launch string, stderr io.Writer) {
+	cmd := exec.Command("xdg-open", launch)
+	if runtime.GOOS == "darwin" {
+		cmd = exec.Command("open", launch)
 	}
 	if err := cmd.Start(); err != nil {
 		fmt.Fprintf(stderr, "agent-rewind: could not open a browser (%v): open the address above by hand\n", err)

@@ -43,7 +43,7 @@ func (c *WatchRunCmd) Run(env *Env) error {
 }
 
 // WatchStatusOutput is the --json shape of "watch status": running, and the watcher's reply
-// (id, pid, root, started, watchedDirs) when it runs.
+// (id, pid, root, started, watchedDirs, mountNS) when it runs.
 type WatchStatusOutput struct {
 	Running bool `json:"running"`
 	*watch.Reply

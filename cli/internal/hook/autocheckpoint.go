@@ -277,7 +277,7 @@ func treeSizeOver(root string, limit int64) (size int64, over bool) {
 // once returns note the first time it is called with key (per user, in the state base), and ""
 // after: the hook says why there are no automatic checkpoints once, not at every tool call.
 func once(key, note string) string {
-	base, err := workspace.StateBase()
+	base, err := workspace.TrustedStateBase()
 	if err != nil {
 		return note
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"strings"
@@ -31,6 +32,10 @@ func Ask(socket, op string, timeout time.Duration) (*hookwire.Answer, error) {
 		return nil, fmt.Errorf("ask the guard server at %s: %w", socket, err)
 	}
 	p, err := hookwire.ReadMessage(c)
+	if errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET) {
+		// Closed before any answer: the server was stopping or was killed as it accepted.
+		return nil, fmt.Errorf("%w (the server at %s closed the connection without answering: it stopped)", ErrNotRunning, socket)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("read the guard server's answer (%s): %w", socket, err)
 	}

@@ -4,8 +4,10 @@
 // work (the decision, the workspace's choice, the automatic checkpoint with the watcher's hint)
 // runs in a process that is already warm.
 //
-// It listens on hookwire.Socket (hook-server/sock in the state base; its folder is mode 0700)
-// and serves only connections whose peer has its own uid (SO_PEERCRED, LOCAL_PEERCRED on macOS).
+// It listens on hookwire.Socket (hook-server/sock in the state base; its folder is mode 0700,
+// and it refuses to run in one another user could change: cli/internal/trust) and serves only
+// connections whose peer has its own uid (SO_PEERCRED, LOCAL_PEERCRED on macOS), as its
+// clients trust only a server of their own uid.
 // A request carries the client's arguments, working directory, environment, umask and standard
 // input (hookwire); the server answers with exactly what hook.Guard writes and returns, or
 // "fall back" without doing anything when the request's build version, its environment (every

@@ -17,6 +17,7 @@ import (
 	"github.com/agent-rewind/rewind/cli/internal/hook"
 	"github.com/agent-rewind/rewind/cli/internal/hookwire"
 	"github.com/agent-rewind/rewind/cli/internal/statebase"
+	"github.com/agent-rewind/rewind/cli/internal/trust"
 	"github.com/agent-rewind/rewind/cli/internal/unixsock"
 	"github.com/agent-rewind/rewind/cli/internal/watch"
 )
@@ -70,6 +71,11 @@ func Run(ctx context.Context, o Options) error {
 	d := filepath.Dir(o.Socket)
 	if err := os.MkdirAll(d, 0o700); err != nil {
 		return fmt.Errorf("create %s: %w", d, err)
+	}
+	// A folder another user made first (or one they can change) is refused before anything
+	// is put in it; root's chmod below would otherwise make theirs look like ours.
+	if err := trust.Folder(d); err != nil {
+		return fmt.Errorf("the guard server's folder: %w (or choose a state folder of your own with %s)", err, statebase.Env)
 	}
 	if err := os.Chmod(d, 0o700); err != nil { // the socket's folder is what keeps others out
 		return err
@@ -181,7 +187,7 @@ func (s *server) serve(c *net.UnixConn) {
 		}
 	}()
 	s.last.Store(time.Now().UnixNano())
-	if uid, err := peerUID(c); err != nil || uid != s.uid {
+	if uid, err := unixsock.PeerUID(c); err != nil || uid != s.uid {
 		return // not this user's: nothing is read, nothing is said
 	}
 	c.SetReadDeadline(time.Now().Add(readTimeout))

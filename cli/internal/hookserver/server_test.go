@@ -16,6 +16,7 @@ import (
 
 	"github.com/agent-rewind/rewind/barrier"
 	"github.com/agent-rewind/rewind/cli/internal/hookwire"
+	"github.com/agent-rewind/rewind/cli/internal/unixsock"
 )
 
 // serve runs a server in this process for a fresh state folder, without change watchers, and
@@ -105,10 +106,10 @@ func TestPeerUID(t *testing.T) {
 			return 0, err
 		}
 		defer c.Close()
-		return peerUID(c.(*net.UnixConn))
+		return unixsock.PeerUID(c)
 	}()
 	if err != nil || uid != os.Getuid() {
-		t.Fatalf("peerUID: %d, %v; want %d", uid, err, os.Getuid())
+		t.Fatalf("unixsock.PeerUID: %d, %v; want %d", uid, err, os.Getuid())
 	}
 }
 

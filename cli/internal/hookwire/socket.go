@@ -9,6 +9,7 @@ import (
 	"syscall"
 
 	"github.com/agent-rewind/rewind/cli/internal/statebase"
+	"github.com/agent-rewind/rewind/cli/internal/trust"
 )
 
 // Folder is the guard server's folder in the state base: sock (its socket) and lock (held while
@@ -50,7 +51,8 @@ func SockName(path string) (string, func(), error) {
 
 // Dial connects to the unix socket at path, with raw system calls (the client links no net),
 // and returns the connection's descriptor, closed on exec. Reads time out after timeout
-// seconds (SO_RCVTIMEO).
+// seconds (SO_RCVTIMEO). A server that runs as another user is refused (trust.Peer) before
+// anything is sent to it.
 func Dial(path string, timeout int64) (int, error) {
 	name, done, err := SockName(path)
 	if err != nil {
@@ -71,6 +73,9 @@ func Dial(path string, timeout int64) (int, error) {
 		if err != syscall.EINTR {
 			break
 		}
+	}
+	if err == nil {
+		err = trust.Peer(fd, path)
 	}
 	if err != nil {
 		syscall.Close(fd)

@@ -21,6 +21,10 @@ func (s *Server) restore(w http.ResponseWriter, r *http.Request) {
 		fail(w, err)
 		return
 	}
+	if req.Checkpoint == "" {
+		fail(w, fmt.Errorf("%w: the request names no checkpoint to restore from (\"checkpoint\": its id)", errBadRequest))
+		return
+	}
 	if len(req.Paths) == 0 {
 		fail(w, fmt.Errorf("%w: choose at least one file or folder to restore", errBadRequest))
 		return
@@ -45,6 +49,10 @@ func (s *Server) rewind(w http.ResponseWriter, r *http.Request) {
 	var req RewindRequest
 	if err := readBody(r, &req); err != nil {
 		fail(w, err)
+		return
+	}
+	if req.Checkpoint == "" {
+		fail(w, fmt.Errorf("%w: the request names no checkpoint to rewind to (\"checkpoint\": its id)", errBadRequest))
 		return
 	}
 	s.mu.Lock()

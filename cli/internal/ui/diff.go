@@ -37,7 +37,12 @@ type DiffView struct {
 }
 
 func (s *Server) diff(w http.ResponseWriter, r *http.Request) {
-	a, b := r.URL.Query().Get("a"), r.URL.Query().Get("b")
+	a, err := param(r, "a", "the checkpoint to compare from")
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	b := r.URL.Query().Get("b")
 	if b == "live" {
 		b = ""
 	}
@@ -70,14 +75,23 @@ type FileDiff struct {
 
 func (s *Server) fileDiff(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	p := q.Get("path")
+	p, err := param(r, "path", "the file to compare, relative to the workspace root")
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	a, err := param(r, "a", "the checkpoint to compare from")
+	if err != nil {
+		fail(w, err)
+		return
+	}
 	if err := s.store.CheckPath(p); err != nil {
 		fail(w, err)
 		return
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	from, fromData, err := s.side(q.Get("a"), p)
+	from, fromData, err := s.side(a, p)
 	if err != nil {
 		fail(w, err)
 		return
@@ -91,7 +105,19 @@ func (s *Server) fileDiff(w http.ResponseWriter, r *http.Request) {
 		fail(w, err)
 		return
 	}
+	if from == nil && to == nil {
+		fail(w, fmt.Errorf("%w: %q is neither in %s nor in %s (paths are relative to the workspace root)", snapshot.ErrNoSuchPath, p, pointName(a), pointName(b)))
+		return
+	}
 	writeJSON(w, compareFile(p, from, to, fromData, toData))
+}
+
+// pointName names a side of a comparison: a checkpoint, or the live workspace ("").
+func pointName(ref string) string {
+	if ref == "" {
+		return "the live workspace"
+	}
+	return "checkpoint " + ref
 }
 
 // compareFile decides how to show one path's change, and line-diffs text.
@@ -174,11 +200,22 @@ func (s *Server) side(ref, p string) (*snapshot.Entry, []byte, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	i, ok := slices.BinarySearchFunc(es, p, func(e snapshot.Entry, p string) int { return strings.Compare(e.Path, p) })
+	find := func(p string) (*snapshot.Entry, bool) {
+		i, ok := slices.BinarySearchFunc(es, p, func(e snapshot.Entry, p string) int { return strings.Compare(e.Path, p) })
+		if !ok {
+			return nil, false
+		}
+		return &es[i], true
+	}
+	e, ok := find(p)
 	if !ok {
+		for d := range ancestors(p) {
+			if a, ok := find(d); ok && a.Type != snapshot.TypeDir {
+				return nil, nil, snapshot.ThroughError(p, d, a.Type, "checkpoint "+ref)
+			}
+		}
 		return nil, nil, nil
 	}
-	e := &es[i]
 	if e.Type != snapshot.TypeFile || e.Size > maxFileBytes {
 		return e, nil, nil
 	}
@@ -202,6 +239,25 @@ func (s *Server) liveSide(p string) (*snapshot.Entry, []byte, error) {
 		return nil, nil, err
 	}
 	defer root.Close()
+	// The root would follow a symlink that stays inside it (and refuse one that leaves it): a
+	// path below a symlink is no path of the workspace, as a checkpoint records it.
+	for d := range ancestors(p) {
+		fi, err := root.Lstat(d)
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+			return nil, nil, nil
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		switch {
+		case fi.Mode()&fs.ModeSymlink != 0:
+			return nil, nil, snapshot.ThroughError(p, d, snapshot.TypeSymlink, "the workspace")
+		case fi.Mode().IsRegular():
+			return nil, nil, snapshot.ThroughError(p, d, snapshot.TypeFile, "the workspace")
+		case !fi.IsDir():
+			return nil, nil, snapshot.ThroughError(p, d, snapshot.TypeSkipped, "the workspace")
+		}
+	}
 	fi, err := root.Lstat(p)
 	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
 		return nil, nil, nil
@@ -238,4 +294,15 @@ func (s *Server) liveSide(p string) (*snapshot.Entry, []byte, error) {
 	e.Size = int64(len(b))
 	e.Blob = snapshot.Hash(sha256.Sum256(b))
 	return e, b, nil
+}
+
+// ancestors yields the folders above the slash-separated path p, outermost first.
+func ancestors(p string) func(yield func(string) bool) {
+	return func(yield func(string) bool) {
+		for i := 0; i < len(p); i++ {
+			if p[i] == '/' && !yield(p[:i]) {
+				return
+			}
+		}
+	}
 }

@@ -35,6 +35,8 @@ type Server struct {
 
 	mu    sync.Mutex                      // serialises use of store, which one command normally owns
 	sizes map[string]*snapshot.DiffResult // change since the parent, by checkpoint id (immutable)
+
+	launch launch // the browser's launch file (launch.go), written before the server serves
 }
 
 // New returns the UI of the workspace w (opened by the caller, who closes it after the server).
@@ -83,6 +85,7 @@ func (s *Server) Handler() http.Handler {
 }
 
 func (s *Server) index(w http.ResponseWriter, r *http.Request) {
+	s.RemoveLaunchFile() // the browser came: the address needs to be kept nowhere any more
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	page().Execute(w, map[string]string{"CSRF": s.csrf, "Root": s.ws.Root, "Store": s.ws.Meta})
 }
@@ -97,12 +100,12 @@ func writeJSON(w http.ResponseWriter, v any) {
 	json.NewEncoder(w).Encode(v)
 }
 
-// fail answers an API call with err: 404 for an unknown checkpoint, 400 for a refused path,
-// 500 otherwise; the message is the store's, which says what to do.
+// fail answers an API call with err: 404 for an unknown checkpoint or path, 400 for a refused
+// path or a bad request, 500 otherwise; the message is the store's, which says what to do.
 func fail(w http.ResponseWriter, err error) {
 	code := http.StatusInternalServerError
 	switch {
-	case errors.Is(err, snapshot.ErrNotFound), errors.Is(err, fs.ErrNotExist):
+	case errors.Is(err, snapshot.ErrNotFound), errors.Is(err, snapshot.ErrNoSuchPath), errors.Is(err, fs.ErrNotExist):
 		code = http.StatusNotFound
 	case errors.Is(err, snapshot.ErrUnsafePath), errors.Is(err, snapshot.ErrAmbiguous), errors.Is(err, errBadRequest):
 		code = http.StatusBadRequest
@@ -113,6 +116,15 @@ func fail(w http.ResponseWriter, err error) {
 }
 
 var errBadRequest = errors.New("bad request")
+
+// param returns the query parameter name of r, which must be given: what says what it is.
+func param(r *http.Request, name, what string) (string, error) {
+	v := r.URL.Query().Get(name)
+	if v == "" {
+		return "", fmt.Errorf("%w: %s needs %s=… (%s)", errBadRequest, r.URL.Path, name, what)
+	}
+	return v, nil
+}
 
 // readBody decodes a POST's JSON body (at most 1 MiB) into v.
 func readBody(r *http.Request, v any) error {

@@ -4,18 +4,25 @@ import (
 	"errors"
 	"net"
 	"os"
+	"path/filepath"
 	"syscall"
 	"time"
 
 	"github.com/agent-rewind/rewind/cli/internal/hookwire"
+	"github.com/agent-rewind/rewind/cli/internal/trust"
 )
 
 // ErrNoServer is returned by Dial when nothing listens on the socket: no socket file, or one
 // that refuses connections (its server is gone).
 var ErrNoServer = errors.New("no server listens on the socket")
 
-// Dial connects to the unix socket at path, however long the path (hookwire.SockName).
+// Dial connects to the unix socket at path, however long the path (hookwire.SockName), once
+// it trusts the socket's folder (trust.Folder) and then the server on it (trust.Peer): a
+// refusal matches trust.ErrUntrusted and says what to do.
 func Dial(path string, timeout time.Duration) (net.Conn, error) {
+	if err := trust.Folder(filepath.Dir(path)); err != nil {
+		return nil, err
+	}
 	name, done, err := hookwire.SockName(path)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
@@ -28,5 +35,12 @@ func Dial(path string, timeout time.Duration) (net.Conn, error) {
 	if errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ECONNREFUSED) {
 		return nil, ErrNoServer
 	}
-	return c, err
+	if err != nil {
+		return nil, err
+	}
+	if err := withFD(c, func(fd int) error { return trust.Peer(fd, path) }); err != nil {
+		c.Close()
+		return nil, err
+	}
+	return c, nil
 }

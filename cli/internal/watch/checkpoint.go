@@ -68,7 +68,8 @@ func checkpointWith(root, store, cur string, start bool, wait time.Duration, tak
 
 // hintFor asks the workspace's watcher, starting one if none runs and start is set, what changed
 // since checkpoint current. It returns the hint (nil: walk the tree, and why) and the token to
-// record with the checkpoint once taken.
+// record with the checkpoint once taken. A watcher that does not answer (stopped, hung, dying)
+// is ended and, with start, replaced: a checkpoint never waits on it twice.
 func hintFor(root, store, current string, start bool, wait time.Duration) (hint *snapshot.Changed, token, why string) {
 	if !Supported {
 		return nil, "", "no change watcher on this system"
@@ -76,24 +77,30 @@ func hintFor(root, store, current string, start bool, wait time.Duration) (hint 
 	if os.Getenv(EnvVar) == "off" {
 		return nil, "", EnvVar + "=off"
 	}
-	hint, token, why, err := Hint(store, current)
-	if errors.Is(err, ErrNotRunning) && start {
-		if wait == 0 {
-			if err := startDetached(root, store); err != nil {
-				return nil, "", fmt.Sprintf("no watcher was running, and starting one failed: %v", err)
-			}
-			return nil, "", "no watcher was running: one was started in the background for the next checkpoints"
+	hint, token, why, err := Hint(store, root, current)
+	switch {
+	case err == nil || !start:
+		return hint, token, why
+	case errors.Is(err, ErrNotRunning):
+		why = "no watcher was running"
+	default:
+		if eerr := endUnanswering(store, root); eerr != nil {
+			return nil, "", fmt.Sprintf("%s, and it could not be replaced: %v", why, eerr)
 		}
-		if _, err := Start(store, root, wait); err != nil {
-			return nil, "", fmt.Sprintf("no watcher was running, and starting one failed: %v", err)
-		}
-		hint, token, why, err = Hint(store, current)
-		if err == nil {
-			why = "a watcher was started now; " + why
-		}
+		why += ": it was ended"
 	}
+	if wait == 0 {
+		if err := startDetached(root, store); err != nil {
+			return nil, "", fmt.Sprintf("%s, and starting one failed: %v", why, err)
+		}
+		return nil, "", why + ": one was started in the background for the next checkpoints"
+	}
+	if _, err := Start(store, root, wait); err != nil {
+		return nil, "", fmt.Sprintf("%s, and starting one failed: %v", why, err)
+	}
+	hint, token, why2, err := Hint(store, root, current)
 	if err != nil {
-		return nil, "", why
+		return nil, "", why + "; a new one was started but did not answer: " + why2
 	}
-	return hint, token, why
+	return hint, token, why + "; a watcher was started now; " + why2
 }

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -17,7 +18,7 @@ import (
 	"github.com/agent-rewind/rewind/internal/durable"
 )
 
-// ErrNotRunning is returned by Ask when no watcher answers for the store.
+// ErrNotRunning is returned by Ask when no watcher listens for the store.
 var ErrNotRunning = errors.New("no watcher is running for this workspace")
 
 // Ask sends one request to the store's watcher and returns its reply: over its socket, or
@@ -41,7 +42,9 @@ func Ask(store string, req Request, timeout time.Duration) (*Reply, error) {
 		return nil, fmt.Errorf("ask the watcher: %w", err)
 	}
 	line, err := bufio.NewReader(c).ReadBytes('\n')
-	if err != nil {
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		return nil, fmt.Errorf("the watcher did not answer within %s: %w", timeout, err)
+	} else if err != nil {
 		return nil, fmt.Errorf("read the watcher's answer: %w", err)
 	}
 	var r Reply
@@ -55,9 +58,19 @@ func Ask(store string, req Request, timeout time.Duration) (*Reply, error) {
 }
 
 // Start starts a watcher for the workspace root in the background ("agent-rewind watch run"),
-// detached from the caller's session and output, and waits up to wait for it to answer.
+// detached from the caller's session and output, and waits up to wait for it to answer. One
+// that exits at start says why in the error (the inotify limits, a file system it cannot
+// watch): what it wrote on its standard error, which goes to a file no one else sees.
 func Start(store, root string, wait time.Duration) (*Reply, error) {
-	cmd, err := spawn(root)
+	if err := os.MkdirAll(dir(store), 0o700); err != nil {
+		return nil, fmt.Errorf("start the watcher: %w", err)
+	}
+	errs, err := errFile(dir(store))
+	if err != nil {
+		return nil, fmt.Errorf("start the watcher: %w", err)
+	}
+	defer errs.Close()
+	cmd, err := spawn(root, errs)
 	if err != nil {
 		return nil, err
 	}
@@ -75,13 +88,26 @@ func Start(store, root string, wait time.Duration) (*Reply, error) {
 			if r, aerr := Ask(store, Request{Op: "status"}, time.Second); aerr == nil {
 				return r, nil
 			}
-			return nil, fmt.Errorf("the watcher exited at start (%v)", err)
+			return nil, fmt.Errorf("the watcher exited at start (%v): %s", err, lastLine(errs))
 		case <-time.After(20 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {
 			return nil, fmt.Errorf("the watcher did not answer within %s", wait)
 		}
 	}
+}
+
+// lastLine is the last line f holds (what an exiting agent-rewind wrote last: its error),
+// without the program's name.
+func lastLine(f *os.File) string {
+	b := make([]byte, 16<<10)
+	n, _ := f.ReadAt(b, 0)
+	lines := strings.Split(strings.TrimSpace(string(b[:n])), "\n")
+	last := strings.TrimPrefix(lines[len(lines)-1], "agent-rewind: ")
+	if last == "" {
+		return "it said nothing"
+	}
+	return last
 }
 
 // Position is the last checkpoint taken with a watcher's token (taken before its capture).
@@ -125,18 +151,26 @@ func WritePosition(store, id, token string) error {
 // runs neither (agent-rewind-hook) points it elsewhere.
 var Program = os.Executable
 
+// watcherArgs are the arguments of the watcher of root (replace.go knows it by them).
+func watcherArgs(root string) []string {
+	return []string{"--workspace", root, "--exact-workspace", "watch", "run"}
+}
+
 // spawn starts "agent-rewind watch run" for root, detached from the caller's session and
-// output, and returns without waiting for it. root was chosen already (by the rule every entry
-// point follows), so the watcher takes it exactly: a home folder a person chose with
-// --exact-workspace is not refused again.
-func spawn(root string) (*exec.Cmd, error) {
+// output (its standard error goes to stderr, when not nil), and returns without waiting for
+// it. root was chosen already (by the rule every entry point follows), so the watcher takes it
+// exactly: a home folder a person chose with --exact-workspace is not refused again.
+func spawn(root string, stderr *os.File) (*exec.Cmd, error) {
 	exe, err := Program()
 	if err != nil {
 		return nil, fmt.Errorf("start the watcher: %w", err)
 	}
-	cmd := exec.Command(exe, "--workspace", root, "--exact-workspace", "watch", "run")
+	cmd := exec.Command(exe, watcherArgs(root)...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	cmd.Dir = "/" // not holding the workspace (or any folder) as its working directory
+	if stderr != nil {
+		cmd.Stderr = stderr // a file: passed as it is, with no goroutine copying it
+	}
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start the watcher: %w", err)
 	}
@@ -161,7 +195,7 @@ func startDetached(root, store string) error {
 		go Run(context.Background(), Options{Root: root, Store: store, Idle: inProcessIdle})
 		return nil
 	}
-	cmd, err := spawn(root)
+	cmd, err := spawn(root, nil)
 	if err != nil {
 		return err
 	}

@@ -12,11 +12,19 @@
 // overflowed, the watch limit was reached, too many changes to keep), or when it cannot catch
 // up: the checkpoint then walks the whole tree and says why. Correctness never depends on it.
 //
+// Its answers hold only for what it can prove. A file with more than one name is watched itself
+// and reported under every name it has (links_linux.go); the workspace is reached from its open
+// folder, and the watcher refuses once the workspace's path names another folder (inotify_linux.go);
+// a mount point below the root is not watched but named in every answer, to be read whole, and a
+// change of the mounts at or below the root makes it refuse (mounts_linux.go). A watcher that does
+// not answer within askTimeout is ended and replaced by the checkpoint that asked (replace.go).
+//
 // The watcher lives in the store: watch/sock (its socket), watch/lock (held while it runs, so one
-// runs per workspace), watch/cookies/ and watch/position (the last checkpoint taken with a token,
-// and that token: a hint is used only while that checkpoint is the current position). It exits
-// after an idle period with no question, when the workspace's folder is removed or moved, or
-// when asked to ("agent-rewind watch stop").
+// runs per workspace, with its pid), watch/cookies/ and watch/position (the last checkpoint taken
+// with a token, and that token: a hint is used only while that checkpoint is the current
+// position). It exits after an idle period with no question, when the workspace's folder is
+// removed or moved, when its socket is removed or replaced, or when asked to ("agent-rewind watch
+// stop").
 //
 // The wire format is one JSON object a line each way over the unix socket: a Request, then a
 // Reply. Linux only; elsewhere the checkpoint keeps the stat walk.

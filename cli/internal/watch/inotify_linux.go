@@ -5,10 +5,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"unsafe"
+
+	"golang.org/x/sys/unix"
 )
 
 // Supported reports whether this system has a watcher.
@@ -24,14 +28,26 @@ const maxTracked = 100000
 
 // tree watches every directory under root through one inotify instance, so that all its events
 // arrive in one queue in the order they happened.
+//
+// It reaches them from the root's descriptor (/proc/self/fd/N/<path>), never by the root's path:
+// a renamed parent (or the root moved) changes nothing of what it watches, and a folder made
+// again at the root's old path is never mistaken for it. Its answers hold only for what it can
+// prove: when the root's path no longer names that folder (moved, replaced, mounted over), or
+// the mounts at or below it change, it refuses (unexact).
 type tree struct {
-	root   string
-	skip   string // a directory not to watch (the store, when it is inside the workspace)
-	cookie string // the cookie directory, watched too
-	f      *os.File
-	fd     int // f's descriptor, used only with mu held and f open (Fd would make f blocking)
+	root    string
+	skipRel string // a directory not to watch, relative (the store, when it is inside the workspace)
+	cookie  string // the cookie directory, watched too
+	f       *os.File
+	fd      int // f's descriptor, used only with mu held and f open (Fd would make f blocking)
 
-	rmu      sync.Mutex // held while reading events and recording them (drain)
+	rootFd  int         // the workspace's folder, open: every path is reached from it
+	rootID  folderID    // its device, inode and mount
+	mounts  *mountTable // the mount table, polled for changes at or below the root
+	fdPaths string      // "/proc/self/fd/<rootFd>"
+
+	rmu      sync.Mutex     // held while reading events and recording them (drain)
+	askBuf   [64 << 10]byte // what caughtUp drains into, with rmu held (a new one per question cost 2 µs)
 	mu       sync.Mutex
 	wds      map[int]string // watch descriptor -> directory, relative ("" for the root)
 	dirs     map[string]int
@@ -42,6 +58,11 @@ type tree struct {
 	broken   string            // set when the watch cannot be trusted any more
 	gone     bool              // the workspace's folder was removed or moved
 	waiters  map[string]chan struct{}
+
+	mountPoints map[string]bool // folders below the root on a mount of their own: not watched, reported in every answer
+	files       map[int]*linked // files with more than one name, by their own watch (links_linux.go)
+	names       map[string]int  // their names, to those watches
+	unsure      map[int]bool    // file watches made with fewer names known than the file has links
 }
 
 // remoteFS are file systems whose files other machines or processes can change without inotify
@@ -49,6 +70,8 @@ type tree struct {
 var remoteFS = map[uint32]string{0x6969: "NFS", 0xff534d42: "CIFS", 0xfe534d42: "SMB2", 0x517b: "SMB",
 	0x65735546: "FUSE", 0x01021997: "9p", 0x564c: "NCP", 0x6b414653: "AFS", 0x73757245: "Coda", 0x47504653: "GPFS", 0x0bd00bd0: "Lustre"}
 
+// newTree watches the workspace root, every folder under it but skip (its store, when inside
+// it), and the cookie folder, and learns the names of its files with more than one link.
 func newTree(root, skip, cookie string) (*tree, error) {
 	var fs syscall.Statfs_t
 	if err := syscall.Statfs(root, &fs); err != nil {
@@ -57,33 +80,91 @@ func newTree(root, skip, cookie string) (*tree, error) {
 	if name, ok := remoteFS[uint32(fs.Type)]; ok {
 		return nil, fmt.Errorf("%s is on %s, where inotify does not see every change: checkpoints walk the tree", root, name)
 	}
-	fd, err := syscall.InotifyInit1(syscall.IN_CLOEXEC | syscall.IN_NONBLOCK)
-	if err != nil {
-		return nil, fmt.Errorf("inotify: %w", err)
+	t := &tree{root: root, cookie: cookie, fd: -1, rootFd: -1,
+		wds: map[int]string{}, dirs: map[string]int{}, changes: map[string]uint64{}, waiters: map[string]chan struct{}{},
+		mountPoints: map[string]bool{}, files: map[int]*linked{}, names: map[string]int{}, unsure: map[int]bool{}}
+	if rel, err := filepath.Rel(root, skip); skip != "" && err == nil && filepath.IsLocal(rel) {
+		t.skipRel = filepath.ToSlash(rel)
 	}
-	t := &tree{root: root, skip: skip, cookie: cookie, f: os.NewFile(uintptr(fd), "inotify"), fd: fd,
-		wds: map[int]string{}, dirs: map[string]int{}, changes: map[string]uint64{}, waiters: map[string]chan struct{}{}}
-	wd, err := syscall.InotifyAddWatch(fd, cookie, syscall.IN_CREATE|syscall.IN_ONLYDIR)
-	if err != nil {
-		t.f.Close()
-		return nil, fmt.Errorf("watch %s: %w", cookie, err)
+	if err := t.open(); err != nil {
+		t.closeAll()
+		return nil, err
 	}
-	t.cookieWd = wd
 	t.mu.Lock()
-	err = t.addTree("")
+	err := t.addTree("")
+	if err == nil {
+		_, err = t.learnNames() // the names of files linked from outside, or while the folders were read
+	}
 	t.mu.Unlock()
 	if err != nil {
-		t.f.Close()
+		t.closeAll()
 		return nil, err
 	}
 	return t, nil
 }
 
-// addTree watches directory rel and every directory under it. Called with mu held.
+// open opens the root, the mount table and the inotify instance, and watches the cookie folder.
+func (t *tree) open() error {
+	var err error
+	if t.rootFd, err = syscall.Open(t.root, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0); err != nil {
+		return fmt.Errorf("open %s: %w", t.root, err)
+	}
+	t.fdPaths = "/proc/self/fd/" + strconv.Itoa(t.rootFd)
+	if t.rootID, err = statID(t.rootFd, "", unix.AT_EMPTY_PATH); err != nil {
+		return fmt.Errorf("%s: %w", t.root, err)
+	}
+	if t.mounts, err = openMountTable(t.fdPaths); err != nil {
+		return err
+	}
+	fd, err := syscall.InotifyInit1(syscall.IN_CLOEXEC | syscall.IN_NONBLOCK)
+	if errors.Is(err, syscall.EMFILE) {
+		return errors.New("the inotify instance limit is reached (raise fs.inotify.max_user_instances), or this process's open-file limit: checkpoints walk the tree")
+	} else if err != nil {
+		return fmt.Errorf("inotify: %w", err)
+	}
+	t.f, t.fd = os.NewFile(uintptr(fd), "inotify"), fd
+	if t.cookieWd, err = syscall.InotifyAddWatch(fd, t.cookie, syscall.IN_CREATE|syscall.IN_ONLYDIR); err != nil {
+		return fmt.Errorf("watch %s: %w", t.cookie, limitErr(err))
+	}
+	return nil
+}
+
+// path is how the watcher reaches rel, relative to the root: from the root's descriptor.
+func (t *tree) path(rel string) string {
+	if rel == "" {
+		return t.fdPaths + "/."
+	}
+	return t.fdPaths + "/" + rel
+}
+
+// limitErr names the sysctl to raise for the inotify watch limit, and is err otherwise.
+func limitErr(err error) error {
+	if errors.Is(err, syscall.ENOSPC) {
+		return errors.New("the inotify watch limit is reached (raise fs.inotify.max_user_watches, or list large folders in .rewindignore)")
+	}
+	return err
+}
+
+// addTree watches directory rel and every directory under it, learns the names of the files
+// with more than one link in them, and notes the mount points below (which it does not enter).
+// Called with mu held.
 func (t *tree) addTree(rel string) error {
-	full := filepath.Join(t.root, rel)
-	if full == t.skip || t.fd < 0 {
+	if rel == t.skipRel && rel != "" || t.fd < 0 {
 		return nil
+	}
+	full := t.path(rel)
+	if rel != "" {
+		id, err := statID(unix.AT_FDCWD, full, unix.AT_SYMLINK_NOFOLLOW)
+		if err != nil {
+			if errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.ENOTDIR) {
+				return nil // gone again: its parent's event covers it
+			}
+			return fmt.Errorf("statx %s: %w", filepath.Join(t.root, rel), err)
+		}
+		if id.mnt != t.rootID.mnt {
+			t.mountPoints[rel] = true // inotify would not see into it as the walk does: read whole each time
+			return nil
+		}
 	}
 	wd, err := syscall.InotifyAddWatch(t.fd, full, watchMask)
 	if err != nil {
@@ -91,9 +172,9 @@ func (t *tree) addTree(rel string) error {
 			return nil // gone again, or not a directory: its parent's event covers it
 		}
 		if errors.Is(err, syscall.ENOSPC) {
-			return fmt.Errorf("the inotify watch limit is reached at %s (raise fs.inotify.max_user_watches, or list large folders in .rewindignore)", full)
+			return fmt.Errorf("%w, at %s", limitErr(err), filepath.Join(t.root, rel))
 		}
-		return fmt.Errorf("watch %s: %w", full, err)
+		return fmt.Errorf("watch %s: %w", filepath.Join(t.root, rel), err)
 	}
 	if old, ok := t.wds[wd]; ok && old != rel {
 		delete(t.dirs, old)
@@ -104,10 +185,14 @@ func (t *tree) addTree(rel string) error {
 		return nil // removed meanwhile: its parent's event covers it
 	}
 	ents, _ := f.ReadDir(-1)
+	err = t.lookIn(rel, f, ents, nil)
 	f.Close()
+	if err != nil {
+		return err
+	}
 	for _, e := range ents {
 		if e.IsDir() { // ReadDir does not follow symlinks
-			if err := t.addTree(filepath.Join(rel, e.Name())); err != nil {
+			if err := t.addTree(join(rel, e.Name())); err != nil {
 				return err
 			}
 		}
@@ -115,14 +200,33 @@ func (t *tree) addTree(rel string) error {
 	return nil
 }
 
+// join is rel/name, or name for the root.
+func join(rel, name string) string {
+	if rel == "" {
+		return name
+	}
+	return rel + "/" + name
+}
+
 // dropTree forgets directory rel and those under it (moved away: their watches would report
-// under the old name). Called with mu held.
+// under the old name), with the names and mount points under it. Called with mu held.
 func (t *tree) dropTree(rel string) {
+	under := func(p string) bool { return p == rel || strings.HasPrefix(p, rel+"/") }
 	for d, wd := range t.dirs {
-		if d == rel || strings.HasPrefix(d, rel+"/") {
+		if under(d) {
 			syscall.InotifyRmWatch(t.fd, uint32(wd))
 			delete(t.dirs, d)
 			delete(t.wds, wd)
+		}
+	}
+	for p := range t.mountPoints {
+		if under(p) {
+			delete(t.mountPoints, p)
+		}
+	}
+	for p := range t.names {
+		if under(p) {
+			t.untrack(p)
 		}
 	}
 }
@@ -185,7 +289,7 @@ func (t *tree) caughtUp() error {
 	t.mu.Lock()
 	fd := t.fd
 	t.mu.Unlock()
-	if fd < 0 || !t.drain(fd, make([]byte, 64<<10)) {
+	if fd < 0 || !t.drain(fd, t.askBuf[:]) {
 		return errors.New("the watcher has stopped")
 	}
 	return nil
@@ -197,11 +301,19 @@ func (t *tree) event(wd int, mask uint32, name string) {
 		t.broken = "the kernel's event queue overflowed"
 		return
 	}
+	if mask&syscall.IN_UNMOUNT != 0 {
+		t.broken = "a file system the watcher watched was unmounted"
+		return
+	}
 	if wd == t.cookieWd {
 		if c, ok := t.waiters[name]; ok {
 			close(c)
 			delete(t.waiters, name)
 		}
+		return
+	}
+	if l := t.files[wd]; l != nil {
+		t.fileEvent(wd, l, mask)
 		return
 	}
 	dir, ok := t.wds[wd]
@@ -232,24 +344,31 @@ func (t *tree) event(wd int, mask uint32, name string) {
 	} else if name == "" {
 		p = dir
 	}
-	if filepath.Join(t.root, p) == t.skip {
+	if p == t.skipRel {
 		return
 	}
+	t.mark(p)
+	switch {
+	case mask&syscall.IN_ISDIR == 0 && name != "":
+		if err := t.nameEvent(p, mask); err != nil {
+			t.broken = err.Error()
+		}
+	case mask&(syscall.IN_MOVED_FROM|syscall.IN_DELETE) != 0:
+		t.dropTree(p)
+	case mask&(syscall.IN_CREATE|syscall.IN_MOVED_TO) != 0:
+		if err := t.addTree(p); err != nil {
+			t.broken = err.Error()
+		}
+	}
+}
+
+// mark records that path p changed. Called with mu held.
+func (t *tree) mark(p string) {
 	t.seq++
 	t.changes[p] = t.seq
 	if len(t.changes) > maxTracked {
 		clear(t.changes)
 		t.lostAt = t.seq
-	}
-	if mask&syscall.IN_ISDIR != 0 {
-		switch {
-		case mask&(syscall.IN_MOVED_FROM|syscall.IN_DELETE) != 0:
-			t.dropTree(p)
-		case mask&(syscall.IN_CREATE|syscall.IN_MOVED_TO) != 0:
-			if err := t.addTree(p); err != nil {
-				t.broken = err.Error()
-			}
-		}
 	}
 }
 
@@ -259,7 +378,22 @@ func (t *tree) close() error {
 	t.fd = -1
 	t.mu.Unlock()
 	t.rmu.Unlock()
-	return t.f.Close() // waits for the reader's drain, which now stops
+	return t.closeAll() // the inotify file's Close waits for the reader's drain, which now stops
+}
+
+// closeAll closes what open opened.
+func (t *tree) closeAll() error {
+	var err error
+	if t.f != nil {
+		err = t.f.Close()
+	}
+	if t.mounts != nil {
+		t.mounts.close()
+	}
+	if t.rootFd >= 0 {
+		syscall.Close(t.rootFd)
+	}
+	return err
 }
 
 // watched is how many directories are watched.
@@ -269,35 +403,81 @@ func (t *tree) watched() int {
 	return len(t.dirs)
 }
 
-// since returns the paths changed after token tok of watcher id, and the token of now; or why it
-// cannot answer. Called once the cookie round trip has shown every earlier event was read.
-func (t *tree) since(id, tok string) (paths []string, now, refused string) {
+// since answers r, a question for the changes after token tok of watcher id: the paths changed
+// after it (with every mount point below the root, which the watcher cannot see into), and the
+// token of now; or why it cannot answer (with no token when the watcher cannot be trusted any
+// more: it then stops). Called once the cookie round trip has shown every earlier event was read.
+func (t *tree) since(id, tok string, r *Reply) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	now = fmt.Sprintf("%s:%d", id, t.seq)
+	if t.broken == "" {
+		t.broken = t.unexact()
+	}
+	if t.broken == "" {
+		refused, err := t.learnNames()
+		if err != nil {
+			t.broken = err.Error()
+		}
+		r.Refused = refused
+	}
 	if t.broken != "" {
-		return nil, "", t.broken
+		r.Refused = t.broken
+		return
 	}
-	if tok == "" {
-		return nil, now, "no token yet: this is the first checkpoint this watcher sees"
-	}
+	r.Token = fmt.Sprintf("%s:%d", id, t.seq)
 	wid, n, ok := parseToken(tok)
-	if !ok {
-		return nil, now, fmt.Sprintf("token %q is not <id>:<number>", tok)
+	switch {
+	case r.Refused != "":
+	case tok == "":
+		r.Refused = "no token yet: this is the first checkpoint this watcher sees"
+	case !ok:
+		r.Refused = fmt.Sprintf("token %q is not <id>:<number>", tok)
+	case wid != id:
+		r.Refused = "the token is from an earlier watcher (it was restarted)"
+	case n > t.seq:
+		r.Refused = fmt.Sprintf("token %q is ahead of the watcher (%d)", tok, t.seq)
+	case n < t.lostAt:
+		r.Refused = "changes since the token were too many to keep"
 	}
-	if wid != id {
-		return nil, now, "the token is from an earlier watcher (it was restarted)"
-	}
-	if n > t.seq {
-		return nil, now, fmt.Sprintf("token %q is ahead of the watcher (%d)", tok, t.seq)
-	}
-	if n < t.lostAt {
-		return nil, now, "changes since the token were too many to keep"
+	if r.Refused != "" {
+		return
 	}
 	for p, s := range t.changes {
 		if s > n {
-			paths = append(paths, p)
+			r.Paths = append(r.Paths, p)
+			if _, ok := t.names[p]; ok {
+				r.Linked++
+			}
 		}
 	}
-	return paths, now, ""
+	for p := range t.mountPoints {
+		r.Mounts = append(r.Mounts, p)
+		if s, ok := t.changes[p]; !ok || s <= n {
+			r.Paths = append(r.Paths, p)
+		}
+	}
+	slices.Sort(r.Mounts)
+}
+
+// unexact says why the watches no longer cover the workspace's folder ("" while they do).
+// Called with mu held.
+func (t *tree) unexact() string {
+	if why := t.rootMoved(); why != "" {
+		return why
+	}
+	why, err := t.mounts.changed()
+	if err != nil {
+		return err.Error()
+	}
+	return why
+}
+
+// rootMoved says why the root's path no longer names the folder the watcher watches ("" while
+// it does): the folder was moved (or its parent), removed, replaced, or mounted over.
+func (t *tree) rootMoved() string {
+	id, err := statID(unix.AT_FDCWD, t.root, 0)
+	if err != nil || id != t.rootID {
+		return fmt.Sprintf("%s is not the folder this watcher watches any more (it was moved, removed, replaced or mounted over): checkpoints walk the tree until a watcher of the folder there starts", t.root)
+	}
+	return ""
 }

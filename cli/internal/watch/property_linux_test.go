@@ -45,6 +45,17 @@ func startWatcher(t *testing.T, root, store string) *running {
 	return r
 }
 
+// stopped waits for a watcher that refused to trust itself any more to stop.
+func (r *running) stopped(t *testing.T) {
+	t.Helper()
+	select {
+	case err := <-r.done:
+		r.done <- err // for kill
+	case <-time.After(10 * time.Second):
+		t.Fatal("the watcher did not stop after refusing")
+	}
+}
+
 func (r *running) kill() {
 	r.cancel()
 	<-r.done
@@ -99,7 +110,7 @@ func (m *fsModel) newName(prefix string) string {
 // (a path gone meanwhile) are ignored: the tree is whatever it is, and that is what is compared.
 func (m *fsModel) step() string {
 	abs := func(rel string) string { return filepath.Join(m.root, rel) }
-	switch op := m.rng.IntN(11); op {
+	switch op := m.rng.IntN(12); op {
 	case 0: // create
 		p := m.newName("f")
 		os.WriteFile(abs(p), []byte(fmt.Sprint("new ", m.n)), 0o644)
@@ -163,6 +174,14 @@ func (m *fsModel) step() string {
 			os.RemoveAll(abs(p))
 		}
 		return "rmdir " + p
+	case 10: // a hard link: a later write through one name changes every name
+		p := m.pick(false)
+		if st, err := os.Lstat(abs(p)); err == nil && st.Mode().IsRegular() {
+			q := m.newName("h")
+			os.Link(abs(p), abs(q))
+			return "link " + p + " " + q
+		}
+		return "link none"
 	default: // excluded folder traffic
 		os.MkdirAll(abs("build"), 0o755)
 		os.WriteFile(abs(filepath.Join("build", fmt.Sprint(m.rng.IntN(5)))), []byte(fmt.Sprint(m.rng.Int())), 0o644)
@@ -171,9 +190,9 @@ func (m *fsModel) step() string {
 }
 
 // TestWatcherAssistedEqualsFullWalk applies random sequences of file operations (create, write,
-// delete, rename of files and whole directories, chmod, symlink retarget, mkdir/rmdir, changes
-// made while a checkpoint runs, the watcher killed and restarted midway) and checks that every
-// watcher-assisted checkpoint's manifest equals a full walk's taken right after.
+// delete, rename of files and whole directories, chmod, symlink retarget, mkdir/rmdir, hard
+// links, changes made while a checkpoint runs, the watcher killed and restarted midway) and
+// checks that every watcher-assisted checkpoint's manifest equals a full walk's taken right after.
 func TestWatcherAssistedEqualsFullWalk(t *testing.T) {
 	if !Supported {
 		t.Skip("no watcher on this system")
@@ -213,7 +232,7 @@ func propertyRun(t *testing.T, seed uint64) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		hint, tok, why, err := Hint(store, cur)
+		hint, tok, why, err := Hint(store, root, cur)
 		if err != nil && !errors.Is(err, ErrNotRunning) {
 			t.Fatal(err)
 		}
@@ -272,7 +291,7 @@ func propertyRun(t *testing.T, seed uint64) {
 		}
 		a := assisted()
 		cur, _ := s.Current()
-		_, tok, _, _ := Hint(store, cur)
+		_, tok, _, _ := Hint(store, root, cur)
 		f, err := s.Checkpoint(ctx, "")
 		if err != nil {
 			t.Fatal(err)

@@ -22,8 +22,11 @@ type Reply struct {
 	Root    string    `json:"root"`              // the workspace it watches
 	Started time.Time `json:"started"`           // when it started
 	Watched int       `json:"watchedDirs"`       // directories watched
+	MountNS string    `json:"mountNS,omitempty"` // its mount namespace (/proc/self/ns/mnt): it sees the mounts of that one
 	Token   string    `json:"token,omitempty"`   // with "since": the position now
-	Paths   []string  `json:"paths,omitempty"`   // with "since": paths changed after the token (a directory covers its subtree)
+	Paths   []string  `json:"paths,omitempty"`   // with "since": paths changed after the token (a directory covers its subtree), and Mounts
+	Mounts  []string  `json:"mounts,omitempty"`  // with "since": the mount points below the root, which it cannot see into: read whole every time
+	Linked  int       `json:"linked,omitempty"`  // with "since": how many of Paths name a file with more than one name
 	Refused string    `json:"refused,omitempty"` // with "since": why it cannot say what changed (the checkpoint walks the tree)
 	Error   string    `json:"error,omitempty"`   // a request it did not understand
 }

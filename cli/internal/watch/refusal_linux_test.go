@@ -24,16 +24,22 @@ func TestSinceRefuses(t *testing.T) {
 	if got := tr.watched(); got != 2 {
 		t.Fatalf("watched %d folders, want the root and d", got)
 	}
-	_, tok, why := tr.since("w1", "")
-	if tok != "w1:0" || !strings.Contains(why, "no token") {
-		t.Fatalf("no token: %q %q", tok, why)
+	since := func(tok string) Reply {
+		var r Reply
+		tr.since("w1", tok, &r)
+		return r
 	}
+	r := since("")
+	if r.Token != "w1:0" || !strings.Contains(r.Refused, "no token") {
+		t.Fatalf("no token: %+v", r)
+	}
+	tok := r.Token
 	tr.mu.Lock()
 	tr.event(tr.dirs["d"], syscall.IN_CLOSE_WRITE, "f")
 	tr.mu.Unlock()
-	paths, tok2, why := tr.since("w1", tok)
-	if why != "" || tok2 != "w1:1" || len(paths) != 1 || paths[0] != "d/f" {
-		t.Fatalf("since %s: %v %q %q", tok, paths, tok2, why)
+	r = since(tok)
+	if r.Refused != "" || r.Token != "w1:1" || len(r.Paths) != 1 || r.Paths[0] != "d/f" {
+		t.Fatalf("since %s: %+v", tok, r)
 	}
 	for tok, want := range map[string]string{
 		"w0:0":  "earlier watcher",
@@ -41,21 +47,21 @@ func TestSinceRefuses(t *testing.T) {
 		"w1":    "not <id>:<number>",
 		"w1:-1": "not <id>:<number>",
 	} {
-		if _, _, why := tr.since("w1", tok); !strings.Contains(why, want) {
-			t.Errorf("token %q: refused %q, want %q", tok, why, want)
+		if r := since(tok); !strings.Contains(r.Refused, want) {
+			t.Errorf("token %q: refused %q, want %q", tok, r.Refused, want)
 		}
 	}
 	tr.mu.Lock()
 	tr.lostAt = 1
 	tr.mu.Unlock()
-	if _, _, why := tr.since("w1", "w1:0"); !strings.Contains(why, "too many") {
-		t.Errorf("token before lost changes: %q", why)
+	if r := since("w1:0"); !strings.Contains(r.Refused, "too many") {
+		t.Errorf("token before lost changes: %q", r.Refused)
 	}
 	tr.mu.Lock()
 	tr.event(-1, syscall.IN_Q_OVERFLOW, "")
 	tr.mu.Unlock()
-	if _, tok, why := tr.since("w1", "w1:1"); tok != "" || !strings.Contains(why, "overflowed") {
-		t.Errorf("after an overflow: %q %q (want refused, and no token: the watcher stops)", tok, why)
+	if r := since("w1:1"); r.Token != "" || !strings.Contains(r.Refused, "overflowed") {
+		t.Errorf("after an overflow: %+v (want refused, and no token: the watcher stops)", r)
 	}
 }
 

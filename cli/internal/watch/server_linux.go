@@ -20,8 +20,9 @@ import (
 	"github.com/agent-rewind/rewind/cli/internal/unixsock"
 )
 
-// catchUp bounds the wait for the cookie event: a watcher that is this far behind is not asked.
-const catchUp = 2 * time.Second
+// catchUp bounds the wait for the cookie event: a watcher that is this far behind refuses, well
+// within the asker's askTimeout.
+const catchUp = time.Second
 
 // maxRequest bounds a request line: a request is a few dozen bytes.
 const maxRequest = 64 << 10
@@ -51,15 +52,14 @@ func Run(ctx context.Context, o Options) error {
 		return err
 	}
 	defer lock.Close()
+	if err := writePID(lock); err != nil {
+		return fmt.Errorf("write %s: %w", lock.Name(), err)
+	}
 	var idb [8]byte
 	rand.Read(idb[:])
 	s := &server{o: o, id: hex.EncodeToString(idb[:]), started: time.Now().UTC()}
 	s.last.Store(time.Now().UnixNano())
-	skip := ""
-	if rel, err := filepath.Rel(o.Root, o.Store); err == nil && filepath.IsLocal(rel) {
-		skip = o.Store
-	}
-	if s.t, err = newTree(o.Root, skip, filepath.Join(d, "cookies")); err != nil {
+	if s.t, err = newTree(o.Root, o.Store, filepath.Join(d, "cookies")); err != nil {
 		return err
 	}
 	defer s.t.close()
@@ -68,7 +68,16 @@ func Run(ctx context.Context, o Options) error {
 	if err != nil {
 		return err
 	}
-	defer os.Remove(sockPath(o.Store))
+	mine, err := os.Stat(sockPath(o.Store))
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	defer func() {
+		if st, err := os.Stat(sockPath(o.Store)); err == nil && os.SameFile(st, mine) {
+			os.Remove(sockPath(o.Store))
+		}
+	}()
 	defer ln.Close()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -79,10 +88,10 @@ func Run(ctx context.Context, o Options) error {
 		s.t.mu.Lock()
 		gone := s.t.gone
 		s.t.mu.Unlock()
-		if _, err := os.Stat(o.Root); err != nil {
-			gone = true
+		if st, err := os.Stat(sockPath(o.Store)); err != nil || !os.SameFile(st, mine) {
+			gone = true // removed or replaced: no client reaches this watcher, whose lock keeps others out
 		}
-		return gone || (o.Idle > 0 && time.Since(time.Unix(0, s.last.Load())) > o.Idle)
+		return gone || s.t.rootMoved() != "" || (o.Idle > 0 && time.Since(time.Unix(0, s.last.Load())) > o.Idle)
 	})
 	for {
 		c, err := ln.Accept()
@@ -116,7 +125,7 @@ func (s *server) serve(c net.Conn) {
 
 // reply is a Reply that says who answers.
 func (s *server) reply() Reply {
-	return Reply{ID: s.id, PID: os.Getpid(), Root: s.o.Root, Started: s.started, Watched: s.t.watched()}
+	return Reply{ID: s.id, PID: os.Getpid(), Root: s.o.Root, Started: s.started, Watched: s.t.watched(), MountNS: ownMountNS()}
 }
 
 // answer answers one request, from the socket or, with local, from this process (Ask, for a
@@ -137,7 +146,7 @@ func (s *server) answer(req Request, local bool) Reply {
 			r.Refused = err.Error()
 			break
 		}
-		r.Paths, r.Token, r.Refused = s.t.since(s.id, req.Token)
+		s.t.since(s.id, req.Token, &r)
 		if r.Refused != "" && r.Token == "" {
 			defer s.stop() // the watch cannot be trusted any more: the next checkpoint starts a fresh one
 		}

@@ -3,6 +3,7 @@ package watch
 import (
 	"bufio"
 	"net"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -62,5 +63,19 @@ func TestIdleExit(t *testing.T) {
 	}
 	if _, err := Ask(store, Request{Op: "status"}, time.Second); err != ErrNotRunning {
 		t.Fatalf("after the idle exit: %v, want ErrNotRunning", err)
+	}
+}
+
+// TestExitsWhenSocketRemoved: a watcher whose socket is removed can be reached by no one, and
+// its lock would keep a new one from starting: it exits.
+func TestExitsWhenSocketRemoved(t *testing.T) {
+	root, store := t.TempDir(), filepath.Join(t.TempDir(), "store")
+	w := startWatcher(t, root, store)
+	if err := os.Remove(sockPath(store)); err != nil {
+		t.Fatal(err)
+	}
+	w.stopped(t)
+	if !lockFree(filepath.Join(dir(store), "lock")) {
+		t.Fatal("the watcher's lock is still held after it exited")
 	}
 }

@@ -5,6 +5,7 @@ package watch
 import (
 	"context"
 	"errors"
+	"os"
 )
 
 // Supported reports whether this system has a watcher: elsewhere than Linux (macOS included) the
@@ -18,3 +19,9 @@ func Run(ctx context.Context, o Options) error {
 
 // askLocal: no watcher runs here.
 func askLocal(store string, req Request) (Reply, bool) { return Reply{}, false }
+
+// ownMountNS: no watcher answers here.
+func ownMountNS() string { return "" }
+
+// errFile: no watcher starts here.
+func errFile(dir string) (*os.File, error) { return nil, errors.ErrUnsupported }

@@ -109,8 +109,8 @@ func TestRecreatedFolderIsANewWorkspace(t *testing.T) {
 	} else {
 		c.Close()
 	}
-	if _, err := Adopt(root, w.ID); err == nil || !strings.Contains(err.Error(), "already has store") {
-		t.Fatalf("adopt into a folder with a store: %v", err)
+	if _, err := Adopt(root, "0123456789abcdef"); err == nil || !strings.Contains(err.Error(), "already has store") {
+		t.Fatalf("adopt into a folder with a store, of a store it was not offered: %v", err)
 	}
 	// A third folder adopts the first history and its chain, anchored by id, opens.
 	os.RemoveAll(root)

@@ -41,7 +41,7 @@ func (r registry) alive(rec Record) (bool, string) {
 // by a new folder at the same path, or moved and never opened at its new path. It changes
 // nothing.
 func Orphans() ([]Orphan, error) {
-	base, err := StateBase()
+	base, err := TrustedStateBase()
 	if err != nil {
 		return nil, err
 	}
@@ -70,7 +70,7 @@ func Orphans() ([]Orphan, error) {
 // RemoveOrphan removes an orphan store, its anchor and its identity entry, after checking under
 // the registry's lock that it is still an orphan.
 func RemoveOrphan(o Orphan) error {
-	base, err := StateBase()
+	base, err := TrustedStateBase()
 	if err != nil {
 		return err
 	}

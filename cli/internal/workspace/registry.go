@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agent-rewind/rewind/cli/internal/trust"
 	"github.com/agent-rewind/rewind/internal/durable"
 )
 
@@ -44,6 +45,13 @@ type Record struct {
 	Created      time.Time `json:"created"`
 	MigratedFrom string    `json:"migratedFrom,omitempty"` // the .rewind/ folder it was moved out of
 	AdoptedFrom  *Identity `json:"adoptedFrom,omitempty"`  // the folder it belonged to before "store --adopt"
+	// Offered is the store whose history the command that made this one offered to continue
+	// here ("store --adopt" it): an earlier folder's at the same path, or the original's of a
+	// copy. Adopting it replaces this store, which is then an orphan (nothing is removed).
+	Offered string `json:"offered,omitempty"`
+	// ForkedFrom is the store whose history this one began as a copy of ("store --adopt" in a
+	// copy of a workspace whose original still exists).
+	ForkedFrom string `json:"forkedFrom,omitempty"`
 }
 
 // registry is the state base, read and written by this package only.
@@ -137,10 +145,17 @@ func (r registry) all() ([]Record, map[string]error, error) {
 	return recs, bad, nil
 }
 
-// prepare creates the base with its .gitignore and stores/ folder.
+// prepare creates the base with its .gitignore and stores/ folder, and checks the base again
+// now that it exists: another user could have made it between At's check and MkdirAll.
 func (r registry) prepare() error {
 	if err := os.MkdirAll(filepath.Join(r.base, storesDir), 0o700); err != nil {
 		return fmt.Errorf("create the state folder %s: %w (choose another with --state-dir or %s)", r.base, err, StateDirEnv)
+	}
+	if err := checkBase(r.base, true); err != nil {
+		return err
+	}
+	if err := trust.Within(r.base, filepath.Join(r.base, storesDir)); err != nil {
+		return fmt.Errorf("agent-rewind's state folder is not safe to use: %w", err)
 	}
 	return ignoreAll(r.base)
 }

@@ -13,9 +13,11 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agent-rewind/rewind/cli/internal/trust"
 	"github.com/agent-rewind/rewind/hashchain"
 	"github.com/agent-rewind/rewind/internal/durable"
 	"github.com/agent-rewind/rewind/internal/regular"
+	"github.com/agent-rewind/rewind/snapshot"
 )
 
 // LegacyDir is where stores lived before they left the workspace: <root>/.rewind. Open and
@@ -100,7 +102,7 @@ func At(root string) (*Workspace, error) {
 	if err != nil {
 		return nil, fmt.Errorf("workspace %q: %w", root, err)
 	}
-	base, err := StateBase()
+	base, err := TrustedStateBase()
 	if err != nil {
 		return nil, err
 	}
@@ -160,6 +162,12 @@ func (w *Workspace) earlierHint() string {
 		r := prev[len(prev)-1]
 		return fmt.Sprintf("; a store of an earlier folder at this path exists (store %s, created %s): to continue its history here, run \"agent-rewind store --adopt %s\"", r.ID, r.Created.Local().Format(time.DateTime), r.ID)
 	}
+	if orig, cp, ok := w.copyOf(); ok {
+		if alive, _ := (registry{w.Base}).alive(orig); !alive {
+			return fmt.Sprintf("; if this folder was moved here from %s (that folder is gone, and this one holds what its checkpoint %s holds), run \"agent-rewind store --adopt %s\" to continue its history (store %s)", orig.Root, cp, orig.ID, orig.ID)
+		}
+		return fmt.Sprintf("; %s looks like a copy of %s (it holds what that folder's checkpoint %s holds): to continue that history here, its checkpoints and its spent effects, run \"agent-rewind store --adopt %s\"", w.Root, orig.Root, cp, orig.ID)
+	}
 	reg := registry{w.Base}
 	recs, _, _ := reg.all()
 	for _, r := range recs {
@@ -195,7 +203,9 @@ func (w *Workspace) create() error {
 	})
 }
 
-// createNew is create under the registry's lock.
+// createNew is create under the registry's lock. A new folder at the path of an earlier one,
+// or one that looks like a copy of another workspace (copyOf), starts a new history and is told
+// so, with the way to continue the other's instead (store --adopt), which its record offers.
 func (w *Workspace) createNew() error {
 	prev := w.earlier()
 	if err := w.createLocked(); err != nil {
@@ -203,9 +213,42 @@ func (w *Workspace) createNew() error {
 	}
 	if len(prev) > 0 {
 		p := prev[len(prev)-1]
-		fmt.Fprintf(Log, "agent-rewind: %s is a new folder (not the one that had store %s at this path), so it starts a new history in store %s; to continue the old one instead, run \"agent-rewind store --adopt %s\" before anything else\n", w.Root, p.ID, w.ID, p.ID)
+		fmt.Fprintf(Log, "agent-rewind: %s is a new folder (not the one that had store %s at this path), so it starts a new history in store %s; to continue the old one instead, run \"agent-rewind store --adopt %s\"\n", w.Root, p.ID, w.ID, p.ID)
+		return w.offer(p.ID)
+	}
+	if orig, cp, ok := w.copyOf(); ok {
+		what := "looks like a copy of " + orig.Root
+		if alive, _ := (registry{w.Base}).alive(orig); !alive {
+			what = "looks like " + orig.Root + " moved or copied here (that folder is gone)"
+		}
+		fmt.Fprintf(Log, "agent-rewind: %s %s (it holds what that folder's checkpoint %s holds), so it starts a new history in store %s, and the effects spent there are not spent here; to continue that history here instead, its checkpoints and its spent effects, run \"agent-rewind store --adopt %s\"\n", w.Root, what, cp, w.ID, orig.ID)
+		return w.offer(orig.ID)
 	}
 	return nil
+}
+
+// offer notes in the new store's record that store id's history was offered to it.
+func (w *Workspace) offer(id string) error {
+	w.Info.Offered = id
+	return writeRecord(w.Meta, w.Info)
+}
+
+// copyOf returns the store of another folder whose workspace the folder w looks like a copy of
+// (snapshot.Resembles), and that store's current checkpoint: the oldest such store, the
+// original's rather than that of an earlier copy. It reads each store's record, position and
+// top folder: only when a store is made, or for the message of a folder that has none.
+func (w *Workspace) copyOf() (Record, string, bool) {
+	recs, _, _ := registry{w.Base}.all()
+	slices.SortFunc(recs, func(a, b Record) int { return a.Created.Compare(b.Created) })
+	for _, r := range recs {
+		if r.ID == w.ID || r.Root == w.Root {
+			continue
+		}
+		if cp, ok := snapshot.Resembles(registry{w.Base}.storeDir(r.ID), w.Root); ok {
+			return r, cp, true
+		}
+	}
+	return Record{}, "", false
 }
 
 // unlessRegistered runs fn under the registry's lock, unless the folder already has a store
@@ -265,6 +308,11 @@ func (w *Workspace) use(rec Record) error {
 			}
 			fmt.Fprintf(Log, "agent-rewind: removed %s, left behind by an interrupted move of the store to %s\n", rec.MigratedFrom, w.Meta)
 		}
+	}
+	// The base is trusted (At); what is below it is too, unless another user made it while the
+	// base was open to them, or root did (a command run with sudo).
+	if err := trust.Within(w.Base, w.Meta); err != nil {
+		return fmt.Errorf("the store of workspace %s is not safe to use: %w", w.Root, err)
 	}
 	var err error
 	w.metaID, err = identityOf(w.Meta)

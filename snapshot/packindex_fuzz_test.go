@@ -1,0 +1,56 @@
+package snapshot
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"testing"
+)
+
+// FuzzOrphanPack: any bytes in a pack without its index file are classified without a panic,
+// and a trailer is accepted only with an index whose every entry lies before it.
+func FuzzOrphanPack(f *testing.F) {
+	idx := encodePackIdx([]packEntry{{Hash: Hash(sha256.Sum256([]byte("abc"))), Off: 8, Size: 3}})
+	f.Add(appendPackTrailer([]byte(packMagic+"abc"), idx))
+	f.Add([]byte(packMagic))
+	f.Add([]byte(packMagic[:3]))
+	f.Add([]byte("objects of an older version"))
+	f.Add(appendPackTrailer([]byte(packMagic), idx)) // an entry past the objects
+	f.Fuzz(func(t *testing.T, data []byte) {
+		op := classifyPack(bytes.NewReader(data), int64(len(data)))
+		if op.kind != packTrailed {
+			return
+		}
+		end := int64(len(data) - packTrailerSize - len(op.idx))
+		for _, e := range op.entries {
+			if e.Off < 0 || e.Size < 0 || e.Off+e.Size > end {
+				t.Fatalf("entry %+v outside the objects (%d bytes)", e, end)
+			}
+		}
+	})
+}
+
+// FuzzSalvage: the search of an older pack for its objects never panics, and every entry it
+// returns holds its object (its bytes hash to its name), whatever the pack holds.
+func FuzzSalvage(f *testing.F) {
+	tree := []byte("rewind-tree 1 1\nf 0644 3 " + Hash(sha256.Sum256([]byte("abc"))).String() + " a\x00\x00")
+	f.Add(append([]byte("abc"), tree...), int64(3))
+	f.Add([]byte("rewind-tree 1 99999999999\n"), int64(1))
+	f.Add([]byte("rewind-tree 1 2\nx\x00"), int64(0))
+	f.Fuzz(func(t *testing.T, data []byte, size int64) {
+		trees := findTrees(data)
+		want := map[Hash]int64{}
+		if size > 0 && size <= int64(len(data)) {
+			want[Hash(sha256.Sum256(data[:size]))] = size
+		}
+		for _, e := range scanContents(data, trees, want) {
+			if Hash(sha256.Sum256(data[e.Off:e.Off+e.Size])) != e.Hash {
+				t.Fatalf("content entry %+v does not hold its object", e)
+			}
+		}
+		for _, e := range trees {
+			if Hash(sha256.Sum256(data[e.Off:e.Off+e.Size])) != e.Hash {
+				t.Fatalf("tree entry %+v does not hold its object", e)
+			}
+		}
+	})
+}

@@ -1,0 +1,204 @@
+package snapshot
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// Packs whose index file is lost: no writer removes what a checkpoint can still use, and check
+// --repair rebuilds the index (from the pack's trailer, or for a pack of an older version from
+// the pack and what the store names) before it quarantines anything.
+
+// nestedWorkspace makes a workspace of n small files in folders (so checkpoints have trees),
+// with its store.
+func nestedWorkspace(t *testing.T, n int) (string, *Store) {
+	t.Helper()
+	root := t.TempDir()
+	for i := range n {
+		put(t, root, fmt.Sprintf("d%d/e%d/f%03d.txt", i%4, i%3, i), fmt.Sprintf("content of file %d\n", i), 0o644)
+	}
+	put(t, root, "empty.txt", "", 0o644)
+	return root, mustOpen(t, root, Options{})
+}
+
+// toLegacy rewrites pack id as versions before trailers wrote it (its objects' bytes alone, in
+// the order they were written) and removes its index: a pack of an older version whose index
+// was lost.
+func toLegacy(t *testing.T, s *Store, id string) {
+	t.Helper()
+	entries, err := s.objects.readPackIdx(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := filepath.Join(s.objects.packDir, id+".pack")
+	b, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(b[:len(packMagic)]) != packMagic {
+		t.Fatalf("%s is not a pack of this version", name)
+	}
+	var end int64
+	for _, e := range entries {
+		end = max(end, e.Off+e.Size)
+	}
+	if err := os.WriteFile(name, b[len(packMagic):end], 0o600); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(filepath.Join(s.objects.packDir, id+".idx"))
+}
+
+// packIDsOf lists the store's packs, by their .pack files.
+func packIDsOf(t *testing.T, s *Store) []string {
+	t.Helper()
+	names, _ := readDirNames(s.objects.packDir)
+	var ids []string
+	for _, n := range names {
+		if id, ok := strings.CutSuffix(n, ".pack"); ok {
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// TestCheckRebuildsLegacyPackIndex: two checkpoints, each a pack of contents and trees; the
+// first pack becomes an older version's with its index lost, the second loses its index (its
+// trailer keeps a copy). check reports both and the contents and trees they hold; a checkpoint
+// leaves the older pack alone (it gives the newer one its index back); check --repair finds
+// every object of the older one again; both checkpoints then rewind byte for byte.
+func TestCheckRebuildsLegacyPackIndex(t *testing.T) {
+	root, s := nestedWorkspace(t, 120)
+	a, err := s.Checkpoint(ctx, "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	stateA := readState(t, root)
+	first := packIDsOf(t, s)
+	for i := 0; i < 120; i += 7 {
+		put(t, root, fmt.Sprintf("d%d/e%d/f%03d.txt", i%4, i%3, i), fmt.Sprintf("changed %d\n", i), 0o644)
+	}
+	b, err := s.Checkpoint(ctx, "b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	stateB := readState(t, root)
+	ids := packIDsOf(t, s)
+	if len(first) != 1 || len(ids) != 2 {
+		t.Fatalf("packs: %v then %v", first, ids)
+	}
+	second := ids[0]
+	if second == first[0] {
+		second = ids[1]
+	}
+	toLegacy(t, s, first[0])
+	os.Remove(filepath.Join(s.objects.packDir, second+".idx"))
+
+	found, _ := checkKinds(t, s, CheckOptions{})
+	if n := count(found, "pack-index-missing"); n != 2 || !slices.Contains(found, "manifest-corrupt") && !slices.Contains(found, "manifest-missing") {
+		t.Fatalf("check of a store whose packs lost their indexes: %v", found)
+	}
+	// An ordinary checkpoint: the newer pack gets its index back from its trailer; the older one
+	// is left for check --repair, never removed.
+	put(t, root, "new.txt", "new\n", 0o644)
+	if _, err := s.Checkpoint(ctx, "c"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(s.objects.packDir, second+".idx")); err != nil {
+		t.Fatalf("the newer pack's index was not rebuilt by the next checkpoint: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(s.objects.packDir, first[0]+".pack")); err != nil {
+		t.Fatalf("a checkpoint removed the older pack: %v", err)
+	}
+	found, repaired := checkKinds(t, s, CheckOptions{Repair: true, ReadData: true})
+	if !slices.Equal(found, []string{"pack-index-missing"}) || !slices.Equal(repaired, found) {
+		t.Fatalf("check --repair: found %v, repaired %v", found, repaired)
+	}
+	if found, _ := checkKinds(t, s, CheckOptions{ReadData: true}); len(found) != 0 {
+		t.Fatalf("after repair: found %v", found)
+	}
+	for _, c := range []struct {
+		id   string
+		want state
+	}{{a.ID, stateA}, {b.ID, stateB}} {
+		if _, err := s.Rewind(ctx, c.id, RestoreOptions{}); err != nil {
+			t.Fatalf("rewind to %s: %v", c.id, err)
+		}
+		if d := diffStates(c.want, readState(t, root)); d != "" {
+			t.Fatalf("rewind to %s:\n%s", c.id, d)
+		}
+	}
+}
+
+// TestSalvageSkipsWhatNothingNames: an object no checkpoint names any more (its checkpoint's
+// metadata gone) sits between named ones: the scan goes on from the next tree, every object
+// found is indexed right, and what lies between is reported, not guessed.
+func TestSalvageSkipsWhatNothingNames(t *testing.T) {
+	_, s := nestedWorkspace(t, 40)
+	if _, err := s.Checkpoint(ctx, "a"); err != nil {
+		t.Fatal(err)
+	}
+	id := packIDsOf(t, s)[0]
+	toLegacy(t, s, id)
+	name := filepath.Join(s.objects.packDir, id+".pack")
+	full, err := salvagePack(name, s.wantedContents(nil), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if full.trees == 0 {
+		t.Fatal("no tree found")
+	}
+	// What the manifest names, once its trees are readable.
+	if err := s.objects.writePackIdx(id, full.entries); err != nil {
+		t.Fatal(err)
+	}
+	s.objects.forget()
+	cps, _ := s.listCheckpoints()
+	want := s.wantedContents(cps)
+	all, err := salvagePack(name, want, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if all.placed != all.size {
+		t.Fatalf("placed %d of %d bytes", all.placed, all.size)
+	}
+	// Forget one content: it is not found, nor is anything up to the next tree; the rest is.
+	var drop Hash
+	for h, n := range want {
+		if n > 0 {
+			drop = h
+			break
+		}
+	}
+	delete(want, drop)
+	some, err := salvagePack(name, want, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if some.placed >= all.placed || len(some.entries) >= len(all.entries) || some.trees != all.trees {
+		t.Fatalf("without one content: placed %d of %d bytes, %d of %d objects", some.placed, all.placed, len(some.entries), len(all.entries))
+	}
+	data, _ := os.ReadFile(name)
+	for _, e := range some.entries {
+		if Hash(sha256Sum(data[e.Off:e.Off+e.Size])) != e.Hash {
+			t.Fatalf("entry %s at %d does not hold its object", e.Hash, e.Off)
+		}
+		if e.Hash == drop {
+			t.Fatal("found a content nothing named")
+		}
+	}
+}
+
+func count(ss []string, s string) int {
+	n := 0
+	for _, x := range ss {
+		if x == s {
+			n++
+		}
+	}
+	return n
+}

@@ -1,0 +1,225 @@
+package snapshot
+
+import (
+	"bytes"
+	"cmp"
+	"crypto/sha256"
+	"os"
+	"path/filepath"
+	"slices"
+	"syscall"
+
+	"github.com/agent-rewind/rewind/internal/regular"
+)
+
+// A pack written before packs had a trailer (packtrailer.go) is its objects' bytes alone: once
+// its index is lost, only what the rest of the store says about those objects can find them
+// again (check --repair, FORMAT.md "Check"). A tree announces itself ("rewind-tree 1 <count>\n",
+// then count entries each ending in two NULs), so every tree is found by its header wherever
+// it lies; a content is found where it starts, the object before it having ended there, by the
+// hash and size a manifest, a chunk list or the stat cache gives it. Every entry found is right
+// by construction (its bytes hash to its name); what cannot be placed is left unindexed, never
+// guessed.
+
+// salvaged is what was found in one legacy pack.
+type salvaged struct {
+	entries []packEntry // sorted by hash
+	trees   int         // how many are trees
+	placed  int64       // bytes the entries cover (overlaps counted once)
+	size    int64       // the pack's size
+}
+
+// mapPack maps the pack file name for reading; done unmaps it.
+func mapPack(name string) (data []byte, done func(), err error) {
+	f, err := regular.Open(name)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, nil, err
+	}
+	if fi.Size() == 0 {
+		return nil, func() {}, nil
+	}
+	data, err = syscall.Mmap(int(f.Fd()), 0, int(fi.Size()), syscall.PROT_READ, syscall.MAP_SHARED)
+	if err != nil {
+		return nil, nil, &os.PathError{Op: "mmap", Path: name, Err: err}
+	}
+	return data, func() { syscall.Munmap(data) }, nil
+}
+
+// findTrees returns every valid tree in data, by offset.
+func findTrees(data []byte) map[int64]packEntry {
+	trees := map[int64]packEntry{}
+	for at := 0; ; {
+		i := bytes.Index(data[at:], []byte(treeMagic))
+		if i < 0 {
+			return trees
+		}
+		at += i
+		if n, ok := treeLen(data[at:]); ok {
+			trees[int64(at)] = packEntry{Hash: Hash(sha256.Sum256(data[at : at+n])), Off: int64(at), Size: int64(n)}
+		}
+		at++
+	}
+}
+
+// treeLen returns the length of the tree that starts data, when one does and parses.
+func treeLen(data []byte) (int, bool) {
+	nl := bytes.IndexByte(data[:min(len(data), 64)], '\n')
+	if nl < 0 {
+		return 0, false
+	}
+	count, ok := parseCanonicalInt(string(data[len(treeMagic):nl]))
+	if !ok || count > int64(maxTreeEntries) || count > int64(len(data)-nl)/12 {
+		return 0, false
+	}
+	end := nl + 1
+	for range 2 * count {
+		i := bytes.IndexByte(data[end:], 0)
+		if i < 0 {
+			return 0, false
+		}
+		end += i + 1
+	}
+	if _, err := parseTree(data[:end]); err != nil {
+		return 0, false
+	}
+	return end, true
+}
+
+// scanContents walks data from its start, one object after the other: at each offset a tree
+// found there, or the first content of a size want has whose hash matches the bytes from
+// there; where neither is, it goes on from the next tree (what lies between is not placed).
+func scanContents(data []byte, trees map[int64]packEntry, want map[Hash]int64) []packEntry {
+	var sizes []int64
+	for _, n := range want {
+		if n > 0 {
+			sizes = append(sizes, n)
+		}
+	}
+	slices.Sort(sizes)
+	sizes = slices.Compact(sizes)
+	starts := make([]int64, 0, len(trees))
+	for off := range trees {
+		starts = append(starts, off)
+	}
+	slices.Sort(starts)
+	var out []packEntry
+	var sum Hash
+	for off := int64(0); off < int64(len(data)); {
+		if t, ok := trees[off]; ok {
+			off += t.Size
+			continue
+		}
+		h, done, found := sha256.New(), off, false
+		for _, n := range sizes {
+			if off+n > int64(len(data)) {
+				break
+			}
+			h.Write(data[done : off+n])
+			done = off + n
+			h.Sum(sum[:0])
+			if want[sum] == n {
+				out = append(out, packEntry{Hash: sum, Off: off, Size: n})
+				off, found = off+n, true
+				break
+			}
+		}
+		if !found {
+			i, _ := slices.BinarySearch(starts, off+1)
+			if i == len(starts) {
+				break
+			}
+			off = starts[i]
+		}
+	}
+	return out
+}
+
+// salvagePack finds the trees in the legacy pack at name and, given want (every content's size
+// the store names, by hash), its contents, and returns the index entries found.
+func salvagePack(name string, want map[Hash]int64, treesOnly bool) (*salvaged, error) {
+	data, done, err := mapPack(name)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	trees := findTrees(data)
+	var all []packEntry
+	for _, t := range trees {
+		all = append(all, t)
+	}
+	if !treesOnly {
+		all = append(all, scanContents(data, trees, want)...)
+		if n, ok := want[emptyContent]; ok && n == 0 {
+			all = append(all, packEntry{Hash: emptyContent}) // an empty content is anywhere
+		}
+	}
+	slices.SortFunc(all, func(a, b packEntry) int {
+		return cmp.Or(bytes.Compare(a.Hash[:], b.Hash[:]), cmp.Compare(a.Off, b.Off))
+	})
+	all = slices.CompactFunc(all, func(a, b packEntry) bool { return a.Hash == b.Hash })
+	return &salvaged{entries: all, trees: len(trees), placed: covered(all), size: int64(len(data))}, nil
+}
+
+// emptyContent is the hash of no bytes.
+var emptyContent = Hash(sha256.Sum256(nil))
+
+// covered returns how many bytes the entries cover, overlaps once.
+func covered(es []packEntry) int64 {
+	byOff := slices.Clone(es)
+	slices.SortFunc(byOff, func(a, b packEntry) int { return cmp.Compare(a.Off, b.Off) })
+	var n, end int64
+	for _, e := range byOff {
+		if e.Off+e.Size > end {
+			n += e.Off + e.Size - max(e.Off, end)
+			end = e.Off + e.Size
+		}
+	}
+	return n
+}
+
+// wantedContents returns the size of every content the store names, by hash: in the manifests
+// that read (their trees found), the chunk lists and the stat cache. A pack's objects were new
+// to the checkpoint (or gc) that wrote it, so those that anything still needs are among them.
+func (s *Store) wantedContents(cps []*Checkpoint) map[Hash]int64 {
+	want := map[Hash]int64{}
+	for _, cp := range cps {
+		entries, err := s.readManifest(cp.Manifest)
+		if err != nil {
+			continue // check reports it
+		}
+		for _, e := range entries {
+			if e.Type == TypeFile {
+				want[e.Blob] = e.Size
+			}
+		}
+	}
+	if names, err := readDirNames(filepath.Join(s.state, "chunklists")); err == nil {
+		for _, n := range names {
+			if h, err := ParseHash(n); err == nil {
+				if chunks, _, err := s.objects.readChunkList(h); err == nil {
+					for _, c := range chunks {
+						want[c.Hash] = c.Size
+					}
+				}
+			}
+		}
+	}
+	if idx, _, err := loadIndex(filepath.Join(s.state, "index")); err == nil {
+		for i := range idx.entries {
+			if e := &idx.entries[i]; !isDirEntry(e) {
+				want[e.Blob] = e.St.Size
+			}
+		}
+	}
+	return want
+}
+
+// writePackIdx writes the index of pack id for entries (sorted by hash), durably.
+func (o *objectStore) writePackIdx(id string, entries []packEntry) error {
+	return o.writeIdxBytes(id, encodePackIdx(entries))
+}
