@@ -66,8 +66,8 @@ var (
 		"container", "context_management", "anthropic_version", "anthropic_beta"}
 )
 
-// topKey marks a top-level member; v is its value's offset (tool_choice is a string only in
-// Chat Completions, an object in both).
+// topKey marks a top-level member (tool_choice is a string only in Chat Completions, an
+// object in both).
 func (s *shape) topKey(data []byte, o *jsonscan.Object) {
 	for _, k := range chatTopKeys {
 		if o.KeyIs(k) {

@@ -64,8 +64,8 @@ var modelOutputTypes = []string{"function_call", "custom_tool_call", "reasoning"
 	"apply_patch_call", "computer_call", "web_search_call", "file_search_call", "code_interpreter_call",
 	"image_generation_call", "mcp_call", "mcp_list_tools", "mcp_approval_request", "tool_search_call"}
 
-// known returns s when it is one of the values, else a placeholder: values are echoed only
-// when they are the API's own words.
+// known returns the value of a string token when it is one of values, else a placeholder:
+// a value is echoed only when it is one of the API's own words.
 func known(tok []byte, esc bool, values ...string) string {
 	for _, v := range values {
 		if jsonscan.StringIs(tok, esc, v) {

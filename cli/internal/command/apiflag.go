@@ -10,7 +10,7 @@ import (
 // detected from its shape; the flag says it for a body that fits more than one (user and
 // assistant turns of plain text read the same in Anthropic Messages and Chat Completions).
 type APIFlag struct {
-	API string `name:"api" enum:"auto,anthropic-messages,openai-responses,openai-chat" default:"auto" help:"The API the body is for: auto (detect it from the body's shape), anthropic-messages, openai-responses or openai-chat."`
+	API string `name:"api" enum:"auto,anthropic-messages,openai-responses,openai-chat" default:"auto" help:"The API of the request body (bodies): auto (detect it from the shape), anthropic-messages, openai-responses or openai-chat."`
 }
 
 // format is the cacheplan format the flag names, "" to detect.
