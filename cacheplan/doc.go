@@ -101,8 +101,9 @@
 //
 // A Responses or Chat Completions body is DecisionAutomatic (OpenAI caches it by itself),
 // DecisionBelowMinimum when the prompt cannot reach 1,024 tokens even at DenseBytesPerToken
-// bytes a token, or DecisionClientSupplied when prompt_cache_options.mode is "explicit";
-// the client's prompt_cache_breakpoint markers are Plan.Existing.
+// bytes a token, DecisionClientSupplied when prompt_cache_options.mode is "explicit", or
+// DecisionAmbiguous when a member the report reads appears twice; the client's
+// prompt_cache_breakpoint markers are Plan.Existing.
 //
 // For Anthropic Messages, the decision order: a body in no supported format is DecisionUnsupported; a
 // body in which a member the planner reads appears twice is DecisionAmbiguous; a body with any

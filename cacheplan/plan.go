@@ -17,7 +17,7 @@ const (
 	DecisionClientSupplied   Decision = "client-supplied"    // the client set cache_control somewhere: left as it is
 	DecisionNoCacheableBlock Decision = "no-cacheable-block" // nothing in the request can carry a marker
 	DecisionUnsupported      Decision = "unsupported-format" // not an Anthropic Messages body: left as it is
-	DecisionAmbiguous        Decision = "ambiguous"          // a member the planner reads appears twice: left as it is
+	DecisionAmbiguous        Decision = "ambiguous"          // a member the planner (or the OpenAI report) reads appears twice: left as it is
 	DecisionBelowMinimum     Decision = "below-minimum"      // the prefix is too short for the model to cache: left as it is
 	DecisionAutomatic        Decision = "automatic"          // OpenAI: the provider caches the prefix by itself, no marker to place
 )
@@ -229,11 +229,7 @@ func PlanRequest(body []byte, opts Options) (*Plan, error) {
 	switch {
 	case p.Format != FormatMessages:
 		p.Decision = DecisionUnsupported
-		if p.Format == FormatOther {
-			p.Reason = unsupportedReason(why) + "; left unchanged"
-		} else {
-			p.Reason = "not an Anthropic Messages request body (" + string(p.Format) + "); left unchanged"
-		}
+		p.Reason = unsupportedReason(why) + "; left unchanged"
 	case top.dup || w.dup:
 		p.Decision = DecisionAmbiguous
 		p.Reason = "a member the planner reads (tools, system, messages, model, cache_control, or a block's type, text or cache_control) appears twice; left unchanged"

@@ -326,6 +326,10 @@ func (w *planner) decideOpenAI(top *topLevel) {
 		p.Reason = fmt.Sprintf("OpenAI caches the prompt's prefix by itself, no marker to place: a next request that repeats this one reads up to about %d of its %d tokens from the cache (whole %d-token blocks from %d)",
 			pc.CacheableTokens, p.EstimatedPrefixTokens, OpenAIIncrementTokens, OpenAIMinimumTokens)
 	}
+	if top.dup {
+		p.Decision = DecisionAmbiguous
+		p.Reason = "a member the report reads (tools, instructions, input, messages, model) appears twice: its sizes may not be the provider's"
+	}
 	if p.Decision != DecisionBelowMinimum && p.EstimatedPrefixTokens < OpenAIMinimumTokens {
 		p.BelowMinimum = true
 		p.warn("below-minimum", fmt.Sprintf("the estimated prompt (%d tokens) is under OpenAI's %d-token minimum: it will probably not be cached yet", p.EstimatedPrefixTokens, OpenAIMinimumTokens))

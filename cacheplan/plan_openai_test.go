@@ -181,3 +181,12 @@ func TestPlanOpenAISettings(t *testing.T) {
 		}
 	}
 }
+
+func TestPlanOpenAIAmbiguous(t *testing.T) {
+	body := []byte(`{"model":"gpt-5.5","prompt_cache_key":"k","input":"a","input":[{"role":"user","content":"` + strings.Repeat("b", 5000) + `"}]}`)
+	p, err := PlanRequest(body, Options{})
+	if err != nil || p.Decision != DecisionAmbiguous || p.PrefixCaching == nil {
+		t.Fatalf("%v %+v", err, p)
+	}
+	checkApplied(t, body, p)
+}
