@@ -93,7 +93,7 @@ var (
 	prunePool = sync.Pool{New: func() any { return &pruneScratch{seen: map[uint64]int{}} }}
 )
 
-// idNames are the members that name the call an output answers, per format: the reference
+// idName is the member that names the call an output answers, per format: the reference
 // quotes the first output's id under that name.
 func idName(f Format) string {
 	switch f {
