@@ -186,7 +186,8 @@ func (s *pruneScratch) scan(body []byte, given Format) (Format, Detection, strin
 			end, err = s.messages(body, o.Value(), o.Depth(), &marks)
 		case k == keyInput && body[o.Value()] == '[':
 			end, err = s.inputItems(body, o.Value(), o.Depth())
-		case k == keyTools && body[o.Value()] == '[':
+		case k == keyTools && given == "" && body[o.Value()] == '[':
+			// Only detection reads the tools (for their marks); a given format skips them.
 			end, err = s.toolMarks(body, o.Value(), o.Depth(), &marks)
 		default:
 			return nil
