@@ -147,11 +147,16 @@ func (a *analyzer) record(data []byte, recNo, offset int64) error {
 	// Eligibility, first failing reason counted.
 	method, _ := decoded(data, rec.method, nil)
 	path, _ := decoded(data, rec.path, nil)
+	api, _ := apiOfPath(path)
+	tokens, believable := tokensOf(api, &rec.usage)
+	if rec.hasUsage && !believable {
+		return a.recordErr(ErrInvalidTokenCount, "usage counts more cached input tokens than input tokens, or more reasoning tokens than output tokens", recNo, offset, data)
+	}
 	var reasonCounter *int64
 	origin := ""
-	var sig [2]str // significant header values, in key order
+	var sig [len(significantHeaders)]str // significant header values, in key order
 	switch {
-	case string(method) != "POST" || !supportedPath(path):
+	case string(method) != "POST" || api == "":
 		reasonCounter = &rep.Ineligible.UnsupportedRequest
 	default:
 		rawOrigin, _ := decoded(data, rec.origin, nil)
@@ -169,14 +174,22 @@ func (a *analyzer) record(data []byte, recNo, offset int64) error {
 			reasonCounter = &rep.Ineligible.InvalidScope
 		case rec.hasStatus && (rec.status < 200 || rec.status > 299):
 			reasonCounter = &rep.Ineligible.UnsuccessfulStatus
-		case rec.body == 0 && !rec.hasBodySHA:
+		case rec.body == 0 && !rec.hasBodySHA, api == APIResponses && rec.body == 0:
+			// A Responses request's eligibility depends on its members: a digest alone
+			// cannot show them.
 			reasonCounter = &rep.Ineligible.MissingBody
+		case api == APIResponses && holdsProviderState(data, rec.body, 1):
+			reasonCounter = &rep.Ineligible.ProviderState
 		}
 	}
 	if reasonCounter != nil {
 		return addChecked(reasonCounter, 1)
 	}
 	if err := addChecked(&rep.EligibleRecords, 1); err != nil {
+		return err
+	}
+	perAPI := rep.APIs.of(api)
+	if err := addChecked(&perAPI.EligibleRecords, 1); err != nil {
 		return err
 	}
 	if st != nil {
@@ -223,10 +236,14 @@ func (a *analyzer) record(data []byte, recNo, offset int64) error {
 		}
 		return nil
 	}
+
 	if n < ^uint32(0) {
 		a.keys[key] = n + 1
 	}
 	if err := addChecked(&rep.ExactRepeatOpportunities, 1); err != nil {
+		return err
+	}
+	if err := addChecked(&perAPI.ExactRepeatOpportunities, 1); err != nil {
 		return err
 	}
 	if st != nil {
@@ -239,11 +256,14 @@ func (a *analyzer) record(data []byte, recNo, offset int64) error {
 			return err
 		}
 	} else {
-		if err := rep.RepeatTokens.add(rec.usage); err != nil {
+		if err := rep.RepeatTokens.add(tokens); err != nil {
+			return err
+		}
+		if err := perAPI.RepeatTokens.add(tokens); err != nil {
 			return err
 		}
 		if st != nil {
-			if err := st.RepeatTokens.add(rec.usage); err != nil {
+			if err := st.RepeatTokens.add(tokens); err != nil {
 				return err
 			}
 		}
@@ -257,7 +277,7 @@ func (a *analyzer) record(data []byte, recNo, offset int64) error {
 
 // headers classifies a record's headers; it returns the counter of the reason the record is
 // ineligible, or nil, and fills sig with the significant headers' values.
-func (a *analyzer) headers(data []byte, at int, sig *[2]str) *int64 {
+func (a *analyzer) headers(data []byte, at int, sig *[len(significantHeaders)]str) *int64 {
 	if at == 0 {
 		return nil
 	}
@@ -315,8 +335,9 @@ func fnv(b []byte) uint64 {
 
 // sample records the redacted shape of a record for the legacy report.
 func (a *analyzer) sample(data []byte, rec *record, origin string, repeats int64) {
-	s := &Sample{Method: "POST", Origin: origin, Path: "/v1/messages", Repeats: repeats, HeaderNames: []string{}, Body: []MemberShape{}}
 	path, _ := decoded(data, rec.path, nil)
+	_, apiPath := apiOfPath(path)
+	s := &Sample{Method: "POST", Origin: origin, Path: apiPath, Repeats: repeats, HeaderNames: []string{}, Body: []MemberShape{}}
 	s.HasQuery = bytes.IndexByte(path, '?') >= 0
 	if rec.headers != 0 {
 		o, _ := jsonscan.OpenObject(data, rec.headers, 1)

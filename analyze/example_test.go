@@ -23,3 +23,21 @@ func Example() {
 	// Output:
 	// 3 2 1 13 1
 }
+
+// OpenAI traffic: a repeated Responses request counts, with its cached input moved to cache
+// reads; one that continues a stored conversation does not.
+func Example_openAI() {
+	capture := strings.Join([]string{
+		`{"method":"POST","origin":"https://api.openai.com","path":"/v1/responses","body":{"model":"gpt-5.5","store":false,"input":[{"role":"user","content":"hi"}]},"usage":{"input_tokens":1200,"input_tokens_details":{"cached_tokens":1024},"output_tokens":80}}`,
+		`{"method":"POST","origin":"https://api.openai.com","path":"/v1/responses","body":{"input":[{"content":"hi","role":"user"}],"model":"gpt-5.5","store":false},"usage":{"input_tokens":1200,"input_tokens_details":{"cached_tokens":1024},"output_tokens":80}}`,
+		`{"method":"POST","origin":"https://api.openai.com","path":"/v1/responses","body":{"model":"gpt-5.5","previous_response_id":"resp_1","input":"and then?"}}`,
+	}, "\n")
+	rep, err := analyze.Run(strings.NewReader(capture), analyze.FormatNDJSON, analyze.Options{})
+	if err != nil {
+		panic(err)
+	}
+	t := rep.APIs.Responses.RepeatTokens
+	fmt.Println(rep.APIs.Responses.ExactRepeatOpportunities, t.Input, t.CacheReadInput, t.Output, rep.Ineligible.ProviderState)
+	// Output:
+	// 1 176 1024 80 1
+}

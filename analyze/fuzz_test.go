@@ -22,6 +22,9 @@ func FuzzAnalyze(f *testing.F) {
 	f.Add([]byte(`{"method":"POST","origin":"https://api.anthropic.com","path":"/v1/messages?beta=true","bodySha256":"` + strings.Repeat("a", 64) + `","usage":{"input_tokens":1}}`))
 	f.Add([]byte(`{"method":"POST","origin":"https://api.anthropic.com","path":"/v1/messages","body":{"b":"\u00e9","a":[1.0,null]},"usage":null}` + "\n" + `{"method":"POST","origin":"https://API.anthropic.com:443","path":"/v1/messages","body":{"a":[1.0,null],"b":"é"}}`))
 	f.Add([]byte(`{"method":"POST","origin":"o","path":"/","usage":{"input_tokens":-1}}`))
+	for _, r := range openAIRecords() {
+		f.Add([]byte(r + "\n" + r))
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		rep, err := Run(bytes.NewReader(data), FormatNDJSON, Options{})
 		if err != nil && bytes.Contains(data, []byte(marker)) && strings.Contains(err.Error(), marker) {
@@ -111,16 +114,39 @@ func reference(data []byte) (Report, error) {
 			if raw[0] != '{' || json.Unmarshal(raw, &um) != nil {
 				return rep, fmt.Errorf("usage")
 			}
-			for name, dst := range map[string]*int64{"input_tokens": &u.input, "output_tokens": &u.output, "cache_creation_input_tokens": &u.cacheCreation, "cache_read_input_tokens": &u.cacheRead} {
-				v, ok := um[name]
-				if !ok || string(v) == "null" {
+			counts := func(obj map[string]json.RawMessage, names map[string]*int64) error {
+				for name, dst := range names {
+					v, ok := obj[name]
+					if !ok || string(v) == "null" {
+						continue
+					}
+					n, ok := digits(string(v), DefaultMaxTokenCount)
+					if !ok {
+						return fmt.Errorf("token count")
+					}
+					*dst = n
+				}
+				return nil
+			}
+			if err := counts(um, map[string]*int64{"input_tokens": &u.input, "output_tokens": &u.output, "cache_creation_input_tokens": &u.cacheCreation,
+				"cache_read_input_tokens": &u.cacheRead, "prompt_tokens": &u.prompt, "completion_tokens": &u.completion}); err != nil {
+				return rep, err
+			}
+			for name, sub := range map[string]map[string]*int64{
+				"input_tokens_details": {"cached_tokens": &u.inputCached}, "prompt_tokens_details": {"cached_tokens": &u.promptCached},
+				"output_tokens_details": {"reasoning_tokens": &u.outputReasoning}, "completion_tokens_details": {"reasoning_tokens": &u.completionReasoning},
+			} {
+				raw, ok := um[name]
+				if !ok || string(raw) == "null" {
 					continue
 				}
-				n, ok := digits(string(v), DefaultMaxTokenCount)
-				if !ok {
-					return rep, fmt.Errorf("token count")
+				var dm map[string]json.RawMessage
+				if raw[0] != '{' || json.Unmarshal(raw, &dm) != nil {
+					return rep, fmt.Errorf("usage details")
 				}
-				*dst = n
+				if err := counts(dm, sub); err != nil {
+					return rep, err
+				}
 			}
 			hasUsage = true
 		}
@@ -144,10 +170,47 @@ func reference(data []byte) (Report, error) {
 			bodyCanon = refCanonical(v)
 		}
 
+		api := API("")
+		for p, a := range map[string]API{"/v1/messages": APIMessages, "/v1/responses": APIResponses, "/v1/chat/completions": APIChat} {
+			if path == p || strings.HasPrefix(path, p+"?") {
+				api = a
+			}
+		}
+		// Usage by the API's names: OpenAI's input counts include their cached tokens.
+		var tok usage
+		switch api {
+		case APIResponses:
+			tok = usage{input: u.input - u.inputCached, output: u.output, cacheRead: u.inputCached, reasoning: u.outputReasoning}
+			if hasUsage && (u.inputCached > u.input || u.outputReasoning > u.output) {
+				return rep, fmt.Errorf("cached over input")
+			}
+		case APIChat:
+			tok = usage{input: u.prompt - u.promptCached, output: u.completion, cacheRead: u.promptCached, reasoning: u.completionReasoning}
+			if hasUsage && (u.promptCached > u.prompt || u.completionReasoning > u.completion) {
+				return rep, fmt.Errorf("cached over input")
+			}
+		default:
+			tok = usage{input: u.input, output: u.output, cacheCreation: u.cacheCreation, cacheRead: u.cacheRead}
+		}
+		state := false
+		if api == APIResponses && hasBody {
+			var top map[string]json.RawMessage
+			if json.Unmarshal(rawBody, &top) == nil {
+				for _, k := range []string{"previous_response_id", "conversation"} {
+					if v, ok := top[k]; ok && string(v) != "null" {
+						state = true
+					}
+				}
+				if v, ok := top["background"]; ok && string(v) == "true" {
+					state = true
+				}
+			}
+		}
+
 		rep.Records++
 		scopeOK := !hasScope || validScope([]byte(scope))
 		normOrigin, originOK := normalizeOrigin(origin)
-		if originOK && normOrigin != DefaultOrigin {
+		if originOK && normOrigin != DefaultOrigin && normOrigin != OpenAIOrigin {
 			originOK = false
 		}
 		credential, unknown := false, false
@@ -158,7 +221,7 @@ func reference(data []byte) (Report, error) {
 			}
 			dupName[n] = true
 			switch n {
-			case "anthropic-version", "anthropic-beta", "content-type", "accept", "accept-encoding", "content-length", "user-agent":
+			case "anthropic-version", "anthropic-beta", "openai-beta", "openai-organization", "openai-project", "content-type", "accept", "accept-encoding", "content-length", "user-agent":
 			case "authorization", "x-api-key", "cookie", "proxy-authorization":
 				credential = true
 			default:
@@ -166,7 +229,7 @@ func reference(data []byte) (Report, error) {
 			}
 		}
 		switch {
-		case method != "POST" || !(path == "/v1/messages" || strings.HasPrefix(path, "/v1/messages?")):
+		case method != "POST" || api == "":
 			rep.Ineligible.UnsupportedRequest++
 		case !originOK:
 			rep.Ineligible.UnknownOrigin++
@@ -178,10 +241,14 @@ func reference(data []byte) (Report, error) {
 			rep.Ineligible.InvalidScope++
 		case hasStatus && (status < 200 || status > 299):
 			rep.Ineligible.UnsuccessfulStatus++
-		case !hasBody && !hasSHA:
+		case !hasBody && (!hasSHA || api == APIResponses):
 			rep.Ineligible.MissingBody++
+		case state:
+			rep.Ineligible.ProviderState++
 		default:
 			rep.EligibleRecords++
+			perAPI := rep.APIs.of(api)
+			perAPI.EligibleRecords++
 			digest := bodySHA
 			if hasBody {
 				digest = fmt.Sprintf("%x", sha256Sum(bodyCanon))
@@ -189,12 +256,11 @@ func reference(data []byte) (Report, error) {
 					return rep, fmt.Errorf("digest mismatch")
 				}
 			}
-			key := fmt.Sprintf("%q %q %q %q %q %q %q", method, normOrigin, path, headers["anthropic-beta"], headers["anthropic-version"], scope, digest)
-			if _, ok := headers["anthropic-beta"]; ok {
-				key += " beta"
-			}
-			if _, ok := headers["anthropic-version"]; ok {
-				key += " version"
+			key := fmt.Sprintf("%q %q %q %q", method, normOrigin, path, scope+" "+digest)
+			for _, h := range []string{"anthropic-beta", "anthropic-version", "openai-beta", "openai-organization", "openai-project"} {
+				if v, ok := headers[h]; ok {
+					key += fmt.Sprintf(" %s=%q", h, v)
+				}
 			}
 			if !seen[key] {
 				seen[key] = true
@@ -202,11 +268,13 @@ func reference(data []byte) (Report, error) {
 				continue
 			}
 			rep.ExactRepeatOpportunities++
+			perAPI.ExactRepeatOpportunities++
 			if !hasUsage {
 				rep.RepeatsWithoutUsage++
 				continue
 			}
-			rep.RepeatTokens.add(u)
+			rep.RepeatTokens.add(tok)
+			perAPI.RepeatTokens.add(tok)
 		}
 	}
 	return rep, nil

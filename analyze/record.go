@@ -13,10 +13,43 @@ type str struct {
 
 func (s str) present() bool { return s.end != 0 }
 
-// usage holds one record's token counts.
+// usage holds one record's token counts, each under its own member name: which of them
+// count is the record's API's choice (tokensOf). reasoning is set by tokensOf only.
 type usage struct {
-	input, output, cacheCreation, cacheRead int64
+	input, output, cacheCreation, cacheRead int64 // input_tokens, output_tokens, Anthropic's cache counts
+	prompt, completion                      int64 // Chat Completions' prompt_tokens, completion_tokens
+	inputCached, promptCached               int64 // {input,prompt}_tokens_details.cached_tokens
+	outputReasoning, completionReasoning    int64 // {output,completion}_tokens_details.reasoning_tokens
+	reasoning                               int64
 }
+
+// countField is a token count a usage object (or one of its *_details objects) may hold.
+type countField struct {
+	name string
+	dst  func(*usage) *int64
+}
+
+// usageFields are the counts of a usage object; usageDetails the counts of its details
+// objects, by the object's name.
+var (
+	usageFields = []countField{
+		{"input_tokens", func(u *usage) *int64 { return &u.input }},
+		{"output_tokens", func(u *usage) *int64 { return &u.output }},
+		{"cache_creation_input_tokens", func(u *usage) *int64 { return &u.cacheCreation }},
+		{"cache_read_input_tokens", func(u *usage) *int64 { return &u.cacheRead }},
+		{"prompt_tokens", func(u *usage) *int64 { return &u.prompt }},
+		{"completion_tokens", func(u *usage) *int64 { return &u.completion }},
+	}
+	usageDetails = []struct {
+		name   string
+		fields []countField
+	}{
+		{"input_tokens_details", []countField{{"cached_tokens", func(u *usage) *int64 { return &u.inputCached }}}},
+		{"prompt_tokens_details", []countField{{"cached_tokens", func(u *usage) *int64 { return &u.promptCached }}}},
+		{"output_tokens_details", []countField{{"reasoning_tokens", func(u *usage) *int64 { return &u.outputReasoning }}}},
+		{"completion_tokens_details", []countField{{"reasoning_tokens", func(u *usage) *int64 { return &u.completionReasoning }}}},
+	}
+)
 
 // record is one parsed capture record: positions in the record's bytes and parsed numbers. It
 // holds no copies of the input.
@@ -210,26 +243,47 @@ func parseUsage(data []byte, i, depth int, maxTokens int64, u *usage) (int, stri
 	if data[i] != '{' {
 		return i, "usage is not an object", false
 	}
+	return parseCounts(data, i, depth, maxTokens, u, "", usageFields)
+}
+
+// parseCounts reads the counts of one object: usage (parent ""), or one of its details
+// objects (parent its name).
+func parseCounts(data []byte, i, depth int, maxTokens int64, u *usage, parent string, fields []countField) (int, string, bool) {
 	o, err := jsonscan.OpenObject(data, i, depth)
 	if err != nil {
 		return i, "the record is not valid JSON", false
 	}
 	for o.Next() {
-		var dst *int64
-		var name string
-		switch {
-		case o.KeyIs("input_tokens"):
-			dst, name = &u.input, "input_tokens"
-		case o.KeyIs("output_tokens"):
-			dst, name = &u.output, "output_tokens"
-		case o.KeyIs("cache_creation_input_tokens"):
-			dst, name = &u.cacheCreation, "cache_creation_input_tokens"
-		case o.KeyIs("cache_read_input_tokens"):
-			dst, name = &u.cacheRead, "cache_read_input_tokens"
-		default:
+		v := o.Value()
+		if parent == "" {
+			var sub []countField
+			var name string
+			for _, d := range usageDetails {
+				if o.KeyIs(d.name) {
+					sub, name = d.fields, d.name
+				}
+			}
+			if sub != nil && data[v] != 'n' {
+				if data[v] != '{' {
+					return i, "usage." + name + " is not an object", false
+				}
+				end, reason, tok := parseCounts(data, v, o.Depth(), maxTokens, u, name, sub)
+				if reason != "" {
+					return i, reason, tok
+				}
+				o.Consumed(end)
+				continue
+			}
+		}
+		var field *countField
+		for k := range fields {
+			if o.KeyIs(fields[k].name) {
+				field = &fields[k]
+			}
+		}
+		if field == nil {
 			continue
 		}
-		v := o.Value()
 		if data[v] == 'n' {
 			end, err := jsonscan.SkipValue(data, v, o.Depth())
 			if err != nil {
@@ -240,10 +294,14 @@ func parseUsage(data []byte, i, depth int, maxTokens int64, u *usage) (int, stri
 		}
 		n, end, ok := parseCount(data, v, maxTokens)
 		if !ok {
-			return i, "usage." + name + " is not a whole number from 0 to the token count limit (negative, fractional, exponent form, not a number, or absurdly large)", true
+			where := "usage."
+			if parent != "" {
+				where += parent + "."
+			}
+			return i, where + field.name + " is not a whole number from 0 to the token count limit (negative, fractional, exponent form, not a number, or absurdly large)", true
 		}
 		o.Consumed(end)
-		*dst = n
+		*field.dst(u) = n
 	}
 	if o.Err() != nil {
 		return i, "the record is not valid JSON", false

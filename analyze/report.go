@@ -27,11 +27,13 @@ type Report struct {
 	ExactRepeatOpportunities int64 `json:"exactRepeatOpportunities"`
 	// RepeatTokens sums the usage of those repeats; RepeatsWithoutUsage counts repeats that
 	// carried none.
-	RepeatTokens        Tokens  `json:"repeatTokens"`
-	RepeatsWithoutUsage int64   `json:"repeatsWithoutUsage"`
-	Limits              Limits  `json:"limits"`
-	Statement           string  `json:"statement"`
-	Legacy              *Legacy `json:"legacy,omitempty"`
+	RepeatTokens        Tokens `json:"repeatTokens"`
+	RepeatsWithoutUsage int64  `json:"repeatsWithoutUsage"`
+	// APIs breaks the eligible records and their repeats down by API.
+	APIs      APIs    `json:"apis"`
+	Limits    Limits  `json:"limits"`
+	Statement string  `json:"statement"`
+	Legacy    *Legacy `json:"legacy,omitempty"`
 }
 
 // Source describes the analysed input.
@@ -51,18 +53,51 @@ type Ineligible struct {
 	InvalidScope       int64 `json:"invalidScope"`
 	UnsuccessfulStatus int64 `json:"unsuccessfulStatus"`
 	MissingBody        int64 `json:"missingBody"`
+	// ProviderState: a Responses request that continues or creates state the provider keeps
+	// (previous_response_id, conversation, background: true), which no replay answers.
+	ProviderState int64 `json:"providerState"`
 }
 
-// Tokens are summed usage counts.
+// APIs are the per-API counters, one member per API whatever the capture holds.
+type APIs struct {
+	Messages  APIStats `json:"anthropic-messages"`
+	Responses APIStats `json:"openai-responses"`
+	Chat      APIStats `json:"openai-chat"`
+}
+
+// of returns the counters of one API.
+func (a *APIs) of(api API) *APIStats {
+	switch api {
+	case APIResponses:
+		return &a.Responses
+	case APIChat:
+		return &a.Chat
+	}
+	return &a.Messages
+}
+
+// APIStats are one API's counters.
+type APIStats struct {
+	EligibleRecords          int64  `json:"eligibleRecords"`
+	ExactRepeatOpportunities int64  `json:"exactRepeatOpportunities"`
+	RepeatTokens             Tokens `json:"repeatTokens"`
+}
+
+// Tokens are summed usage counts, alike for every API: Input is the input read without the
+// cache (OpenAI's input or prompt tokens less their cached tokens), CacheReadInput what was
+// read from it, CacheCreationInput what was written to it (Anthropic), Output the output;
+// ReasoningOutput is the part of Output the model spent reasoning (OpenAI's
+// reasoning_tokens), already in Output and Total.
 type Tokens struct {
 	Input              int64 `json:"input"`
 	Output             int64 `json:"output"`
 	CacheCreationInput int64 `json:"cacheCreationInput"`
 	CacheReadInput     int64 `json:"cacheReadInput"`
+	ReasoningOutput    int64 `json:"reasoningOutput"`
 	Total              int64 `json:"total"`
 }
 
-// add adds u to t, failing instead of overflowing.
+// add adds u (as tokensOf reads it) to t, failing instead of overflowing.
 func (t *Tokens) add(u usage) error {
 	for _, p := range [...]struct {
 		dst *int64
@@ -75,7 +110,7 @@ func (t *Tokens) add(u usage) error {
 			return err
 		}
 	}
-	return nil
+	return addChecked(&t.ReasoningOutput, u.reasoning)
 }
 
 // addChecked adds v (non-negative) to *dst unless that would overflow.

@@ -10,8 +10,11 @@ import (
 	"github.com/agent-rewind/rewind/internal/jsonscan"
 )
 
-// DefaultOrigin is the one upstream origin known without --origin.
-const DefaultOrigin = "https://api.anthropic.com"
+// The upstream origins known without --origin: Anthropic's and OpenAI's APIs.
+const (
+	DefaultOrigin = "https://api.anthropic.com"
+	OpenAIOrigin  = "https://api.openai.com"
+)
 
 // headerClass is what analyze makes of a request header name.
 type headerClass uint8
@@ -23,9 +26,11 @@ const (
 	headerCredential              // must not be in a capture at all
 )
 
-// Header names, lowercase. Significant ones are listed in key order.
+// Header names, lowercase. Significant ones are listed in key order: the headers that can
+// change an answer, Anthropic's version and betas, OpenAI's betas and the organization and
+// project a request is billed to (whose settings and stored state it sees).
 var (
-	significantHeaders = []string{"anthropic-beta", "anthropic-version"}
+	significantHeaders = [...]string{"anthropic-beta", "anthropic-version", "openai-beta", "openai-organization", "openai-project"}
 	neutralHeaders     = []string{"accept", "accept-encoding", "content-length", "content-type", "user-agent"}
 	credentialHeaders  = []string{"authorization", "cookie", "proxy-authorization", "x-api-key"}
 )
@@ -83,7 +88,7 @@ type origins struct {
 const originCacheSize = 1024
 
 func newOrigins(extra []string) (*origins, error) {
-	o := &origins{known: map[string]bool{DefaultOrigin: true}, cache: map[string]string{}}
+	o := &origins{known: map[string]bool{DefaultOrigin: true, OpenAIOrigin: true}, cache: map[string]string{}}
 	for _, e := range extra {
 		n, ok := normalizeOrigin(e)
 		if !ok {
@@ -107,12 +112,6 @@ func (o *origins) lookup(raw []byte) (string, bool) {
 		o.cache[string(raw)] = n
 	}
 	return n, n != ""
-}
-
-// supportedPath reports whether the path, before any query, is the Messages API.
-func supportedPath(p []byte) bool {
-	const messages = "/v1/messages"
-	return string(p) == messages || (len(p) > len(messages) && string(p[:len(messages)]) == messages && p[len(messages)] == '?')
 }
 
 // validScope reports whether a scope label is 1 to 128 of A-Z a-z 0-9 . _ : -.

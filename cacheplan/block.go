@@ -36,6 +36,8 @@ type block struct {
 	contentStart   int // the content value's bytes; contentEnd == 0 when absent
 	contentEnd     int
 	nested         []nestedMarker
+	marks          shape // members and types only one API has
+	breakpoint     bool  // a non-null prompt_cache_breakpoint (OpenAI's cache marker)
 }
 
 // nestedMarker is a cache_control marker on a block nested in a tool_result's content.
@@ -79,10 +81,13 @@ func readBlock(data []byte, i, depth int, nested []nestedMarker) (block, error) 
 				b.kind = kindText
 			case jsonscan.StringIs(tok, esc, "thinking"), jsonscan.StringIs(tok, esc, "redacted_thinking"):
 				b.kind = kindThinking
+				b.marks.anthropic = true
 			case jsonscan.StringIs(tok, esc, "tool_result"):
 				b.kind = kindToolResult
+				b.marks.anthropic = true
 			default:
 				b.kind = kindOther
+				b.marks.blockType(tok, esc)
 			}
 		case o.KeyIs("text"):
 			b.dup = b.dup || seenText
@@ -99,6 +104,7 @@ func readBlock(data []byte, i, depth int, nested []nestedMarker) (block, error) 
 			}
 			o.Consumed(end)
 			b.cc = m
+			b.marks.anthropic = true
 		case o.KeyIs("tool_use_id"):
 			b.dup = b.dup || seenID
 			seenID = true
@@ -120,6 +126,11 @@ func readBlock(data []byte, i, depth int, nested []nestedMarker) (block, error) 
 			o.Consumed(end)
 			b.contentStart, b.contentEnd = v, end
 			contentIsArray = data[v] == '['
+		default:
+			b.marks.blockKey(&o)
+			if o.KeyIs("prompt_cache_breakpoint") && data[v] != 'n' {
+				b.breakpoint = true
+			}
 		}
 	}
 	if err := o.Err(); err != nil {

@@ -24,13 +24,22 @@ const (
 // prompt or a response.
 type Comparison struct {
 	Class Class `json:"classification"`
+	// Format is the API both requests were read as; Detection says how (a request that fits
+	// both messages APIs is read as its pair's).
+	Format    Format    `json:"format"`
+	Detection Detection `json:"formatDetection"`
 	// FirstChangedPath is the JSON path of the first change in render order: a request
 	// setting ("model", "tools[2]", "system", "thinking"), or "messages[5]" (the message's
 	// role or other fields, or a message missing from the current request),
 	// "messages[5].content" or "messages[5].content[1]". Empty when nothing changed.
 	FirstChangedPath string `json:"firstChangedPath,omitempty"`
-	// ChangedSettings lists every top-level member other than messages that differs.
-	ChangedSettings []string    `json:"changedSettings"`
+	// ChangedSettings lists every top-level member other than messages (or input) that
+	// differs and can change the prompt.
+	ChangedSettings []string `json:"changedSettings"`
+	// IgnoredSettings lists the members that differ but do not enter an OpenAI prompt
+	// (stream, store, include, metadata, sampling and output limits...): reported, not
+	// compared. Always empty for Anthropic Messages, whose every member counts.
+	IgnoredSettings []string    `json:"ignoredSettings"`
 	Previous        BodySummary `json:"previous"`
 	Current         BodySummary `json:"current"`
 	// CommonMessages is how many leading messages are identical.
@@ -42,15 +51,20 @@ type Comparison struct {
 	// messages) before the first change; EstimatedReusablePrefixTokens is that over 4.
 	ReusablePrefixBytes           int `json:"reusablePrefixBytes"`
 	EstimatedReusablePrefixTokens int `json:"estimatedReusablePrefixTokens"`
-	// CacheControlMoved: the two requests carry cache_control markers at different places.
-	// Markers are not compared as content (they move every turn), only reported.
+	// CacheableReusableTokens, for OpenAI bodies, is what of that prefix OpenAI's cache
+	// holds: whole 128-token blocks, none under 1,024 (then absent).
+	CacheableReusableTokens int `json:"cacheableReusableTokens,omitempty"`
+	// CacheControlMoved: the two requests carry cache markers (cache_control, or OpenAI's
+	// prompt_cache_breakpoint) at different places. Markers are not compared as content
+	// (they move every turn), only reported.
 	CacheControlMoved bool      `json:"cacheControlMoved"`
 	Recommendation    string    `json:"recommendation"`
 	Warnings          []Warning `json:"warnings"`
 	Note              string    `json:"note"`
 }
 
-// BodySummary describes one of the two requests.
+// BodySummary describes one of the two requests. Messages counts messages, or a Responses
+// body's input items; CacheControl lists its cache markers.
 type BodySummary struct {
 	Bytes        int        `json:"bytes"`
 	Messages     int        `json:"messages"`
@@ -59,7 +73,7 @@ type BodySummary struct {
 }
 
 // CompareNote is the caveat every comparison carries.
-const CompareNote = "a conservative content comparison (request settings significant, object member order ignored, cache_control markers left out), not proof of a provider cache hit"
+const CompareNote = "a conservative content comparison (request settings significant, object member order ignored, cache markers left out), not proof of a provider cache hit"
 
 type span struct{ start, end int } // offsets in parsedBody.buf, or in the raw body
 
@@ -81,47 +95,96 @@ type parsedMsg struct {
 }
 
 type parsedBody struct {
-	data     []byte
-	buf      []byte
-	settings []setting
-	msgs     []parsedMsg
-	markers  []Location
-	messages span // raw
-	blocks   int
+	data        []byte
+	format      Format
+	buf         []byte
+	settings    []setting
+	ignored     []setting // OpenAI members that do not enter the prompt
+	msgs        []parsedMsg
+	markers     []Location
+	messages    span   // raw: the messages (or input) array
+	array       string // "messages" or "input"
+	stringInput bool   // a Responses input given as one string
+	blocks      int
 }
 
-// Compare compares two consecutive Messages request bodies, previous then current, and
-// classifies the current one: unchanged, appended messages, appended blocks, or divergence.
-// Both must be UTF-8 JSON objects with a messages array; a Responses-API-style body is
-// refused with ErrResponsesAPI. Errors say which input was at fault and never quote it.
+// CompareOptions tune CompareWith.
+type CompareOptions struct {
+	// Format is the API both bodies are for when the caller knows it; empty means detect
+	// each from its shape.
+	Format Format
+}
+
+// Compare compares two consecutive request bodies, previous then current, and classifies
+// the current one: unchanged, appended messages (or input items), appended blocks, or
+// divergence. It is CompareWith with the formats detected.
 func Compare(previous, current []byte) (*Comparison, error) {
-	prev, err := parseForCompare(previous)
+	return CompareWith(previous, current, CompareOptions{})
+}
+
+// CompareWith compares two consecutive request bodies of one API: Anthropic Messages, OpenAI
+// Responses or Chat Completions. Both must be UTF-8 JSON objects of that API's shape; a body
+// that fits both messages APIs (plain user and assistant text) is read as its pair's, and two
+// bodies of different APIs are refused with ErrUnsupportedFormat. Errors say which input was
+// at fault and never quote it.
+func CompareWith(previous, current []byte, opts CompareOptions) (*Comparison, error) {
+	pf, pd, err := compareFormat("previous", previous, opts.Format)
+	if err != nil {
+		return nil, err
+	}
+	cf, cd, err := compareFormat("current", current, opts.Format)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case pf == cf:
+	case pd == DetectionAssumed && cd == DetectedByShape && cf == FormatOpenAIChat:
+		pf = cf
+	case cd == DetectionAssumed && pd == DetectedByShape && pf == FormatOpenAIChat:
+		cf = pf
+	default:
+		return nil, fmt.Errorf("%w: the previous request is %s and the current one %s: compare two requests to one API", ErrUnsupportedFormat, pf, cf)
+	}
+	detection := pd
+	if cd == DetectedByShape || cd == DetectionGiven {
+		detection = cd
+	}
+	prev, err := parseForCompare(previous, pf)
 	if err != nil {
 		return nil, fmt.Errorf("previous request: %w", err)
 	}
-	cur, err := parseForCompare(current)
+	cur, err := parseForCompare(current, cf)
 	if err != nil {
 		return nil, fmt.Errorf("current request: %w", err)
 	}
 	c := &Comparison{
+		Format:          pf,
+		Detection:       detection,
 		ChangedSettings: []string{},
+		IgnoredSettings: []string{},
 		Previous:        prev.summary(),
 		Current:         cur.summary(),
 		Warnings:        []Warning{},
 		Note:            CompareNote,
 	}
 	c.CacheControlMoved = !slices.Equal(prev.markers, cur.markers)
+	for _, name := range settingOrder(prev.ignored, cur.ignored) {
+		ps, cs := findSetting(prev.ignored, name), findSetting(cur.ignored, name)
+		if ps == nil || cs == nil || !bytes.Equal(prev.bytes(ps.canon), cur.bytes(cs.canon)) {
+			c.IgnoredSettings = append(c.IgnoredSettings, printableName(name))
+		}
+	}
 
 	// Settings, in render order: model and tools, then system, then the rest by name.
 	firstSetting := ""
 	var toolsBytes, systemBytes int
 	changed := map[string]bool{}
-	for _, name := range settingOrder(prev, cur) {
+	for _, name := range settingOrder(prev.settings, cur.settings) {
 		ps, cs := prev.setting(name), cur.setting(name)
 		if name == "tools" && ps != nil {
 			toolsBytes = ps.raw.end - ps.raw.start
 		}
-		if name == "system" && ps != nil {
+		if (name == "system" || name == "instructions") && ps != nil {
 			systemBytes = ps.raw.end - ps.raw.start
 		}
 		path, same := compareSetting(prev, cur, name, ps, cs)
@@ -135,10 +198,10 @@ func Compare(previous, current []byte) (*Comparison, error) {
 		}
 	}
 
-	// Messages.
+	// Messages (or input items). A Responses input given as one string is one message.
 	n := min(len(prev.msgs), len(cur.msgs))
 	k := 0
-	for k < n && prev.msgEqual(cur, k, k) {
+	for k < n && prev.stringInput == cur.stringInput && prev.msgEqual(cur, k, k) {
 		k++
 	}
 	c.CommonMessages = k
@@ -154,6 +217,9 @@ func Compare(previous, current []byte) (*Comparison, error) {
 			c.AppendedBlocks += len(m.blocks)
 		}
 		reusable = prev.messages.end - prev.messages.start
+	case prev.stringInput || cur.stringInput:
+		c.Class = ClassDivergence
+		c.FirstChangedPath = "input"
 	default:
 		pm := &prev.msgs[k]
 		reusable = pm.rawStart - prev.messages.start
@@ -174,6 +240,12 @@ func Compare(previous, current []byte) (*Comparison, error) {
 		c.FirstChangedPath, reusable = prev.firstDifference(cur, k)
 	}
 	switch {
+	case pf != FormatMessages && len(changed) > 0:
+		// OpenAI does not document where it renders a setting: a changed one is taken to
+		// invalidate the whole prefix.
+		reusable = 0
+	case pf != FormatMessages:
+		reusable += toolsBytes + systemBytes
 	case changed["model"] || changed["tools"]:
 		reusable = 0
 	case changed["system"]:
@@ -189,8 +261,28 @@ func Compare(previous, current []byte) (*Comparison, error) {
 	}
 	c.ReusablePrefixBytes = reusable
 	c.EstimatedReusablePrefixTokens = EstimateTokens(reusable)
+	if pf != FormatMessages {
+		c.CacheableReusableTokens = OpenAICacheableTokens(c.EstimatedReusablePrefixTokens)
+		c.adviseOpenAI(prev, cur)
+		return c, nil
+	}
 	c.advise(prev, cur)
 	return c, nil
+}
+
+// compareFormat detects (or checks) one body's format for Compare.
+func compareFormat(which string, data []byte, given Format) (Format, Detection, error) {
+	if !utf8.Valid(data) {
+		return "", "", fmt.Errorf("%s request: %w", which, ErrNotUTF8)
+	}
+	f, d, why, err := detectFormat(data, given)
+	if err != nil {
+		return "", "", fmt.Errorf("%s request: %w", which, err)
+	}
+	if f == FormatOther {
+		return "", "", fmt.Errorf("%s request: %w: %s", which, ErrUnsupportedFormat, unsupportedReason(why))
+	}
+	return f, d, nil
 }
 
 func (c *Comparison) advise(prev, cur *parsedBody) {
@@ -214,12 +306,38 @@ func (c *Comparison) advise(prev, cur *parsedBody) {
 	}
 }
 
-// settingOrder lists the top-level members of either body other than messages and
-// cache_control: model, tools and system first (render order), then the rest by name.
-func settingOrder(a, b *parsedBody) []string {
+func (c *Comparison) adviseOpenAI(prev, cur *parsedBody) {
+	switch c.Class {
+	case ClassUnchanged:
+		c.Recommendation = "The current request repeats the previous one: OpenAI's cache holds its prefix (whole 128-token blocks from 1,024 tokens), and an exact replay (agent-rewind gateway) could answer it without a model call."
+	case ClassAppendedMessages, ClassAppendedBlocks:
+		c.Recommendation = "History is unchanged and the request only grew: OpenAI caches the prefix by itself; keep prompt_cache_key the same on every turn, so the request reaches the machines that hold it."
+	case ClassDivergence:
+		switch {
+		case c.FirstChangedPath == "prompt_cache_key":
+			c.Recommendation = "prompt_cache_key changed: OpenAI routes a request by its first tokens combined with the key, so this one probably reaches machines without the previous prefix. Keep one key per conversation or agent session."
+		case c.FirstChangedPath == "model":
+			c.Recommendation = "The model changed: a cache entry belongs to one model, so nothing of the previous prefix is read. Keep the model fixed within a session."
+		case len(c.ChangedSettings) > 0:
+			c.Recommendation = fmt.Sprintf("The request setting %s changed; OpenAI does not document where it renders settings, so the whole prefix is taken to be invalid. Keep settings fixed within a session; put changing values in the newest input instead.", c.FirstChangedPath)
+		default:
+			c.Recommendation = fmt.Sprintf("Earlier history changed at %s: everything from there is processed again. Look for what rewrote it (a timestamp, an edited or truncated history, a dropped reasoning item, a pruned or reordered tool output) and keep history append-only.", c.FirstChangedPath)
+		}
+	}
+	if c.EstimatedReusablePrefixTokens > 0 && c.EstimatedReusablePrefixTokens < OpenAIMinimumTokens {
+		c.Warnings = append(c.Warnings, Warning{"below-minimum", fmt.Sprintf("the shared prefix (about %d tokens) is under OpenAI's %d-token minimum: none of it is read from the cache", c.EstimatedReusablePrefixTokens, OpenAIMinimumTokens)})
+	}
+	if prev.setting("prompt_cache_key") == nil && cur.setting("prompt_cache_key") == nil {
+		c.Warnings = append(c.Warnings, Warning{"no-prompt-cache-key", "neither request sets prompt_cache_key: OpenAI routes them by a hash of their first tokens alone, so a conversation's turns may reach machines without its prefix; set one key per conversation, the same on every turn"})
+	}
+}
+
+// settingOrder lists the names of settings of either body: model, tools and system (or
+// instructions) first (render order), then the rest by name.
+func settingOrder(a, b []setting) []string {
 	var names []string
-	for _, p := range [2]*parsedBody{a, b} {
-		for _, s := range p.settings {
+	for _, list := range [2][]setting{a, b} {
+		for _, s := range list {
 			if !slices.Contains(names, s.name) {
 				names = append(names, s.name)
 			}
@@ -231,7 +349,7 @@ func settingOrder(a, b *parsedBody) []string {
 			return 0
 		case "tools":
 			return 1
-		case "system":
+		case "system", "instructions":
 			return 2
 		}
 		return 3
@@ -249,7 +367,7 @@ func compareSetting(prev, cur *parsedBody, name string, ps, cs *setting) (string
 	if ps == nil || cs == nil {
 		return printableName(name), false
 	}
-	if !ps.array || !cs.array || (name != "tools" && name != "system") {
+	if !ps.array || !cs.array || (name != "tools" && name != "system" && name != "instructions") {
 		return printableName(name), bytes.Equal(prev.bytes(ps.canon), cur.bytes(cs.canon))
 	}
 	for j := range min(len(ps.elems), len(cs.elems)) {
@@ -279,10 +397,12 @@ func printableName(name string) string {
 
 func (p *parsedBody) bytes(s span) []byte { return p.buf[s.start:s.end] }
 
-func (p *parsedBody) setting(name string) *setting {
-	for i := range p.settings {
-		if p.settings[i].name == name {
-			return &p.settings[i]
+func (p *parsedBody) setting(name string) *setting { return findSetting(p.settings, name) }
+
+func findSetting(list []setting, name string) *setting {
+	for i := range list {
+		if list[i].name == name {
+			return &list[i]
 		}
 	}
 	return nil
@@ -331,7 +451,7 @@ func (p *parsedBody) blocksPrefix(q *parsedBody, k int) bool {
 // messages before it.
 func (p *parsedBody) firstDifference(q *parsedBody, k int) (string, int) {
 	a := &p.msgs[k]
-	atMessage := fmt.Sprintf("messages[%d]", k)
+	atMessage := fmt.Sprintf("%s[%d]", p.array, k)
 	before := a.rawStart - p.messages.start
 	if k >= len(q.msgs) {
 		return atMessage, before
@@ -358,12 +478,22 @@ func (p *parsedBody) firstDifference(q *parsedBody, k int) (string, int) {
 	return fmt.Sprintf("%s.content[%d]", atMessage, j), before
 }
 
-// parseForCompare validates one body and builds the canonical pieces Compare needs.
-func parseForCompare(data []byte) (*parsedBody, error) {
-	if !utf8.Valid(data) {
-		return nil, ErrNotUTF8
+// neutralOpenAISettings are the top-level members of an OpenAI request that do not enter
+// its prompt: delivery, storage, bookkeeping, sampling and output limits. A change in them
+// leaves the cached prefix as it was (Codex sends a new client_metadata turn id every turn).
+var neutralOpenAISettings = []string{"stream", "stream_options", "store", "include", "metadata", "client_metadata",
+	"user", "safety_identifier", "background", "max_output_tokens", "max_completion_tokens", "max_tokens",
+	"temperature", "top_p", "n", "seed", "logprobs", "top_logprobs", "logit_bias", "frequency_penalty",
+	"presence_penalty", "stop"}
+
+// parseForCompare validates one body, read as format, and builds the canonical pieces
+// Compare needs.
+func parseForCompare(data []byte, format Format) (*parsedBody, error) {
+	p := &parsedBody{data: data, format: format, buf: make([]byte, 0, len(data)), array: "messages"}
+	openAI := format != FormatMessages
+	if format == FormatResponses {
+		p.array = "input"
 	}
-	p := &parsedBody{data: data, buf: make([]byte, 0, len(data))}
 	var c jsonscan.Canonicalizer
 	i := jsonscan.SkipSpace(data, 0)
 	if i >= len(data) || data[i] != '{' {
@@ -373,27 +503,41 @@ func parseForCompare(data []byte) (*parsedBody, error) {
 		return nil, fmt.Errorf("%w: the body is not a JSON object", ErrUnsupportedFormat)
 	}
 	o, _ := jsonscan.OpenObject(data, i, 0)
-	hasMessages, hasInput := false, false
+	hasItems := false
 	var topMarker bool
+	// OpenAI bodies leave out prompt_cache_breakpoint markers everywhere; Anthropic ones
+	// their cache_control markers, where the API reads them.
+	var deep jsonscan.Flags
+	if openAI {
+		deep = jsonscan.SkipBreakpoints
+	}
 	for o.Next() {
 		v := o.Value()
 		switch {
-		case o.KeyIs("messages"):
-			if hasMessages {
-				return nil, fmt.Errorf("%w: \"messages\" appears twice", ErrUnsupportedFormat)
+		case o.KeyIs(p.array):
+			if hasItems {
+				return nil, fmt.Errorf("%w: %q appears twice", ErrUnsupportedFormat, p.array)
 			}
-			hasMessages = true
+			hasItems = true
+			if format == FormatResponses && data[v] == '"' {
+				end, err := p.stringItem(&c, v, o.Depth())
+				if err != nil {
+					return nil, err
+				}
+				o.Consumed(end)
+				continue
+			}
 			if data[v] != '[' {
-				return nil, fmt.Errorf("%w: \"messages\" is not an array", ErrUnsupportedFormat)
+				return nil, fmt.Errorf("%w: %q is not an array", ErrUnsupportedFormat, p.array)
 			}
-			end, err := p.messagesArray(&c, v, o.Depth())
+			end, err := p.itemsArray(&c, v, o.Depth())
 			if err != nil {
 				return nil, err
 			}
 			o.Consumed(end)
 			p.messages = span{v, end}
 			continue
-		case o.KeyIs("cache_control"):
+		case !openAI && o.KeyIs("cache_control"):
 			m, end, err := readMarker(data, v, o.Depth())
 			if err != nil {
 				return nil, syntaxError(err)
@@ -401,24 +545,22 @@ func parseForCompare(data []byte) (*parsedBody, error) {
 			o.Consumed(end)
 			topMarker = m.present
 			continue
-		case o.KeyIs("input"):
-			hasInput = true
 		}
 		name := string(jsonscan.AppendUnquoted(nil, o.Key()))
-		if p.setting(name) != nil {
+		if p.setting(name) != nil || findSetting(p.ignored, name) != nil {
 			return nil, fmt.Errorf("%w: a top-level member appears twice", ErrUnsupportedFormat)
 		}
 		s := setting{name: name, array: data[v] == '['}
-		var flags jsonscan.Flags
+		flags := deep
 		sec := SectionTools
 		if name == "system" {
 			sec = SectionSystem
 		}
-		if (name == "tools" || name == "system") && s.array {
+		if !openAI && (name == "tools" || name == "system") && s.array {
 			flags = jsonscan.SkipCacheControl
 		}
 		start := len(p.buf)
-		if s.array && flags != 0 {
+		if s.array && (name == "tools" || name == "system" || name == "instructions") {
 			a, _ := jsonscan.OpenArray(data, v, o.Depth())
 			p.buf = append(p.buf, '[')
 			for a.Next() {
@@ -436,6 +578,9 @@ func parseForCompare(data []byte) (*parsedBody, error) {
 				if len(c.Skipped) > 0 {
 					p.markers = append(p.markers, Location{Section: sec, Index: a.Index(), Block: -1, Sub: -1})
 				}
+				if c.Breakpoints > 0 && name == "instructions" {
+					p.markers = append(p.markers, Location{Section: SectionInstructions, Index: -1, Block: -1, Sub: -1})
+				}
 			}
 			if err := a.Err(); err != nil {
 				return nil, syntaxError(err)
@@ -446,13 +591,17 @@ func parseForCompare(data []byte) (*parsedBody, error) {
 		} else {
 			var end int
 			var err error
-			if p.buf, end, err = c.Append(p.buf, data, v, o.Depth(), 0); err != nil {
+			if p.buf, end, err = c.Append(p.buf, data, v, o.Depth(), flags); err != nil {
 				return nil, syntaxError(err)
 			}
 			o.Consumed(end)
 			s.raw = span{v, end}
 		}
 		s.canon = span{start, len(p.buf)}
+		if openAI && slices.Contains(neutralOpenAISettings, name) {
+			p.ignored = append(p.ignored, s)
+			continue
+		}
 		p.settings = append(p.settings, s)
 	}
 	if err := o.Err(); err != nil {
@@ -461,11 +610,8 @@ func parseForCompare(data []byte) (*parsedBody, error) {
 	if k := jsonscan.SkipSpace(data, o.End()); k != len(data) {
 		return nil, &SyntaxError{Offset: k, What: "unexpected data after the top-level value"}
 	}
-	if !hasMessages {
-		if hasInput {
-			return nil, ErrResponsesAPI
-		}
-		return nil, fmt.Errorf("%w: there is no \"messages\" array", ErrUnsupportedFormat)
+	if !hasItems {
+		return nil, fmt.Errorf("%w: there is no %q member", ErrUnsupportedFormat, p.array)
 	}
 	if topMarker {
 		p.markers = append([]Location{{Section: SectionTop, Index: -1, Block: -1, Sub: -1}}, p.markers...)
@@ -482,21 +628,50 @@ func parseForCompare(data []byte) (*parsedBody, error) {
 	return p, nil
 }
 
-func (p *parsedBody) messagesArray(c *jsonscan.Canonicalizer, v, depth int) (int, error) {
+// stringItem reads a Responses input given as one string: one message of string content.
+func (p *parsedBody) stringItem(c *jsonscan.Canonicalizer, v, depth int) (int, error) {
+	p.stringInput = true
+	bs := len(p.buf)
+	var end int
+	var err error
+	if p.buf, end, err = c.Append(p.buf, p.data, v, depth, 0); err != nil {
+		return 0, syntaxError(err)
+	}
+	p.msgs = append(p.msgs, parsedMsg{head: span{bs, bs}, stringContent: true, blocks: []span{{bs, len(p.buf)}}, rawStart: v, blockEnds: []int{end}})
+	p.blocks = 1
+	p.messages = span{v, end}
+	return end, nil
+}
+
+// itemsArray reads the messages (or input items): each one's head (without its content),
+// canonical, and its content blocks (or parts), canonical, leaving cache markers out.
+func (p *parsedBody) itemsArray(c *jsonscan.Canonicalizer, v, depth int) (int, error) {
 	d := p.data
+	headFlags, blockFlags := jsonscan.SkipContent, jsonscan.SkipCacheControl|jsonscan.ContentBlocks
+	section := SectionMessages
+	if p.format != FormatMessages {
+		headFlags, blockFlags = jsonscan.SkipContent|jsonscan.SkipBreakpoints, jsonscan.SkipBreakpoints
+		section = SectionChat
+		if p.format == FormatResponses {
+			section = SectionInput
+		}
+	}
 	a, _ := jsonscan.OpenArray(d, v, depth)
 	for a.Next() {
 		mi := a.Index()
 		if d[a.Value()] != '{' {
-			return 0, fmt.Errorf("%w: messages[%d] is not an object", ErrUnsupportedFormat, mi)
+			return 0, fmt.Errorf("%w: %s[%d] is not an object", ErrUnsupportedFormat, p.array, mi)
 		}
 		m := parsedMsg{rawStart: a.Value(), noContent: true}
 		// The head: the message without its content, canonical.
 		hs := len(p.buf)
 		var end int
 		var err error
-		if p.buf, end, err = c.Append(p.buf, d, a.Value(), a.Depth(), jsonscan.SkipContent); err != nil {
+		if p.buf, end, err = c.Append(p.buf, d, a.Value(), a.Depth(), headFlags); err != nil {
 			return 0, syntaxError(err)
+		}
+		if c.Breakpoints > 0 { // on the item itself or in its output
+			p.markers = append(p.markers, Location{Section: section, Index: mi, Block: -1, Sub: -1})
 		}
 		m.head = span{hs, len(p.buf)}
 		a.Consumed(end)
@@ -512,12 +687,18 @@ func (p *parsedBody) messagesArray(c *jsonscan.Canonicalizer, v, depth int) (int
 				blocks, _ := jsonscan.OpenArray(d, cv, o.Depth())
 				for blocks.Next() {
 					bs := len(p.buf)
-					if p.buf, end, err = c.Append(p.buf, d, blocks.Value(), blocks.Depth(), jsonscan.SkipCacheControl|jsonscan.ContentBlocks); err != nil {
+					if p.buf, end, err = c.Append(p.buf, d, blocks.Value(), blocks.Depth(), blockFlags); err != nil {
 						return 0, syntaxError(err)
 					}
 					blocks.Consumed(end)
 					m.blocks = append(m.blocks, span{bs, len(p.buf)})
 					m.blockEnds = append(m.blockEnds, end)
+					if section != SectionMessages {
+						if c.Breakpoints > 0 {
+							p.markers = append(p.markers, Location{Section: section, Index: mi, Block: blocks.Index(), Sub: -1})
+						}
+						continue
+					}
 					for _, sub := range c.Skipped {
 						p.markers = append(p.markers, Location{Section: SectionMessages, Index: mi, Block: blocks.Index(), Sub: sub})
 					}

@@ -35,6 +35,7 @@ func TestCompareFixtures(t *testing.T) {
 		{"divergence-tools", ClassDivergence, "tools[1]", []string{"tools"}, 1, 1, false, nil},
 		{"divergence-tool-choice", ClassDivergence, "tool_choice", []string{"tool_choice"}, 1, 1, false, nil},
 		{"divergence-thinking", ClassDivergence, "thinking", []string{"thinking"}, 1, 1, false, nil},
+		{"responses-appended", ClassAppendedMessages, "", nil, 1, 1, false, []string{"below-minimum", "no-prompt-cache-key"}},
 	}
 	for _, c := range cases {
 		t.Run(c.dir, func(t *testing.T) {
@@ -89,11 +90,13 @@ func TestCompareReusablePrefix(t *testing.T) {
 }
 
 func TestCompareRefusals(t *testing.T) {
-	prev := readFixture(t, "testdata/compare/responses/previous.json")
-	cur := readFixture(t, "testdata/compare/responses/current.json")
-	_, err := Compare(prev, cur)
-	if !errors.Is(err, ErrResponsesAPI) || !errors.Is(err, ErrUnsupportedFormat) || !strings.HasPrefix(err.Error(), "previous request:") {
-		t.Fatalf("responses: %v", err)
+	anthropic := readFixture(t, "testdata/compare/appended-messages/previous.json")
+	responses := readFixture(t, "testdata/compare/responses-appended/current.json")
+	if _, err := Compare(anthropic, responses); !errors.Is(err, ErrUnsupportedFormat) || !strings.Contains(err.Error(), "the previous request is anthropic-messages and the current one openai-responses") {
+		t.Fatalf("two APIs: %v", err)
+	}
+	if _, err := CompareWith(responses, responses, CompareOptions{Format: FormatOpenAIChat}); !errors.Is(err, ErrUnsupportedFormat) || !strings.HasPrefix(err.Error(), "previous request:") {
+		t.Fatalf("a Responses body given as Chat: %v", err)
 	}
 	ok := []byte(`{"messages":[]}`)
 	for _, c := range []struct {

@@ -13,12 +13,10 @@ var (
 	// ErrInvalidJSON: the body is not one valid JSON value. The wrapped *SyntaxError has the
 	// byte offset.
 	ErrInvalidJSON = errors.New("the request body is not valid JSON")
-	// ErrUnsupportedFormat: the body is JSON but not an Anthropic Messages request body
-	// (for example a Responses-API body with "input", or an OpenAI chat body).
-	ErrUnsupportedFormat = errors.New("not an Anthropic Messages request body")
-	// ErrResponsesAPI: a Responses-API-style body ("input" instead of "messages"), which
-	// cache-compare recognises but does not support yet. It wraps ErrUnsupportedFormat.
-	ErrResponsesAPI = fmt.Errorf("%w: a Responses-API-style body (\"input\" instead of \"messages\") is not supported yet", ErrUnsupportedFormat)
+	// ErrUnsupportedFormat: the body is JSON but not a request body of a supported API, or
+	// not of the one the caller named (Compare; PlanRequest and Prune report it in their
+	// results instead), or two compared bodies are for different APIs.
+	ErrUnsupportedFormat = errors.New("not a request body this package reads")
 	// ErrNotUTF8: the input is not valid UTF-8.
 	ErrNotUTF8 = errors.New("the input is not valid UTF-8")
 	// ErrInvalidTTL: Options.TTL is neither "", "5m" nor "1h".

@@ -61,3 +61,69 @@ func ExamplePrune() {
 	// 1 messages[1].content[0] -> messages[0].content[0]
 	// true
 }
+
+// Pruning OpenAI bodies: a Responses function_call_output and a Chat Completions tool
+// message that repeat an earlier output under a new call id become references to it.
+func ExamplePrune_openAI() {
+	out := strconv.Quote(strings.Repeat("ok  github.com/x/y 0.10s\n", 10))
+	responses := []byte(`{"model":"gpt-5.5","input":[` +
+		`{"type":"function_call","call_id":"call_1","name":"exec_command","arguments":"{}"},` +
+		`{"type":"function_call_output","call_id":"call_1","output":` + out + `},` +
+		`{"type":"function_call","call_id":"call_2","name":"exec_command","arguments":"{}"},` +
+		`{"type":"function_call_output","call_id":"call_2","output":` + out + `}]}`)
+	pruned, res, _ := cacheplan.Prune(responses, cacheplan.PruneOptions{})
+	fmt.Println(res.Format, res.Detection, res.References[0].Location, "->", res.References[0].First)
+	fmt.Println(strings.Contains(string(pruned), `"call_id":"call_2","output":"[agent-rewind: identical to the earlier tool result at input[1].output (call_id call_1)`))
+
+	chat := []byte(`{"model":"gpt-4.1","messages":[{"role":"user","content":"test it"},` +
+		`{"role":"assistant","tool_calls":[{"id":"call_1","type":"function","function":{"name":"go_test","arguments":"{}"}}]},` +
+		`{"role":"tool","tool_call_id":"call_1","content":` + out + `},` +
+		`{"role":"assistant","tool_calls":[{"id":"call_2","type":"function","function":{"name":"go_test","arguments":"{}"}}]},` +
+		`{"role":"tool","tool_call_id":"call_2","content":` + out + `}]}`)
+	_, res, _ = cacheplan.Prune(chat, cacheplan.PruneOptions{Format: cacheplan.FormatOpenAIChat})
+	fmt.Println(res.Format, res.Detection, res.References[0].Location, "->", res.References[0].First)
+	// Output:
+	// openai-responses shape input[3].output -> input[1].output
+	// true
+	// openai-chat given messages[4].content -> messages[2].content
+}
+
+// OpenAI caches a prompt's prefix by itself: the plan reports how much of a Responses
+// request the cache can hold and which part the previous turn already sent.
+func ExamplePlanRequest_openAI() {
+	body := []byte(`{"model":"gpt-5.5","prompt_cache_key":"session-1","instructions":"` + strings.Repeat("Follow the house style. ", 300) + `","input":[` +
+		`{"role":"user","content":"Run the tests."},` +
+		`{"type":"function_call","call_id":"call_1","name":"exec_command","arguments":"{\"cmd\":\"go test ./...\"}"},` +
+		`{"type":"function_call_output","call_id":"call_1","output":"ok"}]}`)
+	plan, err := cacheplan.PlanRequest(body, cacheplan.Options{})
+	if err != nil {
+		panic(err)
+	}
+	pc := plan.PrefixCaching
+	fmt.Println(plan.Decision, plan.Format, plan.EstimatedPrefixTokens, "tokens,", pc.CacheableTokens, "cacheable")
+	fmt.Println("new this turn from", pc.PreviousTurn.NewFrom, "after", pc.PreviousTurn.EstimatedTokens, "tokens the previous turn sent")
+	fmt.Println(len(plan.Apply(body)) == len(body))
+	// Output:
+	// automatic openai-responses 1855 tokens, 1792 cacheable
+	// new this turn from input[1] after 1812 tokens the previous turn sent
+	// true
+}
+
+// Comparing two turns of a Responses conversation: the history only grew, and the turn id
+// Codex puts in client_metadata is not part of the prompt.
+func ExampleCompare_openAI() {
+	prev := []byte(`{"model":"gpt-5.5","prompt_cache_key":"session-1","client_metadata":{"turn_id":"t1"},"input":[` +
+		`{"role":"user","content":"Run the tests."}]}`)
+	cur := []byte(`{"model":"gpt-5.5","prompt_cache_key":"session-1","client_metadata":{"turn_id":"t2"},"input":[` +
+		`{"role":"user","content":"Run the tests."},` +
+		`{"type":"function_call","call_id":"call_1","name":"exec_command","arguments":"{}"},` +
+		`{"type":"function_call_output","call_id":"call_1","output":"ok"}]}`)
+	cmp, _ := cacheplan.Compare(prev, cur)
+	fmt.Println(cmp.Format, cmp.Class, cmp.AppendedMessages, cmp.IgnoredSettings)
+	other := []byte(`{"model":"gpt-5.5","prompt_cache_key":"session-2","input":[{"role":"user","content":"Run the tests."}]}`)
+	cmp, _ = cacheplan.Compare(prev, other)
+	fmt.Println(cmp.Class, cmp.FirstChangedPath, cmp.ReusablePrefixBytes)
+	// Output:
+	// openai-responses appended-messages 2 [client_metadata]
+	// divergence prompt_cache_key 0
+}

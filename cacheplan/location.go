@@ -2,16 +2,19 @@ package cacheplan
 
 import "strconv"
 
-// Section is the part of a Messages request a location is in, in the provider's render
-// order: tools, then system, then messages.
+// Section is the part of a request a location is in, in render order: tools, then system
+// (Anthropic) or instructions (Responses), then messages or input.
 type Section uint8
 
 // The sections of a request.
 const (
-	SectionTop      Section = iota + 1 // a top-level member, such as the automatic cache_control
-	SectionTools                       // the tools array
-	SectionSystem                      // the system prompt
-	SectionMessages                    // the messages array
+	SectionTop          Section = iota + 1 // a top-level member, such as the automatic cache_control
+	SectionTools                           // the tools array
+	SectionSystem                          // the system prompt (Anthropic Messages)
+	SectionMessages                        // the messages array (Anthropic Messages)
+	SectionInstructions                    // the instructions (OpenAI Responses)
+	SectionInput                           // the input array (OpenAI Responses)
+	SectionChat                            // the messages array (OpenAI Chat Completions)
 )
 
 // Location names a place in a request body by structure, never by content.
@@ -24,6 +27,10 @@ type Location struct {
 	Block int
 	// Sub is the index of a block nested in a tool_result's content; -1 when none.
 	Sub int
+	// Field names a member of an input item or a Chat message ("output", "content"), for
+	// the OpenAI sections, Block then indexing into it; empty for the item or message itself,
+	// or for its "content" when Block is set.
+	Field string
 }
 
 // String returns the location as a JSON path, such as "messages[3].content[1]".
@@ -52,6 +59,24 @@ func (l Location) appendPath(b []byte) []byte {
 			b = append(b, ".content"...)
 			b = appendIndex(b, l.Sub)
 		}
+	case SectionInstructions:
+		return append(b, "instructions"...)
+	case SectionInput, SectionChat:
+		if l.Section == SectionInput {
+			b = append(b, "input"...)
+		} else {
+			b = append(b, "messages"...)
+		}
+		b = appendIndex(b, l.Index)
+		field := l.Field
+		if field == "" && l.Block >= 0 {
+			field = "content"
+		}
+		if field != "" {
+			b = append(b, '.')
+			b = append(b, field...)
+		}
+		b = appendIndex(b, l.Block)
 	default:
 		return append(b, '?')
 	}

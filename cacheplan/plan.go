@@ -17,8 +17,9 @@ const (
 	DecisionClientSupplied   Decision = "client-supplied"    // the client set cache_control somewhere: left as it is
 	DecisionNoCacheableBlock Decision = "no-cacheable-block" // nothing in the request can carry a marker
 	DecisionUnsupported      Decision = "unsupported-format" // not an Anthropic Messages body: left as it is
-	DecisionAmbiguous        Decision = "ambiguous"          // a member the planner reads appears twice: left as it is
+	DecisionAmbiguous        Decision = "ambiguous"          // a member the planner (or the OpenAI report) reads appears twice: left as it is
 	DecisionBelowMinimum     Decision = "below-minimum"      // the prefix is too short for the model to cache: left as it is
+	DecisionAutomatic        Decision = "automatic"          // OpenAI: the provider caches the prefix by itself, no marker to place
 )
 
 // Role says why a breakpoint is where it is.
@@ -38,8 +39,12 @@ type Options struct {
 	TTL TTL
 	// MinimumTokens is the model's minimum cacheable prefix length in tokens, for a caller
 	// that knows it better than MinimumCacheableTokens (a model the table does not know, or
-	// one whose minimum changed); 0 means the table's value.
+	// one whose minimum changed); 0 means the table's value. Anthropic Messages only.
 	MinimumTokens int
+	// Format is the API the body is for when the caller knows it; empty means detect it from
+	// the body's shape. Responses and Chat Completions bodies get a report on OpenAI's
+	// automatic caching (Plan.PrefixCaching) and are never changed.
+	Format Format
 }
 
 // Breakpoint is one cache_control marker, planned or found.
@@ -76,13 +81,16 @@ type Warning struct {
 type Plan struct {
 	Decision Decision `json:"decision"`
 	Format   Format   `json:"format"`
-	Reason   string   `json:"reason"`
+	// Detection says how Format was decided; empty for FormatOther.
+	Detection Detection `json:"formatDetection,omitempty"`
+	Reason    string    `json:"reason"`
 	// Breakpoints are the planned markers, in body order (DecisionInsert only).
 	Breakpoints []Breakpoint `json:"breakpoints"`
 	// Existing are the client's markers, in render order.
 	Existing []Breakpoint `json:"existing"`
-	// AutomaticCaching: the body has a top-level cache_control (the provider then places
-	// the breakpoint itself).
+	// AutomaticCaching: the provider places the breakpoint itself: the body has a top-level
+	// cache_control (Anthropic), or is an OpenAI body not in prompt_cache_options' explicit
+	// mode.
 	AutomaticCaching bool   `json:"automaticCaching"`
 	Counts           Counts `json:"counts"`
 	// PrefixBytes and EstimatedPrefixTokens size the prefix the tail breakpoint caches.
@@ -98,7 +106,10 @@ type Plan struct {
 	MinimumTokens int       `json:"minimumTokens,omitempty"`
 	BelowMinimum  bool      `json:"belowMinimum"`
 	Warnings      []Warning `json:"warnings"`
-	TTL           TTL       `json:"ttl"`
+	TTL           TTL       `json:"ttl,omitempty"` // of planned markers (Anthropic)
+	// PrefixCaching reports on OpenAI's automatic prefix caching, for a Responses or Chat
+	// Completions body; nil otherwise.
+	PrefixCaching *PrefixCaching `json:"prefixCaching,omitempty"`
 
 	bodyLen int
 	extra   int
@@ -129,14 +140,17 @@ type cand struct {
 }
 
 type msgInfo struct {
-	user, assistant bool
-	first, count    int // global index of the first block, number of blocks
+	user, assistant bool // for a Responses item, assistant is any output of the model
+	first, count    int  // global index of the first block, number of blocks
+	end             int  // offset just past the message or item
 }
 
 type planScratch struct {
-	cands  []cand
-	msgs   []msgInfo
-	nested []nestedMarker
+	cands   []cand
+	msgs    []msgInfo
+	nested  []nestedMarker
+	items   []msgInfo    // Responses input items
+	oaMarks []Breakpoint // OpenAI prompt_cache_breakpoint markers
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(planScratch) }}
@@ -145,7 +159,8 @@ type planner struct {
 	data        []byte
 	p           *Plan
 	s           *planScratch
-	openAI      bool
+	marks       shape
+	oa          openaiScan
 	unsupported bool
 	dup         bool
 	tool, sys   cand
@@ -176,22 +191,30 @@ func PlanRequest(body []byte, opts Options) (*Plan, error) {
 	p := &Plan{TTL: ttl, bodyLen: len(body)}
 	s := scratchPool.Get().(*planScratch)
 	defer scratchPool.Put(s)
-	s.cands, s.msgs, s.nested = s.cands[:0], s.msgs[:0], s.nested[:0]
+	s.cands, s.msgs, s.nested, s.items, s.oaMarks = s.cands[:0], s.msgs[:0], s.nested[:0], s.items[:0], s.oaMarks[:0]
 	w := planner{data: body, p: p, s: s}
 
 	top, err := readTop(body, w.visit)
 	if err != nil {
 		return nil, err
 	}
-	p.Format = top.format(body, w.openAI)
+	w.marks.anthropic = w.marks.anthropic || top.shape.anthropic
+	w.marks.chat = w.marks.chat || top.shape.chat
+	var why string
+	p.Format, p.Detection, why = resolveFormat(&top, w.marks, opts.Format)
 	if p.Format == FormatMessages && w.unsupported {
-		p.Format = FormatOther
+		p.Format, p.Detection, why = FormatOther, "", "a tools, system, message or content value has a type Anthropic Messages does not accept"
 	}
 	if top.model != 0 {
 		tok := body[top.model:top.modelEnd]
 		if !top.modelEscaped {
 			p.MinimumTokens, p.ModelFamily, _ = MinimumCacheableTokens(string(tok[1 : len(tok)-1]))
 		}
+	}
+	if p.Format == FormatResponses || p.Format == FormatOpenAIChat {
+		p.ModelFamily, p.MinimumTokens = "", 0
+		w.decideOpenAI(&top)
+		return p, nil
 	}
 	if opts.MinimumTokens > 0 {
 		p.MinimumTokens = opts.MinimumTokens
@@ -206,7 +229,7 @@ func PlanRequest(body []byte, opts Options) (*Plan, error) {
 	switch {
 	case p.Format != FormatMessages:
 		p.Decision = DecisionUnsupported
-		p.Reason = "not an Anthropic Messages request body (" + string(p.Format) + "); left unchanged"
+		p.Reason = unsupportedReason(why) + "; left unchanged"
 	case top.dup || w.dup:
 		p.Decision = DecisionAmbiguous
 		p.Reason = "a member the planner reads (tools, system, messages, model, cache_control, or a block's type, text or cache_control) appears twice; left unchanged"
@@ -232,6 +255,10 @@ func (w *planner) visit(k topKey, o *jsonscan.Object) error {
 		err = w.system(o)
 	case keyMessages:
 		err = w.messages(o)
+	case keyInput:
+		err = w.input(o)
+	case keyOther:
+		err = w.openAITop(o)
 	}
 	if err != nil {
 		return syntaxError(err)
@@ -271,6 +298,8 @@ func (w *planner) tools(o *jsonscan.Object) error {
 			w.addExisting(loc, b.cc)
 		}
 		w.dup = w.dup || b.dup
+		w.marks.anthropic = w.marks.anthropic || b.marks.anthropic
+		w.marks.chat = w.marks.chat || b.marks.chat
 		if !b.cc.present && !b.cc.null && !b.dup && b.members > 0 {
 			w.tool, w.hasTool = cand{loc: loc, global: -1, start: b.start, end: b.end}, true
 		}
@@ -321,6 +350,8 @@ func (w *planner) system(o *jsonscan.Object) error {
 			w.addExisting(loc, b.cc)
 		}
 		w.dup = w.dup || b.dup
+		w.marks.anthropic = w.marks.anthropic || b.marks.anthropic
+		w.marks.chat = w.marks.chat || b.marks.chat
 		if b.cacheable() {
 			w.sys, w.hasSys = cand{loc: loc, global: -1, start: b.start, end: b.end}, true
 		}
@@ -372,9 +403,7 @@ func (w *planner) messages(o *jsonscan.Object) error {
 				tok := d[v:end]
 				info.user = jsonscan.StringIs(tok, esc, "user")
 				info.assistant = jsonscan.StringIs(tok, esc, "assistant")
-				if openAIRole(tok, esc) {
-					w.openAI = true
-				}
+				w.marks.role(tok, esc)
 			case m.KeyIs("content"):
 				w.dup = w.dup || seenContent
 				seenContent = true
@@ -383,8 +412,8 @@ func (w *planner) messages(o *jsonscan.Object) error {
 					return err
 				}
 				m.Consumed(end)
-			case openAIMessageKey(&m):
-				w.openAI = true
+			default:
+				w.marks.messageKey(&m)
 			}
 		}
 		if err := m.Err(); err != nil {
@@ -392,6 +421,7 @@ func (w *planner) messages(o *jsonscan.Object) error {
 		}
 		a.Consumed(m.End())
 		info.count = w.blocks - info.first
+		info.end = m.End()
 		w.s.msgs = append(w.s.msgs, info)
 	}
 	if err := a.Err(); err != nil {
@@ -446,7 +476,12 @@ func (w *planner) content(mi, v, depth int) (int, error) {
 		for _, n := range b.nested {
 			w.addExisting(Location{Section: SectionMessages, Index: mi, Block: bi, Sub: n.sub}, n.cc)
 		}
+		if b.breakpoint {
+			w.s.oaMarks = append(w.s.oaMarks, Breakpoint{Location: Location{Section: SectionChat, Index: mi, Block: bi, Sub: -1}, Role: RoleClient, TTL: OpenAIBreakpointTTL})
+		}
 		w.dup = w.dup || b.dup
+		w.marks.anthropic = w.marks.anthropic || b.marks.anthropic
+		w.marks.chat = w.marks.chat || b.marks.chat
 		if b.cacheable() {
 			w.s.cands = append(w.s.cands, cand{loc: loc, global: global, start: b.start, end: b.end})
 		}

@@ -45,12 +45,13 @@ var planFixtures = map[string]planWant{
 		existing: []string{"tools[0]/5m", "system[0]/1h", "messages[0].content[0]/5m", "messages[0].content[1]/5m", "messages[0].content[2]/5m"},
 		warnings: []string{"ttl-invalid", "ttl-order", "over-limit"},
 	},
-	"no-cacheable-block":           {decision: DecisionNoCacheableBlock},
-	"unsupported-responses":        {decision: DecisionUnsupported},
-	"unsupported-openai-chat":      {decision: DecisionUnsupported},
-	"unsupported-not-object":       {decision: DecisionUnsupported},
-	"ambiguous-duplicate-messages": {decision: DecisionAmbiguous},
-	"cache-control-null":           {decision: DecisionInsert, breakpoints: []string{"tail@messages[0].content[0]"}},
+	"no-cacheable-block":             {decision: DecisionNoCacheableBlock},
+	"openai-responses-below-minimum": {decision: DecisionBelowMinimum, below: true, automatic: true, warnings: []string{"no-prompt-cache-key"}},
+	"openai-chat-below-minimum":      {decision: DecisionBelowMinimum, below: true, automatic: true, warnings: []string{"no-prompt-cache-key"}},
+	"unsupported-gemini":             {decision: DecisionUnsupported},
+	"unsupported-not-object":         {decision: DecisionUnsupported},
+	"ambiguous-duplicate-messages":   {decision: DecisionAmbiguous},
+	"cache-control-null":             {decision: DecisionInsert, breakpoints: []string{"tail@messages[0].content[0]"}},
 }
 
 // placement plans with a minimum every prefix reaches: the fixtures are small, and what they
@@ -176,7 +177,7 @@ func checkApplied(t testing.TB, body []byte, p *Plan) {
 	if !reflect.DeepEqual(in, got) {
 		t.Fatalf("output decodes to a different request once the markers are removed")
 	}
-	again, err := PlanRequest(out, Options{})
+	again, err := PlanRequest(out, Options{Format: p.Format}) // as the API it was read as
 	if err != nil || again.Decision != DecisionClientSupplied || len(again.Existing) != len(p.Breakpoints) {
 		t.Fatalf("replanning the output: %v %+v", err, again)
 	}
@@ -424,13 +425,22 @@ func TestMinimumCacheableTokens(t *testing.T) {
 
 func TestLocationString(t *testing.T) {
 	for want, l := range map[string]Location{
-		"tools[2]":                          {SectionTools, 2, -1, -1},
-		"system":                            {SectionSystem, -1, -1, -1},
-		"system[0]":                         {SectionSystem, 0, -1, -1},
-		"messages[3].content":               {SectionMessages, 3, -1, -1},
-		"messages[3].content[1]":            {SectionMessages, 3, 1, -1},
-		"messages[3].content[1].content[0]": {SectionMessages, 3, 1, 0},
-		"cache_control":                     {SectionTop, -1, -1, -1},
+		"tools[2]":                          {SectionTools, 2, -1, -1, ""},
+		"system":                            {SectionSystem, -1, -1, -1, ""},
+		"system[0]":                         {SectionSystem, 0, -1, -1, ""},
+		"messages[3].content":               {SectionMessages, 3, -1, -1, ""},
+		"messages[3].content[1]":            {SectionMessages, 3, 1, -1, ""},
+		"messages[3].content[1].content[0]": {SectionMessages, 3, 1, 0, ""},
+		"cache_control":                     {SectionTop, -1, -1, -1, ""},
+		"instructions":                      {SectionInstructions, -1, -1, -1, ""},
+		"input":                             {SectionInput, -1, -1, -1, ""},
+		"input[7]":                          {SectionInput, 7, -1, -1, ""},
+		"input[7].output":                   {SectionInput, 7, -1, -1, "output"},
+		"input[0].content[2]":               {SectionInput, 0, 2, -1, ""},
+		"messages[4]":                       {SectionChat, 4, -1, -1, ""},
+		"messages[4].content":               {SectionChat, 4, -1, -1, "content"},
+		"messages[4].content[1]":            {SectionChat, 4, 1, -1, ""},
+		"input[3].output[1]":                {SectionInput, 3, 1, -1, "output"},
 	} {
 		if got := l.String(); got != want {
 			t.Errorf("%+v: %s, want %s", l, got, want)

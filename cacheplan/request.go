@@ -2,17 +2,6 @@ package cacheplan
 
 import "github.com/agent-rewind/rewind/internal/jsonscan"
 
-// Format is what kind of request body this package recognised.
-type Format string
-
-// The formats recognised. Only FormatMessages is planned, pruned or compared.
-const (
-	FormatMessages   Format = "anthropic-messages" // an object with a "messages" array of Anthropic messages
-	FormatResponses  Format = "responses"          // an object with "input" and no "messages"
-	FormatOpenAIChat Format = "openai-chat"        // messages with role "tool"/"developer" or tool_calls
-	FormatOther      Format = "other"              // any other JSON value
-)
-
 // topLevel is the position of the members of a request body's top-level object that this
 // package reads. A start of 0 means absent (offset 0 is the object's own brace).
 type topLevel struct {
@@ -22,15 +11,19 @@ type topLevel struct {
 	model, modelEnd       int // the raw string token
 	modelEscaped          bool
 	cc                    marker // top-level (automatic) cache_control
-	input                 bool
+	inputAt, inputEnd     int    // the Responses "input" value
+	instructions          int    // the Responses "instructions" value, and its end
+	instructionsEnd       int
+	messagesArray         bool // messages is an array
 	dup                   bool // a member read here appears twice
 	isObject              bool
-	end                   int // offset just past the top-level value
+	shape                 shape // the top-level members' API marks
+	end                   int   // offset just past the top-level value
 }
 
-// readTop validates the whole body and records where its top-level members are. The values
-// of tools, system and messages are validated later by their own walkers, which is why
-// readTop only skips them when asked (validate).
+// readTop validates the whole body and records where its top-level members are. visit, if
+// not nil, is called for every member before readTop skips its value, so that a walker can
+// read (and consume) the values it cares about in the same pass.
 func readTop(data []byte, visit func(key topKey, o *jsonscan.Object) error) (topLevel, error) {
 	var t topLevel
 	i := jsonscan.SkipSpace(data, 0)
@@ -55,9 +48,19 @@ func readTop(data []byte, visit func(key topKey, o *jsonscan.Object) error) (top
 		case keySystem:
 			t.dup = t.dup || t.system != 0
 			t.system = v
+			t.shape.anthropic = true
 		case keyMessages:
 			t.dup = t.dup || t.messages != 0
 			t.messages = v
+			t.messagesArray = data[v] == '['
+		case keyInput:
+			t.dup = t.dup || t.inputAt != 0
+			t.inputAt = v
+		case keyInstructions:
+			t.dup = t.dup || t.instructions != 0
+			t.instructions = v
+		case keyOther:
+			t.shape.topKey(data, &o)
 		case keyModel:
 			t.dup = t.dup || t.model != 0
 			if data[v] == '"' {
@@ -76,10 +79,9 @@ func readTop(data []byte, visit func(key topKey, o *jsonscan.Object) error) (top
 			}
 			o.Consumed(end)
 			t.cc = m
-		case keyInput:
-			t.input = true
+			t.shape.anthropic = true
 		}
-		if visit != nil && k != keyOther {
+		if visit != nil {
 			if err := visit(k, &o); err != nil {
 				return t, err
 			}
@@ -95,6 +97,12 @@ func readTop(data []byte, visit func(key topKey, o *jsonscan.Object) error) (top
 		case keyMessages:
 			end = t.consumeEnd(&o, data)
 			t.messagesEnd = end
+		case keyInput:
+			end = t.consumeEnd(&o, data)
+			t.inputEnd = end
+		case keyInstructions:
+			end = t.consumeEnd(&o, data)
+			t.instructionsEnd = end
 		}
 		if end < 0 {
 			return t, syntaxError(o.Err())
@@ -135,6 +143,7 @@ const (
 	keyModel
 	keyCacheControl
 	keyInput
+	keyInstructions
 )
 
 func keyOf(o *jsonscan.Object) topKey {
@@ -151,32 +160,8 @@ func keyOf(o *jsonscan.Object) topKey {
 		return keyCacheControl
 	case o.KeyIs("input"):
 		return keyInput
+	case o.KeyIs("instructions"):
+		return keyInstructions
 	}
 	return keyOther
-}
-
-// format classifies the body from its top level; openAI is set by a messages walker that
-// met OpenAI-only shapes.
-func (t *topLevel) format(data []byte, openAI bool) Format {
-	switch {
-	case !t.isObject:
-		return FormatOther
-	case t.messages == 0 && t.input:
-		return FormatResponses
-	case t.messages == 0 || data[t.messages] != '[':
-		return FormatOther
-	case openAI:
-		return FormatOpenAIChat
-	}
-	return FormatMessages
-}
-
-// openAIMessageKey reports whether a message member only exists in OpenAI's chat format.
-func openAIMessageKey(o *jsonscan.Object) bool {
-	return o.KeyIs("tool_calls") || o.KeyIs("function_call") || o.KeyIs("tool_call_id")
-}
-
-// openAIRole reports whether a role string only exists in OpenAI's chat format.
-func openAIRole(tok []byte, esc bool) bool {
-	return jsonscan.StringIs(tok, esc, "tool") || jsonscan.StringIs(tok, esc, "developer") || jsonscan.StringIs(tok, esc, "function")
 }

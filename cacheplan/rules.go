@@ -101,3 +101,26 @@ func MinimumCacheableTokens(model string) (tokens int, family string, ok bool) {
 	}
 	return minimums[best].tokens, minimums[best].prefix, true
 }
+
+// OpenAI's automatic prefix caching (doc.go cites the sources): no marker, a minimum length,
+// and hits counted in blocks.
+const (
+	// OpenAIMinimumTokens is the shortest prompt OpenAI caches: 1,024 tokens.
+	OpenAIMinimumTokens = 1024
+	// OpenAIIncrementTokens is the block size of a cache hit past the minimum: a hit covers
+	// the longest matching prefix in whole 128-token blocks.
+	OpenAIIncrementTokens = 128
+	// OpenAIBreakpointTTL is the lifetime of a gpt-5.6 cache breakpoint, the only value
+	// prompt_cache_options.ttl accepts.
+	OpenAIBreakpointTTL TTL = "30m"
+)
+
+// OpenAICacheableTokens returns how many of a prefix of n tokens OpenAI's cache can hold: n
+// rounded down to whole 128-token blocks, and none under the 1,024-token minimum (1,024 is
+// itself 8 blocks).
+func OpenAICacheableTokens(n int) int {
+	if n < OpenAIMinimumTokens {
+		return 0
+	}
+	return n / OpenAIIncrementTokens * OpenAIIncrementTokens
+}

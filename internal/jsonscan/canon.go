@@ -18,6 +18,9 @@ const (
 	// ContentBlocks applies SkipCacheControl to every object element of this object's
 	// "content" array: the nested blocks of a tool_result.
 	ContentBlocks
+	// SkipBreakpoints leaves out every "prompt_cache_breakpoint" member, at any depth:
+	// OpenAI's cache markers, which move between requests without changing the prompt.
+	SkipBreakpoints
 	// elemsSkipCacheControl applies SkipCacheControl to every element of this array.
 	elemsSkipCacheControl
 	// flagElem marks an element of such an array, so a skipped marker records its index.
@@ -36,6 +39,8 @@ type Canonicalizer struct {
 	// Skipped lists the non-null cache_control members the last Append left out: -1 for
 	// one on the value itself, or the index of the "content" element it was on.
 	Skipped []int
+	// Breakpoints counts the non-null prompt_cache_breakpoint members it left out.
+	Breakpoints int
 
 	members []member
 	tmp     []byte
@@ -50,6 +55,7 @@ type member struct{ start, keyEnd, end int } // offsets in dst, commas excluded
 func (c *Canonicalizer) Append(dst, data []byte, i, depth int, flags Flags) ([]byte, int, error) {
 	c.members = c.members[:0]
 	c.Skipped = c.Skipped[:0]
+	c.Breakpoints = 0
 	return c.value(dst, data, i, depth, flags)
 }
 
@@ -103,10 +109,13 @@ func (c *Canonicalizer) object(dst, data []byte, i, depth int, flags Flags) ([]b
 			return dst, i, errAt(i, "expected ':' after object key")
 		}
 		i = SkipSpace(data, i+1)
+		breakpoint := flags&SkipBreakpoints != 0 && StringIs(key, esc, "prompt_cache_breakpoint")
 		skip := (flags&SkipCacheControl != 0 && StringIs(key, esc, "cache_control")) ||
-			(flags&SkipContent != 0 && StringIs(key, esc, "content"))
+			(flags&SkipContent != 0 && StringIs(key, esc, "content")) || breakpoint
 		if skip {
-			if data[i] != 'n' && StringIs(key, esc, "cache_control") {
+			if breakpoint && data[i] != 'n' {
+				c.Breakpoints++
+			} else if data[i] != 'n' && StringIs(key, esc, "cache_control") {
 				if flags&flagElem != 0 {
 					c.Skipped = append(c.Skipped, c.elem)
 				} else {
@@ -117,9 +126,9 @@ func (c *Canonicalizer) object(dst, data []byte, i, depth int, flags Flags) ([]b
 				return dst, i, err
 			}
 		} else {
-			var child Flags
+			child := flags & SkipBreakpoints
 			if flags&ContentBlocks != 0 && StringIs(key, esc, "content") {
-				child = elemsSkipCacheControl
+				child |= elemsSkipCacheControl
 			}
 			if len(c.members) > base {
 				dst = append(dst, ',')
@@ -173,9 +182,9 @@ func (c *Canonicalizer) array(dst, data []byte, i, depth int, flags Flags) ([]by
 	if depth > MaxDepth {
 		return dst, i, errAt(i, "nested too deeply")
 	}
-	var child Flags
+	child := flags & SkipBreakpoints
 	if flags&elemsSkipCacheControl != 0 {
-		child = SkipCacheControl | flagElem
+		child |= SkipCacheControl | flagElem
 	}
 	dst = append(dst, '[')
 	i = SkipSpace(data, i+1)

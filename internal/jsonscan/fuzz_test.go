@@ -32,6 +32,7 @@ func FuzzCanonical(f *testing.F) {
 		}
 	}
 	f.Add([]byte(`{"b":{"y":1,"x":[2,{"q":"\u00e9","p":"\n"}]},"a":"z"}`))
+	f.Add([]byte(`{"content":[{"type":"input_text","text":"x","prompt_cache_breakpoint":{"mode":"explicit"}},{"prompt_cache_breakpoint":null}],"prompt_cache_breakpoint":{}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var c Canonicalizer
 		i := SkipSpace(data, 0)
@@ -84,7 +85,45 @@ func FuzzCanonical(f *testing.F) {
 		if err != nil || !bytes.Equal(refCanon, out) {
 			t.Fatalf("canonical forms differ:\n%q\n%q", out, refCanon)
 		}
+		// SkipBreakpoints leaves out every prompt_cache_breakpoint member, at any depth, and
+		// counts the non-null ones.
+		skipped, _, err := c.Append(nil, data, i, 0, SkipBreakpoints)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var stripped any
+		dec = json.NewDecoder(bytes.NewReader(skipped))
+		dec.UseNumber()
+		if err := dec.Decode(&stripped); err != nil {
+			t.Fatal(err)
+		}
+		if n := stripBreakpoints(want); !reflect.DeepEqual(want, stripped) || n != c.Breakpoints {
+			t.Fatalf("SkipBreakpoints: %q (%d counted, %d in the value)", skipped, c.Breakpoints, n)
+		}
 	})
+}
+
+// stripBreakpoints deletes every prompt_cache_breakpoint member of a decoded value in place
+// and returns how many non-null ones it deleted.
+func stripBreakpoints(v any) int {
+	n := 0
+	switch x := v.(type) {
+	case map[string]any:
+		if b, ok := x["prompt_cache_breakpoint"]; ok {
+			if b != nil {
+				n++
+			}
+			delete(x, "prompt_cache_breakpoint")
+		}
+		for _, e := range x {
+			n += stripBreakpoints(e)
+		}
+	case []any:
+		for _, e := range x {
+			n += stripBreakpoints(e)
+		}
+	}
+	return n
 }
 
 func hasDuplicateKeys(data []byte) bool {

@@ -136,6 +136,14 @@ func TestCanonicalFlags(t *testing.T) {
 	if _, _, _ = c.Append(nil, []byte(`{"cache_control":null}`), 0, 0, SkipCacheControl); len(c.Skipped) != 0 {
 		t.Errorf("a null marker counted: %v", c.Skipped)
 	}
+	// OpenAI's markers go at any depth, and are counted.
+	in = `{"role":"tool","prompt_cache_breakpoint":{"mode":"explicit"},"content":[{"type":"text","text":"x","prompt_cache_breakpoint":{"mode":"explicit"}},{"prompt_cache_breakpoint":null}]}`
+	if got, want := canon(t, in, SkipBreakpoints), `{"content":[{"text":"x","type":"text"},{}],"role":"tool"}`; got != want {
+		t.Errorf("breakpoints: %s, want %s", got, want)
+	}
+	if _, _, err := c.Append(nil, []byte(in), 0, 0, SkipBreakpoints); err != nil || c.Breakpoints != 2 || len(c.Skipped) != 0 {
+		t.Errorf("breakpoints counted %d, skipped %v, %v", c.Breakpoints, c.Skipped, err)
+	}
 	// Only the object's own cache_control goes, not a nested one elsewhere.
 	in = `{"input":{"cache_control":1},"cache_control":2}`
 	if got, want := canon(t, in, SkipCacheControl), `{"input":{"cache_control":1}}`; got != want {

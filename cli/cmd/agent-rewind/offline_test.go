@@ -10,6 +10,17 @@ import (
 	"testing"
 )
 
+// recording is the absolute path of a request recorded from a real client: Codex CLI
+// 0.169.0 on the Responses API, Cline CLI 3.0.65 on Chat Completions.
+func recording(t *testing.T, name string) string {
+	t.Helper()
+	p, err := filepath.Abs(filepath.Join("..", "..", "..", "tools", "agents", "mockmodel", "testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
 // promptMarker is planted in every prompt, tool result and response below: the offline
 // commands' reports and errors must never contain it.
 const promptMarker = "PROMPT-MARKER-e2e-5d21"
@@ -108,10 +119,54 @@ func TestCacheReport(t *testing.T) {
 		t.Fatalf("client-supplied: %d %s", r.code, r.stdout)
 	}
 	r = run(t, dir, "", "cache-report", `{"model":"gpt-5","input":"`+promptMarker+`"}`)
-	if r.code != 0 || !strings.Contains(r.stdout, "unsupported-format (responses)") {
+	if r.code != 0 || !strings.HasPrefix(r.stdout, "cache-report: below-minimum (openai-responses)\n  read as: openai-responses (detected from its shape)") {
 		t.Fatalf("responses: %d %s", r.code, r.stdout)
 	}
 	noPromptText(t, r, "cache-report")
+
+	// The requests Codex CLI and Cline CLI really sent, as docs/offline-tools.md shows them.
+	for _, c := range []struct{ file, name, want string }{
+		{"codex-0.169.0-responses.json", "codex-request.json", "stable since the previous turn: everything before input[6]"},
+		{"cline-3.0.65-chat.json", "cline-request.json", "stable since the previous turn: everything before messages[2]"},
+	} {
+		b, err := os.ReadFile(recording(t, c.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(dir, c.name), b, 0o644)
+		r = run(t, dir, "", "cache-report", "@"+c.name)
+		if r.code != 0 || !strings.HasPrefix(r.stdout, "cache-report: automatic (") || !strings.Contains(r.stdout, c.want) || !strings.Contains(r.stdout, "whole 128-token blocks, from 1024") {
+			t.Fatalf("%s: %d\n%s%s", c.file, r.code, r.stdout, r.stderr)
+		}
+		if strings.Contains(r.stdout, "01a2340c-ec96") { // Codex's prompt_cache_key
+			t.Fatalf("%s: the report shows the cache key", c.file)
+		}
+	}
+	r = run(t, dir, "", "--json", "cache-report", "--api", "openai-chat", "@cline-request.json")
+	var oa struct {
+		Decision, Format, FormatDetection string
+		PrefixCaching                     struct {
+			MinimumTokens, IncrementTokens, CacheableTokens int
+			PromptCacheKey                                  bool
+			PreviousTurn                                    struct{ NewFrom string }
+		}
+		Warnings []struct{ Code string }
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &oa); err != nil || oa.Decision != "automatic" || oa.Format != "openai-chat" || oa.FormatDetection != "given" ||
+		oa.PrefixCaching.MinimumTokens != 1024 || oa.PrefixCaching.IncrementTokens != 128 || oa.PrefixCaching.CacheableTokens%128 != 0 || oa.PrefixCaching.PreviousTurn.NewFrom != "messages[2]" ||
+		len(oa.Warnings) != 1 || oa.Warnings[0].Code != "no-prompt-cache-key" {
+		t.Fatalf("--json chat: %v %s", err, r.stdout)
+	}
+	for _, args := range [][]string{
+		{"cache-report", `{"contents":[{"parts":[{"text":"` + promptMarker + `"}]}]}`},
+		{"cache-report", "--api", "openai-responses", "@cline-request.json"},
+	} {
+		r = run(t, dir, "", args...)
+		if r.code != 1 || r.stdout != "" || !strings.Contains(r.stderr, "supported: an Anthropic Messages body") {
+			t.Fatalf("%v: %d %q", args, r.code, r.stderr)
+		}
+		noPromptText(t, r, "cache-report refusal")
+	}
 
 	// Invalid input exits 1 with an actionable error, without quoting it.
 	r = run(t, dir, "", "cache-report", `{"messages":[{"content":"`+promptMarker)
@@ -136,7 +191,7 @@ func TestPrune(t *testing.T) {
 	body := writeJSON(t, filepath.Join(dir, "req.json"), req)
 
 	r := run(t, dir, "", "prune", "@req.json")
-	if r.code != 0 || !strings.Contains(r.stderr, "prune: 2 of 3 tool results were repeats") {
+	if r.code != 0 || !strings.Contains(r.stderr, "prune: read as anthropic-messages (detected from its shape); 2 of 3 tool results were repeats") {
 		t.Fatalf("prune: %d %s", r.code, r.stderr)
 	}
 	if strings.Contains(r.stderr, promptMarker) {
@@ -175,11 +230,49 @@ func TestPrune(t *testing.T) {
 		t.Fatalf("the JSON summary quotes a prompt")
 	}
 
-	// Another format passes through unchanged, and stderr says so.
-	other := `{"model":"gpt-4o","messages":[{"role":"tool","tool_call_id":"c","content":"x"}]}`
-	r = run(t, dir, "", "prune", other)
-	if r.code != 0 || r.stdout != other || !strings.Contains(r.stderr, "passed through unchanged") {
-		t.Fatalf("pass-through: %d %q %q", r.code, r.stdout, r.stderr)
+	// OpenAI bodies: the Responses request Codex CLI 0.169.0 really sent (one tool output,
+	// nothing to prune), and a Chat Completions body whose second tool message repeats the
+	// first; a plain-text body is read as Anthropic unless --api says otherwise.
+	// As docs/offline-tools.md shows it.
+	codex, err := os.ReadFile(recording(t, "codex-0.169.0-responses.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "codex-request.json"), codex, 0o644)
+	r = run(t, dir, "", "prune", "@codex-request.json")
+	if r.code != 0 || r.stdout != string(codex) || !strings.Contains(r.stderr, "prune: read as openai-responses (detected from its shape); 0 of 1 tool results") {
+		t.Fatalf("codex: %d %q", r.code, r.stderr)
+	}
+	log := strings.Repeat("ok  example.com/pkg 0.01s "+promptMarker+"\n", 12)
+	chat, _ := json.Marshal(map[string]any{"model": "gpt-4.1", "messages": []any{
+		map[string]any{"role": "user", "content": "test it " + promptMarker},
+		map[string]any{"role": "tool", "tool_call_id": "call_1", "content": log},
+		map[string]any{"role": "tool", "tool_call_id": "call_2", "content": log},
+	}})
+	r = run(t, dir, string(chat), "prune", "--api", "openai-chat", "-")
+	if r.code != 0 || strings.Count(r.stdout, promptMarker) != 13 || !strings.Contains(r.stdout, "identical to the earlier tool result at messages[1].content (tool_call_id call_1)") ||
+		!strings.Contains(r.stderr, "prune: read as openai-chat (as --api says); 1 of 2 tool results") {
+		t.Fatalf("chat: %d %q", r.code, r.stderr)
+	}
+	if r = run(t, dir, string(chat), "prune", "-"); !strings.Contains(r.stderr, "prune: read as openai-chat (detected from its shape); 1 of 2 tool results") {
+		t.Fatalf("chat detected: %d %q", r.code, r.stderr)
+	}
+	noPromptText(t, result{stderr: r.stderr}, "prune summary")
+	plain := `{"model":"m","messages":[{"role":"user","content":"hi"}]}`
+	if r = run(t, dir, "", "prune", plain); r.code != 0 || !strings.Contains(r.stderr, "read as anthropic-messages (assumed: ") {
+		t.Fatalf("plain: %d %q", r.code, r.stderr)
+	}
+	if r = run(t, dir, "", "--json", "prune", "--api", "openai-chat", plain); r.code != 0 || !strings.Contains(r.stdout, `"format": "openai-chat"`) || !strings.Contains(r.stdout, `"formatDetection": "given"`) {
+		t.Fatalf("plain --api openai-chat: %d %q", r.code, r.stdout)
+	}
+	// A body of another API is refused, naming the shapes that are read.
+	gemini := `{"contents":[{"role":"user","parts":[{"text":"hi ` + promptMarker + `"}]}]}`
+	for _, args := range [][]string{{"prune", gemini}, {"prune", "--api", "openai-responses", plain}} {
+		r = run(t, dir, "", args...)
+		if r.code != 1 || r.stdout != "" || !strings.Contains(r.stderr, "supported: an Anthropic Messages body") || !strings.Contains(r.stderr, "give --api") {
+			t.Fatalf("%v: %d %q %q", args, r.code, r.stdout, r.stderr)
+		}
+		noPromptText(t, r, "prune refusal")
 	}
 	r = run(t, dir, "", "prune", `{"messages":`)
 	if r.code != 1 || r.stdout != "" || !strings.Contains(r.stderr, "not valid JSON") {
@@ -227,8 +320,42 @@ func TestCacheCompare(t *testing.T) {
 		noPromptText(t, r, "cache-compare --json")
 	}
 
+	// OpenAI: Codex's recorded request against the one before it (its input up to the tool
+	// search's output, another turn id), as docs/offline-tools.md shows it.
+	codex, err := os.ReadFile(recording(t, "codex-0.169.0-responses.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "codex-request.json"), codex, 0o644)
+	var earlier map[string]any
+	json.Unmarshal(codex, &earlier)
+	earlier["input"] = earlier["input"].([]any)[:6]
+	earlier["client_metadata"].(map[string]any)["turn_id"] = "01a2340c-ed00-7000-8000-000000000001"
+	writeJSON(t, filepath.Join(dir, "codex-previous.json"), earlier)
+	r := run(t, dir, "", "cache-compare", "codex-previous.json", "codex-request.json")
+	if r.code != 0 || !strings.HasPrefix(r.stdout, "cache-compare: appended-messages\n  read as: openai-responses (detected from its shape)\n") ||
+		!strings.Contains(r.stdout, "changed, not part of the prompt: client_metadata") || !strings.Contains(r.stdout, "appended: 2 input items") ||
+		!strings.Contains(r.stdout, "OpenAI's cache holds about ") {
+		t.Fatalf("codex: %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	earlier["prompt_cache_key"] = "another-session"
+	writeJSON(t, filepath.Join(dir, "codex-rekeyed.json"), earlier)
+	r = run(t, dir, "", "--json", "cache-compare", "--api", "openai-responses", "codex-rekeyed.json", "codex-request.json")
+	var oa struct {
+		Classification, FirstChangedPath, Format, FormatDetection string
+		ReusablePrefixBytes                                       int
+		IgnoredSettings                                           []string
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &oa); err != nil || oa.Classification != "divergence" || oa.FirstChangedPath != "prompt_cache_key" ||
+		oa.Format != "openai-responses" || oa.FormatDetection != "given" || oa.ReusablePrefixBytes != 0 || len(oa.IgnoredSettings) != 1 {
+		t.Fatalf("--json rekeyed: %v %s", err, r.stdout)
+	}
+	if strings.Contains(r.stdout, "another-session") || strings.Contains(r.stdout, "01a2340c") {
+		t.Fatalf("the comparison shows a cache key: %s", r.stdout)
+	}
+
 	// Refusals: each exits 1 with a reason, quoting nothing.
-	writeJSON(t, filepath.Join(dir, "responses.json"), map[string]any{"model": "gpt-5", "input": []any{map[string]any{"role": "user", "content": promptMarker}}})
+	writeJSON(t, filepath.Join(dir, "gemini.json"), map[string]any{"contents": []any{map[string]any{"role": "user", "parts": []any{map[string]any{"text": promptMarker}}}}})
 	os.WriteFile(filepath.Join(dir, "latin1.json"), []byte("{\"messages\":[],\"x\":\"\xe9 "+promptMarker+"\"}"), 0o644)
 	os.WriteFile(filepath.Join(dir, "broken.json"), []byte(`{"messages":[{"content":"`+promptMarker), 0o644)
 	exact := `{"messages":[],"pad":"` + strings.Repeat("p", 2<<20-len(`{"messages":[],"pad":""}`)) + `"}`
@@ -236,7 +363,8 @@ func TestCacheCompare(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "over.json"), []byte(exact+" "), 0o644)
 	os.Mkdir(filepath.Join(dir, "adir"), 0o755)
 	for _, c := range []struct{ file, want string }{
-		{"responses.json", "Responses-API-style body"},
+		{"codex-request.json", "the previous request is anthropic-messages and the current one openai-responses"},
+		{"gemini.json", "supported: an Anthropic Messages body"},
 		{"latin1.json", "not valid UTF-8"},
 		{"broken.json", "not valid JSON"},
 		{"over.json", "over the 2097152-byte (2 MiB) limit"},
@@ -337,6 +465,54 @@ func TestAnalyze(t *testing.T) {
 	if r := run(t, dir, "", "analyze", "--file", "secret-name.ndjson"); !strings.Contains(r.stderr, "sha256 ") {
 		t.Fatalf("a limit error without a digest: %q", r.stderr)
 	}
+
+	// OpenAI traffic: the requests Codex CLI and Cline CLI really sent, each twice, with the
+	// usage OpenAI documents; a Codex turn continuing a stored response never counts.
+	codex, err := os.ReadFile(recording(t, "codex-0.169.0-responses.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cline, err := os.ReadFile(recording(t, "cline-3.0.65-chat.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stored map[string]any
+	json.Unmarshal(codex, &stored)
+	stored["previous_response_id"] = "resp_" + promptMarker
+	storedBody, _ := json.Marshal(stored)
+	record := func(path string, body []byte, usage string) string {
+		return `{"method":"POST","origin":"https://api.openai.com","path":"` + path + `","headers":{"content-type":"application/json","openai-project":"proj_1"},"body":` + string(body) + `,"usage":` + usage + `,"status":200}`
+	}
+	responsesUsage := `{"input_tokens":10615,"input_tokens_details":{"cached_tokens":10496},"output_tokens":120,"output_tokens_details":{"reasoning_tokens":64},"total_tokens":10735}`
+	chatUsage := `{"prompt_tokens":5483,"completion_tokens":40,"total_tokens":5523,"prompt_tokens_details":{"cached_tokens":5376}}`
+	openai := strings.Join([]string{
+		record("/v1/responses", codex, responsesUsage), record("/v1/responses", codex, responsesUsage),
+		record("/v1/chat/completions", cline, chatUsage), record("/v1/chat/completions", cline, chatUsage),
+		record("/v1/responses", storedBody, responsesUsage), record("/v1/responses", storedBody, responsesUsage),
+	}, "\n") + "\n"
+	os.WriteFile(filepath.Join(dir, "openai-capture.ndjson"), []byte(openai), 0o644)
+	r = run(t, dir, "", "analyze", "--file", "openai-capture.ndjson")
+	for _, want := range []string{"eligible (replay candidates): 4", "provider state 2", "exact-repeat opportunities: 2",
+		"openai-responses: 2 eligible, 1 exact-repeat opportunities, tokens 10735 (input 119, output 120, cache write 0, cache read 10496, of the output 64 reasoning)",
+		"openai-chat: 2 eligible, 1 exact-repeat opportunities, tokens 5523 (input 107, output 40, cache write 0, cache read 5376)"} {
+		if r.code != 0 || !strings.Contains(r.stdout, want) {
+			t.Fatalf("openai capture: want %q\n%d %s%s", want, r.code, r.stdout, r.stderr)
+		}
+	}
+	noPromptText(t, r, "analyze openai")
+	r = run(t, dir, "", "--json", "analyze", "--file", "openai-capture.ndjson")
+	var oa struct {
+		Ineligible struct{ ProviderState int }
+		APIs       map[string]struct {
+			EligibleRecords, ExactRepeatOpportunities int
+			RepeatTokens                              struct{ CacheReadInput, ReasoningOutput int }
+		}
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &oa); err != nil || oa.Ineligible.ProviderState != 2 || oa.APIs["openai-responses"].RepeatTokens.ReasoningOutput != 64 ||
+		oa.APIs["openai-chat"].RepeatTokens.CacheReadInput != 5376 || oa.APIs["anthropic-messages"].EligibleRecords != 0 {
+		t.Fatalf("--json openai: %v %s", err, r.stdout)
+	}
+	noPromptText(t, r, "analyze openai --json")
 
 	// Exactly one source.
 	for _, args := range [][]string{{"analyze"}, {"analyze", "--stdin", "--file", "capture.ndjson"}} {

@@ -18,7 +18,7 @@ type AnalyzeCmd struct {
 	Stdin      bool     `name:"stdin" help:"Read the capture from standard input."`
 	NDJSON     bool     `name:"ndjson" help:"The capture is NDJSON, one record per line (without it, a capture whose first non-blank byte is '[' is read as a JSON array)."`
 	LegacyJSON bool     `name:"legacy-json" help:"Write the expanded JSON report: adds a redacted request sample and a per-scope breakdown. Review it before sharing."`
-	Origin     []string `name:"origin" placeholder:"URL" help:"Also count this upstream origin (scheme://host[:port]) as known. Repeatable."`
+	Origin     []string `name:"origin" placeholder:"URL" help:"Also count this upstream origin (scheme://host[:port]) as known, besides https://api.anthropic.com and https://api.openai.com. Repeatable."`
 }
 
 // Validate requires exactly one source: kong reports a failure as a usage error.
@@ -83,18 +83,34 @@ func writeReport(w io.Writer, r *analyze.Report) error {
 	fmt.Fprintf(&b, "  source: %s, %d bytes, sha256 %s\n", r.Source.Format, r.Source.Bytes, r.Source.SHA256)
 	fmt.Fprintf(&b, "  records: %d; eligible (replay candidates): %d\n", r.Records, r.EligibleRecords)
 	if ineligible > 0 {
-		fmt.Fprintf(&b, "  not eligible: %d (unsupported request %d, unknown origin %d, credential header %d, unknown header %d, invalid scope %d, unsuccessful status %d, missing body %d)\n",
-			ineligible, in.UnsupportedRequest, in.UnknownOrigin, in.CredentialHeader, in.UnknownHeader, in.InvalidScope, in.UnsuccessfulStatus, in.MissingBody)
+		fmt.Fprintf(&b, "  not eligible: %d (unsupported request %d, unknown origin %d, credential header %d, unknown header %d, invalid scope %d, unsuccessful status %d, missing body %d, provider state %d)\n",
+			ineligible, in.UnsupportedRequest, in.UnknownOrigin, in.CredentialHeader, in.UnknownHeader, in.InvalidScope, in.UnsuccessfulStatus, in.MissingBody, in.ProviderState)
 	}
 	fmt.Fprintf(&b, "  distinct requests: %d\n", r.DistinctRequestKeys)
 	fmt.Fprintf(&b, "  exact-repeat opportunities: %d\n", r.ExactRepeatOpportunities)
-	t := r.RepeatTokens
-	fmt.Fprintf(&b, "  tokens in those repeats: %d (input %d, output %d, cache write %d, cache read %d)", t.Total, t.Input, t.Output, t.CacheCreationInput, t.CacheReadInput)
+	fmt.Fprintf(&b, "  tokens in those repeats: %s", tokenLine(r.RepeatTokens))
 	if r.RepeatsWithoutUsage > 0 {
 		fmt.Fprintf(&b, "; %d repeats carried no usage", r.RepeatsWithoutUsage)
 	}
 	b.WriteString("\n")
+	for _, api := range []struct {
+		name string
+		s    analyze.APIStats
+	}{{string(analyze.APIMessages), r.APIs.Messages}, {string(analyze.APIResponses), r.APIs.Responses}, {string(analyze.APIChat), r.APIs.Chat}} {
+		if api.s.EligibleRecords > 0 {
+			fmt.Fprintf(&b, "  %s: %d eligible, %d exact-repeat opportunities, tokens %s\n", api.name, api.s.EligibleRecords, api.s.ExactRepeatOpportunities, tokenLine(api.s.RepeatTokens))
+		}
+	}
 	fmt.Fprintf(&b, "  %s\n", r.Statement)
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// tokenLine is a Tokens total with its parts.
+func tokenLine(t analyze.Tokens) string {
+	line := fmt.Sprintf("%d (input %d, output %d, cache write %d, cache read %d", t.Total, t.Input, t.Output, t.CacheCreationInput, t.CacheReadInput)
+	if t.ReasoningOutput > 0 {
+		line += fmt.Sprintf(", of the output %d reasoning", t.ReasoningOutput)
+	}
+	return line + ")"
 }

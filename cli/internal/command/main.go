@@ -43,7 +43,7 @@ type CLI struct {
 	Release ReleaseCmd `cmd:"" help:"Re-arm an effect key after reconciling what happened (a person's action, recorded on the chain). Details: docs/barrier.md."`
 	Effects EffectsCmd `cmd:"" help:"List the effect ledger: each key's state, first use, checkpoint and tool call. Details: docs/barrier.md."`
 
-	CacheReport  CacheReportCmd  `cmd:"" name:"cache-report" help:"Show where a prompt-cache breakpoint would go in an Anthropic Messages request body, and why (no model call, no workspace). Details: docs/offline-tools.md."`
+	CacheReport  CacheReportCmd  `cmd:"" name:"cache-report" help:"Report on a request body's prompt caching: where an Anthropic cache breakpoint would go and why, or what OpenAI's automatic prefix caching holds (no model call, no workspace). Details: docs/offline-tools.md."`
 	Prune        PruneCmd        `cmd:"" name:"prune" help:"Replace repeated identical tool results in a request body with references to the first one; the body goes to stdout, a summary to stderr. Details: docs/offline-tools.md."`
 	CacheCompare CacheCompareCmd `cmd:"" name:"cache-compare" help:"Compare two consecutive request bodies' cacheable prefixes: unchanged, appended, or where they diverge. Details: docs/offline-tools.md."`
 	Analyze      AnalyzeCmd      `cmd:"" name:"analyze" help:"Count the exact-repeat opportunities in a capture of provider traffic (an attested report; no model call, no workspace). Details: docs/offline-tools.md."`

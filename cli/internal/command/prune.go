@@ -7,11 +7,12 @@ import (
 	"github.com/agent-rewind/rewind/cacheplan"
 )
 
-// PruneCmd collapses repeated identical tool_result contents of an Anthropic Messages request
-// body into references to the first full one.
+// PruneCmd collapses repeated identical tool outputs of a request body (Anthropic Messages,
+// OpenAI Responses or Chat Completions) into references to the first full one.
 type PruneCmd struct {
 	Request  string `arg:"" name:"request" help:"The request body: JSON, @PATH to read a file, or - for standard input (at most 32 MiB)."`
 	MinBytes int    `name:"min-bytes" default:"256" help:"Leave tool results shorter than this many JSON bytes alone."`
+	APIFlag  `embed:""`
 }
 
 // PruneOutput is the --json shape of "agent-rewind prune": the summary, then the pruned body
@@ -22,7 +23,7 @@ type PruneOutput struct {
 }
 
 // Run writes the pruned body to stdout and a summary to stderr (or both as one JSON document
-// with --json). A body in another format passes through unchanged, and stderr says so.
+// with --json). A body in no supported format is an error: nothing is written to stdout.
 func (c *PruneCmd) Run(env *Env) error {
 	if c.MinBytes < 1 {
 		return fmt.Errorf("--min-bytes must be at least 1, got %d", c.MinBytes)
@@ -31,9 +32,12 @@ func (c *PruneCmd) Run(env *Env) error {
 	if err != nil {
 		return err
 	}
-	out, res, err := cacheplan.Prune(body, cacheplan.PruneOptions{MinBytes: c.MinBytes})
+	out, res, err := cacheplan.Prune(body, cacheplan.PruneOptions{MinBytes: c.MinBytes, Format: c.format()})
 	if err != nil {
-		return fmt.Errorf("%w; give one Anthropic Messages request body", err)
+		return fmt.Errorf("%w; give one request body: %s", err, cacheplan.SupportedShapes)
+	}
+	if res.Format == cacheplan.FormatOther {
+		return unsupported(res.Reason)
 	}
 	if res.References == nil {
 		res.References = []cacheplan.PruneReference{}
@@ -54,11 +58,7 @@ func (c *PruneCmd) Run(env *Env) error {
 	if _, err := env.Stdout.Write(out); err != nil {
 		return err
 	}
-	if res.Format != cacheplan.FormatMessages {
-		_, err = fmt.Fprintf(env.Stderr, "prune: %s\n", res.Reason)
-		return err
-	}
-	_, err = fmt.Fprintf(env.Stderr, "prune: %d of %d tool results were repeats of an earlier one and now refer to it; %d bytes saved (%d -> %d), about %d tokens (estimate: bytes / %d)\n",
-		res.Pruned, res.ToolResults, res.BytesSaved, res.BytesBefore, res.BytesAfter, res.EstimatedTokensSaved, cacheplan.BytesPerToken)
+	_, err = fmt.Fprintf(env.Stderr, "prune: read as %s; %d of %d tool results were repeats of an earlier one and now refer to it; %d bytes saved (%d -> %d), about %d tokens (estimate: bytes / %d)\n",
+		readAs(res.Format, res.Detection), res.Pruned, res.ToolResults, res.BytesSaved, res.BytesBefore, res.BytesAfter, res.EstimatedTokensSaved, cacheplan.BytesPerToken)
 	return err
 }
