@@ -40,23 +40,23 @@ func TestClientFixtures(t *testing.T) {
 		{"vscode/pretooluse-run-in-terminal-git-push.json", AgentVSCode, "PreToolUse", "run_in_terminal", "git-push", ActAdmit, true, "/Users/dev/shop"},
 		{"vscode/posttooluse-run-in-terminal.json", AgentVSCode, "PostToolUse", "run_in_terminal", "", ActConfirm, false, "/Users/dev/shop"},
 		// Captured from the real clients (SOURCES.md).
-		{"cline/cli-tool-call-git-push.json", AgentCline, "tool_call", "run_commands", "git-push", ActAdmit, true, "/Users/dev/shop"},
-		{"cline/cli-tool-result-git-push.json", AgentCline, "tool_result", "run_commands", "", ActConfirm, false, "/Users/dev/shop"},
-		{"cline/cli-tool-call-editor.json", AgentCline, "tool_call", "editor", "", ActNone, false, "/Users/dev/shop"},
-		{"cline/cli-tool-call-mcp-agent-rewind.json", AgentCline, "tool_call", "mcp__agent-rewind__checkpoint", "", ActNone, false, "/Users/dev/shop"},
-		{"cline/cli-tool-result-mcp-agent-rewind.json", AgentCline, "tool_result", "mcp__agent-rewind__checkpoint", "", ActConfirm, false, "/Users/dev/shop"},
-		{"cline/cli-tool-call-mcp-slack.json", AgentCline, "tool_call", "mcp__slack__slack_post_message", "mcp-outbound", ActAdmit, true, "/Users/dev/shop"},
+		{"cline/real-3.0.65-tool_call-run_commands-git-push.json", AgentCline, "tool_call", "run_commands", "git-push", ActAdmit, true, "/Users/dev/shop"},
+		{"cline/real-3.0.65-tool_result-run_commands-git-push.json", AgentCline, "tool_result", "run_commands", "", ActConfirm, false, "/Users/dev/shop"},
+		{"cline/real-3.0.65-tool_call-editor.json", AgentCline, "tool_call", "editor", "", ActNone, false, "/Users/dev/shop"},
+		{"cline/real-3.0.65-tool_call-mcp-agent-rewind-checkpoint.json", AgentCline, "tool_call", "mcp__agent-rewind__checkpoint", "", ActNone, false, "/Users/dev/shop"},
+		{"cline/real-3.0.65-tool_result-mcp-agent-rewind-checkpoint.json", AgentCline, "tool_result", "mcp__agent-rewind__checkpoint", "", ActConfirm, false, "/Users/dev/shop"},
+		{"cline/tool_call-mcp-slack.json", AgentCline, "tool_call", "mcp__slack__slack_post_message", "mcp-outbound", ActAdmit, true, "/Users/dev/shop"},
 		{"copilot/pretooluse-bash-git-push.json", AgentCopilot, "PreToolUse", "Bash", "git-push", ActAdmit, false, "/Users/dev/shop"},
 		{"copilot/posttooluse-bash.json", AgentCopilot, "PostToolUse", "Bash", "", ActNone, false, "/Users/dev/shop"},
 		{"copilot/pretooluse-write.json", AgentCopilot, "PreToolUse", "Write", "", ActNone, false, "/Users/dev/shop"},
 		{"copilot/pretooluse-mcp-agent-rewind.json", AgentCopilot, "PreToolUse", "mcp__agent-rewind__checkpoint", "", ActNone, false, "/Users/dev/shop"},
 		{"copilot/pretooluse-mcp-slack.json", AgentCopilot, "PreToolUse", "mcp__slack__slack_post_message", "mcp-outbound", ActAdmit, false, "/Users/dev/shop"},
-		{"codex/captured-pretooluse-bash-git-push.json", AgentCodex, "PreToolUse", "Bash", "git-push", ActAdmit, true, "/Users/dev/shop"},
-		{"codex/captured-posttooluse-bash.json", AgentCodex, "PostToolUse", "Bash", "", ActConfirm, false, "/Users/dev/shop"},
-		{"codex/captured-pretooluse-mcp-agent-rewind.json", AgentCodex, "PreToolUse", "mcp__agent_rewind__checkpoint", "", ActNone, false, "/Users/dev/shop"},
-		{"gemini-cli/captured-beforetool-shell.json", AgentGemini, "BeforeTool", "run_shell_command", "", ActNone, false, "/Users/dev/shop"},
-		{"gemini-cli/captured-beforetool-write-file.json", AgentGemini, "BeforeTool", "write_file", "", ActNone, false, "/Users/dev/shop"},
-		{"gemini-cli/captured-beforetool-mcp-agent-rewind.json", AgentGemini, "BeforeTool", "mcp__agent-rewind__checkpoint", "", ActNone, false, "/Users/dev/shop"},
+		{"codex/real-0.169.0-pretooluse-bash-git-push.json", AgentCodex, "PreToolUse", "Bash", "git-push", ActAdmit, true, "/Users/dev/shop"},
+		{"codex/real-0.169.0-posttooluse-bash-git-push.json", AgentCodex, "PostToolUse", "Bash", "", ActConfirm, false, "/Users/dev/shop"},
+		{"codex/real-0.169.0-pretooluse-mcp-agent-rewind-checkpoint.json", AgentCodex, "PreToolUse", "mcp__agent_rewind__checkpoint", "", ActNone, false, "/Users/dev/shop"},
+		{"gemini-cli/real-0.61.0-beforetool-shell-git-push.json", AgentGemini, "BeforeTool", "run_shell_command", "git-push", ActAdmit, false, "/tmp/agents-2012147815/shop"},
+		{"gemini-cli/real-0.61.0-beforetool-write-file.json", AgentGemini, "BeforeTool", "write_file", "", ActNone, false, "/Users/dev/shop"},
+		{"gemini-cli/real-0.61.0-beforetool-mcp-agent-rewind-checkpoint.json", AgentGemini, "BeforeTool", "mcp__agent-rewind__checkpoint", "", ActNone, false, "/tmp/agents-2012147815/shop"},
 		{"gemini-cli/beforetool-mcp-context-slack.json", AgentGemini, "BeforeTool", "mcp__slack__slack_post_message", "mcp-outbound", ActAdmit, false, "/Users/dev/shop"},
 	} {
 		in, err := ParseHookInput(fixture(t, c.file))
@@ -93,7 +93,7 @@ func TestClientsShareKeys(t *testing.T) {
 		"cursor/beforeshellexecution-git-push.json", "cursor/pretooluse-shell-git-push.json",
 		"cline/pretooluse-execute-command-git-push.json", "windsurf/pre-run-command-git-push.json",
 		"gemini-cli/beforetool-shell-git-push.json", "vscode/pretooluse-run-in-terminal-git-push.json",
-		"cline/cli-tool-call-git-push.json", "copilot/pretooluse-bash-git-push.json", "codex/captured-pretooluse-bash-git-push.json",
+		"cline/real-3.0.65-tool_call-run_commands-git-push.json", "copilot/pretooluse-bash-git-push.json", "codex/real-0.169.0-pretooluse-bash-git-push.json",
 	} {
 		in, err := ParseHookInput(fixture(t, f))
 		if err != nil {
@@ -117,7 +117,7 @@ func TestClientsShareKeys(t *testing.T) {
 func TestClientsShareMCPKeys(t *testing.T) {
 	rs := DefaultRules()
 	for _, f := range []string{
-		"claude-code/pretooluse-mcp-slack.json", "cline/pretooluse-use-mcp-tool-slack.json", "cline/cli-tool-call-mcp-slack.json",
+		"claude-code/pretooluse-mcp-slack.json", "cline/pretooluse-use-mcp-tool-slack.json", "cline/tool_call-mcp-slack.json",
 		"windsurf/pre-mcp-tool-use-slack.json", "gemini-cli/beforetool-mcp-slack.json", "gemini-cli/beforetool-mcp-context-slack.json",
 		"copilot/pretooluse-mcp-slack.json",
 	} {
@@ -140,8 +140,8 @@ func TestClientsShareMCPKeys(t *testing.T) {
 // spelled as the client spells them (FromServer), from the payloads the real clients sent.
 func TestOwnServerFromCapturedPayloads(t *testing.T) {
 	for _, f := range []string{
-		"cline/cli-tool-call-mcp-agent-rewind.json", "copilot/pretooluse-mcp-agent-rewind.json",
-		"codex/captured-pretooluse-mcp-agent-rewind.json", "gemini-cli/captured-beforetool-mcp-agent-rewind.json",
+		"cline/real-3.0.65-tool_call-mcp-agent-rewind-checkpoint.json", "copilot/pretooluse-mcp-agent-rewind.json",
+		"codex/real-0.169.0-pretooluse-mcp-agent-rewind-checkpoint.json", "gemini-cli/real-0.61.0-beforetool-mcp-agent-rewind-checkpoint.json",
 	} {
 		in, err := ParseHookInput(fixture(t, f))
 		if err != nil {

@@ -2,7 +2,6 @@ package agents
 
 import (
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -323,55 +322,108 @@ func TestClaudeCodeSubfolder(t *testing.T) {
 	}
 }
 
-// TestClaudeCodeSettingsHooks installs agent-rewind as the plugin's README says for a user who
-// does not load the plugin: the hooks member of hooks/hooks.json copied into the project's
-// .claude/settings.json, and `claude mcp add agent-rewind -- agent-rewind mcp`. At the root the
-// guard must run before each call (an automatic checkpoint, or a note, under the model's call
-// id) and not block it. From a subfolder Claude Code does not read the root's
-// .claude/settings.json at all (its issues 36793, 76441, 86187): the client's fact, checked as
-// such, and the reason docs/agents.md sends such users to the plugin or ~/.claude/settings.json.
+// TestClaudeCodeSettingsHooks sets agent-rewind up without the plugin. First as the plugin's
+// README used to say (its hooks member copied into .claude/settings.json), which Claude Code
+// 2.1.328 refuses on every Bash and MCP call ("Hook command references ${CLAUDE_PLUGIN_ROOT}
+// but the hook is not associated with a plugin", measured before setup existed): doctor
+// reports it and names the fix, agent-rewind setup claude-code, run here from the subfolder.
+// After it, a session at the root is guarded: its MCP server (.mcp.json) and its hooks write
+// to one store, a repeated push is refused with the reason in what the model reads, and a
+// matcher edited away is what doctor reports. From a subfolder Claude Code reads no
+// .claude/settings.json of the root (its issues 36793, 76441, 86187): no hook runs, which is
+// the client's fact and what setup's note says; setup --user puts the hooks in
+// ~/.claude/settings.json, and the subfolder's session is guarded too.
 func TestClaudeCodeSettingsHooks(t *testing.T) {
-	for _, start := range []string{"root", "subfolder"} {
-		t.Run(start, func(t *testing.T) {
-			e := New(t)
-			e.ClaudeSettingsHooks()
-			e.ClaudeMCPAdd(e.Project, "", "agent-rewind", "agent-rewind", "mcp")
-			dir := e.Project
-			if start == "subfolder" {
-				dir = e.Sub
-			}
-			const a = ClaudeAddedServer
-			m := e.Model(mockmodel.Sequence("done",
-				toolSearch(a+"checkpoint"),
-				mockmodel.Call(map[string]string{"label": "by the added server"}, a+"checkpoint"),
-				bash("printf 'more notes\\n' >> notes.txt"),
-			))
-			e.Claude(m, dir, false, "add to the notes")
-			calls := m.Calls()
-			if len(calls) != 3 {
-				t.Fatalf("the model made %d calls, want 3: %+v\nlast answer: %q", len(calls), calls, m.Last().LastUserText())
-			}
-			var blocked []string
-			for _, c := range calls[1:] {
-				if r, _ := m.Result(c.ID); r.IsError {
-					blocked = append(blocked, fmt.Sprintf("%s: %q", c.Name, r.Text))
-				}
-			}
-			var l List
-			if r := e.CLI(e.Project, &l, "list"); r.Code != 0 {
-				t.Logf("the repository has no store: %s", strings.TrimSpace(r.Stdout))
-			}
-			_, guarded := l.Call(calls[2].ID)
-			switch {
-			case start == "root" && (len(blocked) > 0 || !guarded):
-				t.Errorf("with the hooks in .claude/settings.json as the README says, at the root: blocked %q; the Bash call %s guarded (in the store's calls): %v", blocked, calls[2].ID, guarded)
-			case start == "subfolder" && (len(blocked) > 0 || guarded):
-				t.Errorf("Claude Code %s now runs the root's .claude/settings.json hooks from a subfolder (blocked %q, guarded %v): update docs/agents.md", ClaudeVersion, blocked, guarded)
-			case start == "subfolder":
-				t.Logf("from %s no hook of %s ran: the Bash call ran unguarded", dir, filepath.Join(e.Project, ".claude", "settings.json"))
-			}
-		})
+	const a = ClaudeAddedServer
+	pushTwice := func(e *Env, dir string) (*Model, ClaudeSession) {
+		m := e.Model(mockmodel.Sequence("done",
+			toolSearch(a+"checkpoint"),
+			mockmodel.Call(map[string]string{"label": "by setup's server"}, a+"checkpoint"),
+			bash("git push origin main"),
+			bash("git push origin main"),
+		))
+		return m, e.Claude(m, dir, false, "push")
 	}
+	// guarded checks a pushTwice session: the checkpoint and the hooks in the project's store, the
+	// second push refused with the reason in what the model read.
+	guarded := func(t *testing.T, e *Env, m *Model) {
+		t.Helper()
+		calls := m.Calls()
+		if len(calls) != 4 {
+			t.Fatalf("the model made %d calls, want 4: %+v\nlast answer: %q", len(calls), calls, m.Last().LastUserText())
+		}
+		if r, _ := m.Result(calls[1].ID); r.IsError {
+			t.Errorf("setup's MCP server: the checkpoint failed: %q", r.Text)
+		}
+		l := e.List(e.Project)
+		if !slices.Contains(l.Labels("normal"), "by setup's server") {
+			t.Errorf("the MCP checkpoint is not in the project's store: %q", l.Labels("normal"))
+		}
+		if _, ok := l.Call(calls[2].ID); !ok {
+			t.Errorf("the hooks took no automatic checkpoint before the push %s: calls %v", calls[2].ID, l.Calls())
+		}
+		first, _ := m.Result(calls[2].ID)
+		again, _ := m.Result(calls[3].ID)
+		if first.IsError || len(e.Pushes()) != 1 {
+			t.Errorf("the first push: the model read %q; pushes %v", first.Text, e.Pushes())
+		}
+		if !again.IsError || !strings.Contains(again.Text, "agent-rewind refused effect") || !strings.Contains(again.Text, "already fired") {
+			t.Errorf("the repeated push: the model read %q, want the guard's refusal and its reason", again.Text)
+		}
+		checkSpent(t, e, "git push", calls[2].ID)
+	}
+
+	t.Run("root", func(t *testing.T) {
+		e := New(t)
+		e.ClaudeSettingsHooks()
+		d := e.Doctor(e.Project)
+		if d.Code != 1 || !d.Has("runs ${CLAUDE_PLUGIN_ROOT}, copied from the plugin", "agent-rewind setup claude-code") {
+			t.Fatalf("doctor with the plugin's hooks copied: exit %d, problems %+v", d.Code, d.Problems)
+		}
+		s := e.Setup(e.Sub, "", "claude-code")
+		if s.Workspace != e.Project || !strings.Contains(strings.Join(s.Notes, "\n"), "setup claude-code --user") {
+			t.Errorf("setup in %s: workspace %s, notes %q", e.Sub, s.Workspace, s.Notes)
+		}
+		if d := e.Doctor(e.Project); len(d.Of("claude-code")) > 0 {
+			t.Errorf("doctor after setup: %+v", d.Of("claude-code"))
+		}
+		m, _ := pushTwice(e, e.Project)
+		guarded(t, e, m)
+
+		// A matcher edited away: what doctor reports, and the command that fixes it.
+		settings := filepath.Join(e.Project, ".claude", "settings.json")
+		e.WriteFile(settings, strings.Replace(e.ReadFile(settings), "Bash|PowerShell|Edit|Write|MultiEdit|NotebookEdit|mcp__.*", "Bash", 1))
+		d = e.Doctor(e.Project)
+		if d.Code != 1 || !d.Has("lets PowerShell, mcp__slack__slack_post_message, Edit, Write, MultiEdit, NotebookEdit by unguarded", "agent-rewind setup claude-code") {
+			t.Errorf("doctor with the PreToolUse matcher edited to Bash: exit %d, problems %+v", d.Code, d.Problems)
+		}
+		e.Setup(e.Project, "", "claude-code")
+		if d := e.Doctor(e.Project); len(d.Of("claude-code")) > 0 {
+			t.Errorf("doctor after the fix it named: %+v", d.Of("claude-code"))
+		}
+	})
+
+	t.Run("subfolder", func(t *testing.T) {
+		e := New(t)
+		e.Setup(e.Project, "", "claude-code")
+		m := e.Model(mockmodel.Sequence("done", bash("printf 'more notes\\n' >> notes.txt")))
+		e.Claude(m, e.Sub, false, "add to the notes")
+		calls := m.Calls()
+		if len(calls) != 1 {
+			t.Fatalf("the model made %d calls, want 1", len(calls))
+		}
+		var l List
+		e.CLI(e.Project, &l, "list")
+		if _, ok := l.Call(calls[0].ID); ok {
+			t.Errorf("Claude Code %s now runs the root's .claude/settings.json hooks from a subfolder: update setup's note and docs/agents.md", ClaudeVersion)
+		}
+		s := e.Setup(e.Sub, "", "claude-code", "--user")
+		if s.Scope != "user" || len(s.Files) != 2 {
+			t.Fatalf("setup --user: %+v", s)
+		}
+		m, _ = pushTwice(e, e.Sub)
+		guarded(t, e, m)
+	})
 }
 
 // TestClaudeCodeGuardCannotRun plays a session with the plugin where the guard cannot run: with

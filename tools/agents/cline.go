@@ -34,19 +34,12 @@ type ClineSession struct {
 // ClineHome is Cline's configuration folder.
 func (e *Env) ClineHome() string { return filepath.Join(e.Home, ".cline") }
 
-// ClineConfigure points Cline at m, writing the provider settings as
-// `cline auth -p openai-compatible -k KEY -b URL -m MODEL` writes them (each start of the Cline
-// binary costs about 2 s of CPU), and writes the MCP settings: the shipped agent-rewind entry
-// with the project's path in it, and the shop.
+// ClineConfigure points Cline at m (ClineProvider; writing the settings costs no start of the
+// Cline binary, about 2 s of CPU each), and writes the MCP settings: the shipped agent-rewind
+// entry with the project's path in it, and the shop.
 func (e *Env) ClineConfigure(m *Model) {
 	e.T.Helper()
-	providers := map[string]any{"version": 1, "lastUsedProvider": "openai-compatible", "modes": map[string]any{},
-		"providers": map[string]any{"openai-compatible": map[string]any{
-			"settings":  map[string]any{"provider": "openai-compatible", "apiKey": "sk-harness-dummy", "model": ClineModel, "baseUrl": m.URL + "/v1"},
-			"updatedAt": time.Now().UTC().Format(time.RFC3339), "tokenSource": "manual",
-		}}}
-	pb, _ := json.MarshalIndent(providers, "", "  ")
-	e.WriteFile(filepath.Join(e.ClineHome(), "data", "settings", "providers.json"), string(pb))
+	e.ClineProvider(m)
 	root, err := RepoRoot()
 	if err != nil {
 		e.T.Fatal(err)
@@ -68,6 +61,19 @@ func (e *Env) ClineConfigure(m *Model) {
 	settings.MCPServers["shop"] = map[string]any{"command": e.Bin.Shop, "args": []string{"--log", e.Shop}, "disabled": false}
 	out, _ := json.MarshalIndent(settings, "", "  ")
 	e.WriteFile(filepath.Join(e.ClineHome(), "data", "settings", "cline_mcp_settings.json"), string(out))
+}
+
+// ClineProvider points Cline at m: the provider settings as `cline auth -p openai-compatible -k
+// KEY -b URL -m MODEL` writes them.
+func (e *Env) ClineProvider(m *Model) {
+	e.T.Helper()
+	providers := map[string]any{"version": 1, "lastUsedProvider": "openai-compatible", "modes": map[string]any{},
+		"providers": map[string]any{"openai-compatible": map[string]any{
+			"settings":  map[string]any{"provider": "openai-compatible", "apiKey": "sk-harness-dummy", "model": ClineModel, "baseUrl": m.URL + "/v1"},
+			"updatedAt": time.Now().UTC().Format(time.RFC3339), "tokenSource": "manual",
+		}}}
+	pb, _ := json.MarshalIndent(providers, "", "  ")
+	e.WriteFile(filepath.Join(e.ClineHome(), "data", "settings", "providers.json"), string(pb))
 }
 
 // InstallCline copies the shipped hook into the project's .clinerules/hooks/, executable.

@@ -60,12 +60,12 @@ func clineMade(m *Model, names ...string) []mockmodel.ToolCall {
 func TestClineSession(t *testing.T) {
 	e := New(t)
 	m := e.Model(mockmodel.Sequence("done",
-		mockmodel.Call(map[string]any{"label": codexLabel}, ClineServer+"checkpoint"),
-		clineShell(codexBump),
-		clineShell(codexPush),
+		mockmodel.Call(map[string]any{"label": labelBeforeBump}, ClineServer+"checkpoint"),
+		clineShell(bumpVersion),
+		clineShell(pushMain),
 		mockmodel.Call(map[string]any{}, ClineServer+"list"),
-		clineRewindTo(codexBump),
-		clineShell(codexPush),
+		clineRewindTo(bumpVersion),
+		clineShell(pushMain),
 	))
 	e.ClineConfigure(m)
 	e.InstallCline()
@@ -102,7 +102,7 @@ func TestClineSession(t *testing.T) {
 	lsText, _ := m.Result(ls[0].ID)
 	t.Logf("the model read from checkpoint: %s", cpText.Text)
 	t.Logf("the model read from list: %s", lsText.Text)
-	cpID := codexCheckpointID(t, cpText.Text)
+	cpID := checkpointIDOf(t, cpText.Text)
 	if !strings.Contains(cpText.Text, "rewind") {
 		t.Errorf("what the model read of checkpoint does not say how to go back to it (rewind)")
 	}
@@ -113,8 +113,8 @@ func TestClineSession(t *testing.T) {
 		t.Fatalf("run_commands calls: %d (exit %d)", len(shells), s.Code)
 	}
 	l := e.List(e.Project)
-	if !codexHasCheckpoint(l, cpID) {
-		t.Errorf("the MCP checkpoint %s is not in the project's store; stores: %v", cpID, codexOtherStores(e))
+	if !hasCheckpoint(l, cpID) {
+		t.Errorf("the MCP checkpoint %s is not in the project's store; stores: %v", cpID, otherStores(e))
 	}
 
 	// c. Automatic checkpoints keyed by the model's call ids; the MCP rewind by call id exact.
@@ -137,7 +137,7 @@ func TestClineSession(t *testing.T) {
 	}
 	rwText, _ := m.Result(rw[0].ID)
 	t.Logf("the model read from rewind: %s", rwText.Text)
-	codexSameTree(t, m, shells[0].ID, rw[0].ID, "the MCP rewind to before "+shells[0].ID)
+	sameTree(t, m, shells[0].ID, rw[0].ID, "the MCP rewind to before "+shells[0].ID)
 
 	// d. The repeated push is refused; what the model and the user see of it.
 	if p := e.Pushes(); len(p) != 1 {
@@ -147,7 +147,7 @@ func TestClineSession(t *testing.T) {
 
 	// c, by the CLI.
 	e.Rewind(e.Project, shells[1].ID)
-	codexTreeIs(t, m, shells[1].ID, "the CLI rewind to before "+shells[1].ID)
+	treeIs(t, m, shells[1].ID, "the CLI rewind to before "+shells[1].ID)
 	e.VerifyChain(e.Project)
 	t.Logf("session: %d requests in %v, exit %d", len(m.Log()), s.Wall, s.Code)
 }
@@ -157,8 +157,8 @@ func TestClineSession(t *testing.T) {
 func TestClineMCPEffect(t *testing.T) {
 	e := New(t)
 	m := e.Model(mockmodel.Sequence("done",
-		mockmodel.Call(codexEmail, ClineShop+"send_email"),
-		mockmodel.Call(codexEmail, ClineShop+"send_email"),
+		mockmodel.Call(customerEmail, ClineShop+"send_email"),
+		mockmodel.Call(customerEmail, ClineShop+"send_email"),
 	))
 	e.ClineConfigure(m)
 	e.InstallCline()
@@ -201,7 +201,7 @@ func clineRefusal(t *testing.T, e *Env, m *Model, s ClineSession, id string) {
 func TestClineWithoutBinary(t *testing.T) {
 	e := New(t)
 	e.SetPath(false)
-	m := e.Model(mockmodel.Sequence("done", clineShell(codexBump)))
+	m := e.Model(mockmodel.Sequence("done", clineShell(bumpVersion)))
 	e.ClineConfigure(m)
 	e.InstallCline()
 	s := e.Cline(m, e.Project, "bump the version")
@@ -227,7 +227,7 @@ func TestClineWithoutBinary(t *testing.T) {
 func TestClineHookCancel(t *testing.T) {
 	e := New(t)
 	const reason = "harness-cancel: this push was refused"
-	m := e.Model(mockmodel.Sequence("done", clineShell(codexPush), clineShell("printf after > after.txt")))
+	m := e.Model(mockmodel.Sequence("done", clineShell(pushMain), clineShell("printf after > after.txt")))
 	e.ClineConfigure(m)
 	hook := filepath.Join(e.Project, ".clinerules", "hooks", "PreToolUse")
 	e.WriteFile(hook, "#!/bin/sh\ncat >/dev/null\nprintf '%s\\n' '{\"cancel\":true,\"errorMessage\":\""+reason+"\"}'\n")
@@ -252,4 +252,39 @@ func TestClineHookCancel(t *testing.T) {
 	} else if !strings.Contains(e.ClineLog(), reason) {
 		t.Errorf("the cancel's reason is neither in what the model read nor in Cline's log")
 	}
+}
+
+// TestClineAfterSetup sets Cline's CLI up with agent-rewind setup cline (the project's hook
+// scripts, absolute paths) and agent-rewind setup cline --user (the MCP server in Cline's
+// global settings, naming the project, which setup's note says): doctor finds nothing wrong,
+// and a session is guarded: the MCP server and the hooks write to one store, and a repeated push
+// is refused with the reason in what the model reads (the command's result).
+func TestClineAfterSetup(t *testing.T) {
+	e := New(t)
+	m := e.Model(mockmodel.Sequence("done",
+		mockmodel.Call(map[string]any{"label": labelBeforeBump}, ClineServer+"checkpoint"),
+		clineShell(pushMain),
+		clineShell(pushMain),
+	))
+	e.ClineProvider(m)
+	s := e.Setup(e.Sub, "", "cline")
+	if len(s.Files) != 2 || !strings.Contains(strings.Join(s.Notes, "\n"), "agent-rewind setup cline --user") {
+		t.Fatalf("setup cline: %+v", s)
+	}
+	if s := e.Setup(e.Sub, "", "cline", "--user"); len(s.Files) != 1 || !strings.Contains(strings.Join(s.Notes, "\n"), "one project at a time") {
+		t.Fatalf("setup cline --user: %+v", s)
+	}
+	if d := e.Doctor(e.Project); len(d.Of("cline")) > 0 {
+		t.Fatalf("doctor after setup: %+v", d.Of("cline"))
+	}
+	sess := e.Cline(m, e.Project, "push the release")
+	cp, shells := m.CallsTo(ClineServer+"checkpoint"), clineMade(m, "run_commands")
+	if len(cp) != 1 || len(shells) != 2 {
+		t.Fatalf("calls played: checkpoint %d, shell %d (exit %d)", len(cp), len(shells), sess.Code)
+	}
+	checkOneStore(t, e, m, cp[0].ID, shells[0].ID)
+	if len(e.Pushes()) != 1 {
+		t.Errorf("the remote received %d pushes, want 1", len(e.Pushes()))
+	}
+	clineRefusal(t, e, m, sess, shells[1].ID)
 }

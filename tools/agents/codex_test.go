@@ -1,7 +1,6 @@
 package agents
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,15 +8,6 @@ import (
 
 	"github.com/agent-rewind/rewind/tools/agents/mockmodel"
 )
-
-// The steps the Codex sessions play.
-const (
-	codexBump  = "printf 'version 2\\n' > app.txt"
-	codexPush  = "git push -q origin HEAD:main"
-	codexLabel = "before the version bump"
-)
-
-var codexEmail = map[string]any{"to": "ann@example.com", "subject": "Your refund", "body": "It is on its way."}
 
 // TestCodexSession plays one Codex CLI session with the shipped .codex/ installed, the hooks
 // trusted with --dangerously-bypass-hook-trust, and the harness's XDG folders set (as many
@@ -28,15 +18,15 @@ func TestCodexSession(t *testing.T) {
 	e := New(t)
 	m := e.Model(mockmodel.Sequence("done",
 		CodexSearch("agent-rewind checkpoint rewind list"),
-		mockmodel.Call(map[string]any{"label": codexLabel}, CodexServer+"checkpoint"),
-		CodexShell(codexBump),
-		CodexShell(codexPush),
+		mockmodel.Call(map[string]any{"label": labelBeforeBump}, CodexServer+"checkpoint"),
+		CodexShell(bumpVersion),
+		CodexShell(pushMain),
 		mockmodel.Call(map[string]any{}, CodexServer+"list"),
-		CodexRewindTo(codexBump),
-		CodexShell(codexPush),
+		CodexRewindTo(bumpVersion),
+		CodexShell(pushMain),
 		CodexSearch("shop send_email"),
-		mockmodel.Call(codexEmail, CodexShop+"send_email"),
-		mockmodel.Call(codexEmail, CodexShop+"send_email"),
+		mockmodel.Call(customerEmail, CodexShop+"send_email"),
+		mockmodel.Call(customerEmail, CodexShop+"send_email"),
 	))
 	e.CodexConfigure(m)
 	e.InstallCodex()
@@ -82,16 +72,16 @@ func TestCodexSession(t *testing.T) {
 	lsText, _ := m.Result(ls[0].ID)
 	t.Logf("the model read from checkpoint: %s", cpText.Text)
 	t.Logf("the model read from list: %s", lsText.Text)
-	cpID := codexCheckpointID(t, cpText.Text)
+	cpID := checkpointIDOf(t, cpText.Text)
 	if !strings.Contains(cpText.Text, "rewind") {
 		t.Errorf("what the model read of checkpoint does not say how to go back to it (rewind)")
 	}
 
 	// b. One store: the MCP server's checkpoint is in the store the CLI (and the hooks) use.
 	l := e.List(e.Project)
-	if !codexHasCheckpoint(l, cpID) {
+	if !hasCheckpoint(l, cpID) {
 		t.Errorf("the MCP checkpoint %s is not in the project's store %s (the hooks' store; other stores: %v): Codex passes MCP servers only part of its environment (XDG_STATE_HOME=%s)",
-			cpID, e.StoreOf(e.Project).Store, codexOtherStores(e), e.Get("XDG_STATE_HOME"))
+			cpID, e.StoreOf(e.Project).Store, otherStores(e), e.Get("XDG_STATE_HOME"))
 	}
 
 	// c. Automatic checkpoints keyed by the model's call ids, none for agent-rewind's own tools.
@@ -120,7 +110,7 @@ func TestCodexSession(t *testing.T) {
 	}
 	rwText, _ := m.Result(rw[0].ID)
 	t.Logf("the model read from rewind: %s", rwText.Text)
-	codexSameTree(t, m, shells[0].ID, rw[0].ID, "the MCP rewind to before "+shells[0].ID)
+	sameTree(t, m, shells[0].ID, rw[0].ID, "the MCP rewind to before "+shells[0].ID)
 
 	// d. The repeated push and the repeated email are refused, with the reason in what the
 	// model read.
@@ -143,7 +133,7 @@ func TestCodexSession(t *testing.T) {
 
 	// c, by the CLI: rewind to before the first push, by its call id.
 	e.Rewind(e.Project, shells[1].ID)
-	codexTreeIs(t, m, shells[1].ID, "the CLI rewind to before "+shells[1].ID)
+	treeIs(t, m, shells[1].ID, "the CLI rewind to before "+shells[1].ID)
 	e.VerifyChain(e.Project)
 	t.Logf("session %s: %d requests in %v", s.ThreadID, len(m.Log()), s.Wall)
 }
@@ -157,10 +147,10 @@ func TestCodexOneStore(t *testing.T) {
 	e.Set("XDG_STATE_HOME", "")
 	m := e.Model(mockmodel.Sequence("done",
 		CodexSearch("agent-rewind checkpoint rewind"),
-		mockmodel.Call(map[string]any{"label": codexLabel}, CodexServer+"checkpoint"),
-		CodexShell(codexBump),
+		mockmodel.Call(map[string]any{"label": labelBeforeBump}, CodexServer+"checkpoint"),
+		CodexShell(bumpVersion),
 		mockmodel.Call(map[string]any{}, CodexServer+"list"),
-		CodexRewindTo(codexBump),
+		CodexRewindTo(bumpVersion),
 	))
 	e.CodexConfigure(m)
 	e.InstallCodex()
@@ -187,8 +177,8 @@ func TestCodexOneStore(t *testing.T) {
 	}
 	cpText, _ := m.Result(cp[0].ID)
 	l := e.List(e.Project)
-	if id := codexCheckpointID(t, cpText.Text); !codexHasCheckpoint(l, id) {
-		t.Errorf("the MCP checkpoint %s is not in the project's store; other stores: %v", id, codexOtherStores(e))
+	if id := checkpointIDOf(t, cpText.Text); !hasCheckpoint(l, id) {
+		t.Errorf("the MCP checkpoint %s is not in the project's store; other stores: %v", id, otherStores(e))
 	}
 	if call, ok := l.Call(shells[0].ID); !ok || call.Checkpoint == "" {
 		t.Errorf("the shell call %s has no automatic checkpoint (the trusted hooks did not run?); calls: %+v", shells[0].ID, l.Calls())
@@ -201,7 +191,7 @@ func TestCodexOneStore(t *testing.T) {
 	} else {
 		t.Errorf("list calls: %d", len(ls))
 	}
-	codexSameTree(t, m, shells[0].ID, rw[0].ID, "the MCP rewind to before "+shells[0].ID)
+	sameTree(t, m, shells[0].ID, rw[0].ID, "the MCP rewind to before "+shells[0].ID)
 }
 
 // TestCodexWithoutBinary plays a shell change with the shipped .codex/ installed and trusted
@@ -214,7 +204,7 @@ func TestCodexWithoutBinary(t *testing.T) {
 	e.SetPath(false)
 	m := e.Model(mockmodel.Sequence("done",
 		CodexSearch("agent-rewind checkpoint"),
-		CodexShell(codexBump),
+		CodexShell(bumpVersion),
 	))
 	e.CodexConfigure(m)
 	e.InstallCodex()
@@ -258,92 +248,6 @@ func codexNoOtherHost(t *testing.T, m *Model) {
 	}
 }
 
-// codexCheckpointID reads the checkpoint id from what the model read of an MCP checkpoint:
-// Codex hands it the structured result as JSON after "Output:", Cline the whole result
-// (content and structuredContent) as JSON.
-func codexCheckpointID(t *testing.T, text string) string {
-	t.Helper()
-	body := text
-	if _, after, ok := strings.Cut(text, "Output:"); ok {
-		body = strings.TrimSpace(after)
-	}
-	var out struct {
-		ID         string `json:"id"`
-		Structured struct {
-			ID string `json:"id"`
-		} `json:"structuredContent"`
-	}
-	_ = json.Unmarshal([]byte(body), &out)
-	if out.ID == "" {
-		out.ID = out.Structured.ID
-	}
-	if out.ID == "" {
-		t.Fatalf("no checkpoint id in what the model read of checkpoint: %q", text)
-	}
-	return out.ID
-}
-
-func codexHasCheckpoint(l List, id string) bool {
-	for _, c := range l.Checkpoints {
-		if c.ID == id {
-			return true
-		}
-	}
-	return false
-}
-
-// codexOtherStores lists the stores in the Env's state folder and in the default one (where an
-// MCP server that did not get XDG_STATE_HOME writes).
-func codexOtherStores(e *Env) []string {
-	var out []string
-	for _, d := range []string{filepath.Join(e.Home, ".local", "state", "agent-rewind"), e.State} {
-		entries, _ := os.ReadDir(filepath.Join(d, "stores"))
-		for _, en := range entries {
-			out = append(out, filepath.Join(d, "stores", en.Name()))
-		}
-	}
-	return out
-}
-
-// codexSameTree checks that the files right after call `after` ran are those before call
-// `before`.
-func codexSameTree(t *testing.T, m *Model, before, after, what string) {
-	t.Helper()
-	want, err := m.Trees.Before(before)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := m.Trees.After(after)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d := Diff(want, got); len(d) > 0 {
-		t.Errorf("%s: the files differ from before that call:\n%s", what, strings.Join(d, "\n"))
-	}
-}
-
-// codexTreeIs checks that the project's files now are those before call id.
-func codexTreeIs(t *testing.T, m *Model, id, what string) {
-	t.Helper()
-	want, err := m.Trees.Before(id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := ReadTree(m.Trees.dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d := Diff(want, got); len(d) > 0 {
-		t.Errorf("%s: the files differ from before that call:\n%s", what, strings.Join(d, "\n"))
-	}
-}
-
-// jsonText is s as it appears inside a JSON string.
-func jsonText(t *testing.T, s string) string {
-	b, _ := json.Marshal(s)
-	return strings.Trim(string(b), `"`)
-}
-
 // codexKeepTranscript logs where the session's rollout file is (issue 32 reads this format).
 func codexKeepTranscript(t *testing.T, e *Env, s CodexSession) {
 	if s.Rollout == "" {
@@ -351,4 +255,57 @@ func codexKeepTranscript(t *testing.T, e *Env, s CodexSession) {
 		return
 	}
 	t.Logf("rollout file: %s", s.Rollout)
+}
+
+// TestCodexAfterSetup sets Codex up as docs/agents.md says: agent-rewind setup codex (run from
+// the subfolder; the project already trusted), which doctor then finds untrusted (Codex skips
+// an untrusted hook silently) and names the fix, agent-rewind setup codex --trust-hooks, which
+// asks the real codex app-server for the hooks' hashes. After it doctor finds nothing wrong,
+// and a session without --dangerously-bypass-hook-trust, with the harness's XDG_STATE_HOME set,
+// is guarded: the MCP server and the hooks write to one store, and a repeated push is refused
+// with the reason in what the model reads.
+func TestCodexAfterSetup(t *testing.T) {
+	e := New(t)
+	m := e.Model(mockmodel.Sequence("done",
+		CodexSearch("agent-rewind checkpoint"),
+		mockmodel.Call(map[string]any{"label": labelBeforeBump}, CodexServer+"checkpoint"),
+		CodexShell(pushMain),
+		CodexShell(pushMain),
+	))
+	e.CodexConfigure(m)
+	s := e.Setup(e.Sub, "", "codex")
+	if s.Workspace != e.Project || len(s.Files) != 2 || !strings.Contains(strings.Join(s.Notes, "\n"), "--trust-hooks") {
+		t.Fatalf("setup codex: %+v", s)
+	}
+	d := e.Doctor(e.Project)
+	if d.Code != 1 || !d.Has("is untrusted, and Codex skips a hook it does not trust", "agent-rewind setup codex --trust-hooks") {
+		t.Fatalf("doctor before the hooks are trusted: exit %d, problems %+v", d.Code, d.Problems)
+	}
+	e.Setup(e.Sub, "", "codex", "--trust-hooks")
+	for _, h := range e.CodexHooks(e.Project) {
+		if h.TrustStatus != "trusted" {
+			t.Errorf("after setup --trust-hooks, hooks/list reports %s as %s", h.Key, h.TrustStatus)
+		}
+	}
+	if d := e.Doctor(e.Project); len(d.Of("codex")) > 0 {
+		t.Fatalf("doctor after --trust-hooks: %+v", d.Of("codex"))
+	}
+	e.Codex(m, e.Project, CodexOptions{}, "push the release")
+	codexNoOtherHost(t, m)
+	cp, shells := m.CallsTo(CodexServer+"checkpoint"), m.CallsTo("exec_command")
+	if len(cp) != 1 || len(shells) != 2 {
+		t.Fatalf("calls played: checkpoint %d, shell %d", len(cp), len(shells))
+	}
+	checkOneStore(t, e, m, cp[0].ID, shells[0].ID)
+	if r, _ := m.Result(shells[1].ID); !strings.Contains(r.Text, "agent-rewind refused effect") || len(e.Pushes()) != 1 {
+		t.Errorf("the repeated push: the model read %q; pushes %v", r.Text, e.Pushes())
+	}
+	// --remove takes out the files and the trust entries setup wrote.
+	e.Setup(e.Project, "", "codex", "--remove")
+	if cfg := e.ReadFile(filepath.Join(e.CodexHome(), "config.toml")); strings.Contains(cfg, "trusted_hash") || !strings.Contains(cfg, "trust_level") {
+		t.Errorf("after --remove, ~/.codex/config.toml:\n%s", cfg)
+	}
+	if fileExists(filepath.Join(e.Project, ".codex")) {
+		t.Errorf("after --remove, %s is still there", filepath.Join(e.Project, ".codex"))
+	}
 }

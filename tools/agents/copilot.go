@@ -43,8 +43,28 @@ func CopilotEnv(m *Model) []string {
 // against m.
 func (e *Env) Copilot(m *Model, dir string, prompt string) CopilotSession {
 	e.T.Helper()
-	r := e.Run(dir, 3*time.Minute, CopilotEnv(m), e.Client("copilot"),
-		"-p", prompt, "--allow-all-tools", "--trust-folder", "--output-format", "json", "--disable-client-telemetry")
+	return e.copilot(m, dir, prompt, "--trust-folder")
+}
+
+// CopilotTrusted runs Copilot as Copilot does, without --trust-folder: the folder is trusted
+// only if the user's configuration says so (CopilotTrust).
+func (e *Env) CopilotTrusted(m *Model, dir string, prompt string) CopilotSession {
+	e.T.Helper()
+	return e.copilot(m, dir, prompt)
+}
+
+// CopilotTrust trusts folders as answering Copilot's prompt does: trustedFolders in
+// ~/.copilot/config.json, which 1.0.102 writes with // comments above it.
+func (e *Env) CopilotTrust(folders ...string) {
+	e.T.Helper()
+	b, _ := json.Marshal(folders)
+	e.WriteFile(filepath.Join(e.Home, ".copilot", "config.json"), "// User settings belong in settings.json.\n// This file is managed automatically.\n{\n  \"trustedFolders\": "+string(b)+"\n}\n")
+}
+
+func (e *Env) copilot(m *Model, dir string, prompt string, extra ...string) CopilotSession {
+	e.T.Helper()
+	args := append([]string{"-p", prompt, "--allow-all-tools", "--output-format", "json", "--disable-client-telemetry"}, extra...)
+	r := e.Run(dir, 3*time.Minute, CopilotEnv(m), e.Client("copilot"), args...)
 	s := CopilotSession{Result: r}
 	sc := bufio.NewScanner(strings.NewReader(r.Stdout))
 	sc.Buffer(nil, 16<<20)

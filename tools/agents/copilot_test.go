@@ -264,3 +264,67 @@ func TestCopilotCLIGuardCannotRun(t *testing.T) {
 		}
 	})
 }
+
+// TestCopilotCLIAfterSetup sets GitHub Copilot CLI up with agent-rewind setup copilot (run from
+// the subfolder, with an installed copy of the binaries). In a folder not trusted, copilot -p
+// runs neither the hooks nor the MCP server, which doctor reports; once trusted as Copilot's
+// prompt trusts it (trustedFolders in ~/.copilot/config.json), doctor finds nothing wrong, and
+// a session without --trust-folder is guarded: the MCP server (.github/mcp.json) and the
+// hooks (.github/hooks) write to one store, and a repeated push is refused with the reason in
+// what the model reads. With the installed binaries gone, doctor says so and names the fix.
+func TestCopilotCLIAfterSetup(t *testing.T) {
+	e := New(t)
+	prog := e.CopyBinaries()
+	s := e.Setup(e.Sub, prog, "copilot")
+	if s.Workspace != e.Project || len(s.Files) != 2 || !strings.Contains(strings.Join(s.Notes, "\n"), "--trust-folder") {
+		t.Fatalf("setup copilot: %+v", s)
+	}
+	// Untrusted, copilot -p runs neither the hooks nor the server, silently: doctor says so.
+	if d := e.Doctor(e.Project); d.Code != 1 || !d.Has("only in a trusted folder", "--trust-folder") {
+		t.Errorf("doctor in an untrusted folder: exit %d, problems %+v", d.Code, d.Problems)
+	}
+	m0 := e.Model(mockmodel.Sequence("done", copilotBash("printf x > untrusted.txt")))
+	e.CopilotTrusted(m0, e.Project, "write")
+	if calls := m0.Calls(); len(calls) != 1 || m0.Last().HasTool(copilotServer+"checkpoint") {
+		t.Errorf("in an untrusted folder: calls %+v; agent-rewind's tools offered: %v", calls, m0.Last().HasTool(copilotServer+"checkpoint"))
+	} else if r := e.CLI(e.Project, nil, "store"); r.Code == 0 {
+		t.Errorf("Copilot %s ran the hooks of an untrusted folder (the project has a store): update doctor's check and docs/agents.md", CopilotVersion)
+	}
+	e.CopilotTrust(e.Project)
+	if d := e.Doctor(e.Project); len(d.Of("copilot")) > 0 {
+		t.Fatalf("doctor after setup, the folder trusted: %+v", d.Of("copilot"))
+	}
+	m := e.Model(mockmodel.Sequence("done",
+		mockmodel.Call(map[string]string{"label": "by setup's server"}, copilotServer+"checkpoint"),
+		copilotBash("git push origin main"),
+		copilotBash("git push origin main"),
+	))
+	e.CopilotTrusted(m, e.Project, "push the release") // trusted by its configuration, not --trust-folder
+	calls := m.Calls()
+	if len(calls) != 3 {
+		t.Fatalf("the model made %d calls, want 3: %+v", len(calls), calls)
+	}
+	l := e.List(e.Project)
+	if !slices.Contains(l.Labels("normal"), "by setup's server") {
+		t.Errorf("setup's MCP server did not checkpoint the project's store: %q", l.Labels("normal"))
+	}
+	// Copilot hands the model a hook's denial as the call's text, not as a failed call.
+	if r, _ := m.Result(calls[2].ID); !strings.Contains(r.Text, "Denied by preToolUse hook: agent-rewind refused effect") || len(e.Pushes()) != 1 {
+		t.Errorf("the repeated push: the model read %q; pushes %v", r.Text, e.Pushes())
+	}
+	if effects := e.Effects(e.Project); len(effects) != 1 || !strings.HasPrefix(effects[0].Source, "hook:copilot") {
+		t.Errorf("the hooks' ledger: %+v", effects)
+	}
+
+	if err := os.RemoveAll(filepath.Dir(prog)); err != nil {
+		t.Fatal(err)
+	}
+	d := e.Doctor(e.Project)
+	if d.Code != 1 || !d.Has(filepath.Join(filepath.Dir(prog), "agent-rewind-hook")+" does not exist", "agent-rewind setup copilot") {
+		t.Errorf("doctor with the installed binaries gone: exit %d, problems %+v", d.Code, d.Problems)
+	}
+	e.Setup(e.Project, "", "copilot")
+	if d := e.Doctor(e.Project); len(d.Of("copilot")) > 0 {
+		t.Errorf("doctor after the fix it named: %+v", d.Of("copilot"))
+	}
+}

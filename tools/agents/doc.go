@@ -40,6 +40,11 @@
 // VerifyChain, Rewind, StoreOf), and the project's files are recorded around every tool call
 // the model makes (Record, Trees), so a rewind to "before call X" is checked byte for byte.
 //
+// The clients are set up as docs/agents.md tells a user: the shipped integration files as they
+// are (CopyIntegration, InstallCodex, ...), or agent-rewind setup CLIENT, which writes them with
+// absolute paths (Setup), and agent-rewind doctor says what it finds wrong (Doctor); each
+// client's AfterSetup test checks a session after setup and the problems doctor reports.
+//
 // The shop command (tools/agents/shop) is the MCP server with external effects the scripts
 // call: send_email and create_refund, which the built-in mcp-outbound rule guards, each
 // logged to a file outside the project when it really runs.

@@ -385,3 +385,65 @@ func keepGeminiTranscripts(t *testing.T, e *Env) {
 		e.WriteFile(filepath.Join(out, "gemini-cli-"+GeminiVersion, filepath.Base(f)), e.ReadFile(f))
 	}
 }
+
+// TestGeminiCLIAfterSetup sets Gemini CLI up with agent-rewind setup gemini (run from the
+// subfolder; the user's settings and the folder's trust as a user has them): doctor finds
+// nothing wrong, and a session in the project is guarded: the MCP server and the hook write to
+// one store, and a repeated push is refused with the reason in what the model reads. A matcher
+// edited away from MCP tools is what doctor then reports, fixed by the command it names. Then
+// setup --user guards a session started in the subfolder.
+func TestGeminiCLIAfterSetup(t *testing.T) {
+	e := New(t)
+	e.WriteFile(filepath.Join(e.Home, ".gemini", "settings.json"), GeminiUserSettings)
+	e.Set("GEMINI_CLI_TRUST_WORKSPACE", "true")
+	s := e.Setup(e.Sub, "", "gemini")
+	if s.Workspace != e.Project || len(s.Files) != 1 {
+		t.Fatalf("setup gemini: %+v", s)
+	}
+	if d := e.Doctor(e.Project); len(d.Of("gemini")) > 0 {
+		t.Fatalf("doctor after setup: %+v", d.Of("gemini"))
+	}
+	m := e.Model(mockmodel.Sequence("done",
+		mockmodel.Call(map[string]any{"label": "by setup's server"}, GeminiServer+"checkpoint"),
+		runShell("git push origin main"),
+		runShell("git push origin main"),
+	))
+	e.Gemini(m, e.Project, "push the release")
+	calls := m.Calls()
+	if len(calls) != 3 {
+		t.Fatalf("the model's calls that came back: %d, want 3", len(calls))
+	}
+	l := e.List(e.Project)
+	if !slices.Contains(l.Labels("normal"), "by setup's server") {
+		t.Errorf("setup's MCP server did not checkpoint the project's store: %q", l.Labels("normal"))
+	}
+	effects := e.Effects(e.Project)
+	if !slices.ContainsFunc(effects, func(ef Effect) bool { return ef.Rule == "git-push" && strings.HasPrefix(ef.Source, "hook:gemini") }) {
+		t.Errorf("the hook's push is not in the project's ledger: %+v", effects)
+	}
+	if r, _ := m.Result(calls[2].ID); !r.IsError || !strings.Contains(r.Text, "agent-rewind refused effect") || len(e.Pushes()) != 1 {
+		t.Errorf("the repeated push: the model read %q; pushes %v", r.Text, e.Pushes())
+	}
+
+	settings := filepath.Join(e.Project, ".gemini", "settings.json")
+	e.WriteFile(settings, strings.Replace(e.ReadFile(settings), `"run_shell_command|mcp_.*"`, `"run_shell_command"`, 1))
+	d := e.Doctor(e.Project)
+	if d.Code != 1 || !d.Has("lets mcp_slack_slack_post_message by unguarded", "agent-rewind setup gemini") {
+		t.Errorf("doctor with the matcher edited away from MCP tools: exit %d, problems %+v", d.Code, d.Problems)
+	}
+	e.Setup(e.Project, "", "gemini")
+	if d := e.Doctor(e.Project); len(d.Of("gemini")) > 0 {
+		t.Errorf("doctor after the fix it named: %+v", d.Of("gemini"))
+	}
+
+	// Started in a subfolder Gemini reads no project settings (TestGeminiCLIOutsideTheProject):
+	// setup --user, as setup's note says, guards it there too.
+	e.Setup(e.Sub, "", "gemini", "--user")
+	sub := e.Model(mockmodel.Sequence("done", runShell("REWIND_EFFECT_KEY=release-from-sub git push origin main"), runShell("REWIND_EFFECT_KEY=release-from-sub git push origin main")))
+	e.Gemini(sub, e.Sub, "push from the subfolder")
+	if calls := sub.Calls(); len(calls) != 2 {
+		t.Fatalf("from the subfolder, the model's calls that came back: %d, want 2", len(calls))
+	} else if r, _ := sub.Result(calls[1].ID); !strings.Contains(r.Text, "agent-rewind refused effect") {
+		t.Errorf("from the subfolder after setup --user, the repeated push: the model read %q", r.Text)
+	}
+}

@@ -105,7 +105,7 @@ func TestGuardRecordsWhereTheInputSays(t *testing.T) {
 		{"gemini-cli/beforetool-shell-git-push.json", expectation{0, `\{\}\n`, ""}, expectation{2, "", "it already fired"}},
 		{"vscode/pretooluse-run-in-terminal-git-push.json", expectation{0, "", ""}, expectation{0, `\{"hookSpecificOutput":\{.*"permissionDecision":"deny".*outcome is unknown.*\}\}\n`, ""}},
 		{"copilot/pretooluse-bash-git-push.json", expectation{0, "", ""}, expectation{0, `\{"hookSpecificOutput":\{.*"permissionDecision":"deny".*it already fired.*\}\}\n`, ""}},
-		{"cline/cli-tool-call-git-push.json", expectation{0, `\{"cancel":false\}\n`, ""}, expectation{0, `\{"cancel":false,"overrideInput":.*outcome is unknown.*\}\n`, ""}},
+		{"cline/real-3.0.65-tool_call-run_commands-git-push.json", expectation{0, `\{"cancel":false\}\n`, ""}, expectation{0, `\{"cancel":false,"overrideInput":.*outcome is unknown.*\}\n`, ""}},
 	} {
 		t.Run(c.file, func(t *testing.T) {
 			project := filepath.Join(t.TempDir(), "my project")

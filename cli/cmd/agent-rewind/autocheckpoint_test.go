@@ -266,8 +266,8 @@ func TestIntegrationAutomaticCheckpoints(t *testing.T) {
 		{"cursor", "cursor/.cursor/hooks.json", "preToolUse", "cursor/pretooluse-shell-git-push.json", "", "Shell", "git push origin main"},
 		{"vscode", "vscode/.github/hooks/agent-rewind.json", "PreToolUse", "vscode/pretooluse-run-in-terminal-git-push.json", "", "run_in_terminal", "git push origin main"},
 		// Cline's CLI (payloads captured from 3.0.65): its PreToolUse script, by tool_call.id.
-		{"cline editor", "", "PreToolUse", "cline/cli-tool-call-editor.json", "call_mock2", "editor", "c.txt"},
-		{"cline run_commands", "", "PreToolUse", "cline/cli-tool-call-git-push.json", "call_mock1", "run_commands", "git push origin main"},
+		{"cline editor", "", "PreToolUse", "cline/real-3.0.65-tool_call-editor.json", "call_mock2", "editor", "c.txt"},
+		{"cline run_commands", "", "PreToolUse", "cline/real-3.0.65-tool_call-run_commands-git-push.json", "call_mock1", "run_commands", "git push origin main"},
 	} {
 		t.Run(c.client, func(t *testing.T) {
 			var h hookRun
@@ -307,7 +307,7 @@ func TestIntegrationAutomaticCheckpoints(t *testing.T) {
 		})
 	}
 	for _, fixture := range []string{"gemini-cli/beforetool-shell-git-push.json", "windsurf/pre-run-command-ls.json", "cline/pretooluse-execute-command-git-push.json", "cursor/beforeshellexecution-ls.json",
-		"gemini-cli/captured-beforetool-write-file.json", "copilot/pretooluse-write.json", "copilot/pretooluse-bash-git-push.json"} {
+		"gemini-cli/real-0.61.0-beforetool-write-file.json", "copilot/pretooluse-write.json", "copilot/pretooluse-bash-git-push.json"} {
 		project := t.TempDir()
 		writeFile(t, filepath.Join(project, "README.md"), "v0")
 		if r := run(t, t.TempDir(), clientFixture(t, fixture, project), "--workspace", project, "guard", "--checkpoint"); r.code != 0 || r.stderr != "" {

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/agent-rewind/rewind/barrier"
+	"github.com/agent-rewind/rewind/cli/internal/agentconfig"
 	"github.com/agent-rewind/rewind/cli/internal/statebase"
 	"github.com/agent-rewind/rewind/mcpserver"
 )
@@ -108,8 +109,8 @@ func TestShippedHooksMatchClientFacts(t *testing.T) {
 				byEvent[h.event] = append(byEvent[h.event], h)
 			}
 			// The tools each hook must see: shell and MCP tools (the effects), and before a call of
-			// a client that names its calls, the file-editing tools (automatic checkpoints).
-			mcp := c.MCPToolName("slack", "slack_post_message")
+			// a client that names its calls, the file-editing tools (automatic checkpoints): what
+			// doctor checks a user's hooks against too.
 			for _, e := range c.Events {
 				hs := byEvent[e.Name]
 				switch {
@@ -121,30 +122,17 @@ func TestShippedHooksMatchClientFacts(t *testing.T) {
 					t.Errorf("%s: no shipped hook on %s (%s)", c.Name, e.Name, e.Role)
 					continue
 				}
-				tools := append(slices.Clone(c.ShellTools), mcp)
-				if e.Role == barrier.RoleDecide && c.CallID != "" {
-					tools = append(tools, c.FileTools...)
-				}
 				if c.Agent == barrier.AgentWindsurf {
 					continue // one event per kind of call, no matchers
 				}
-				for _, tool := range tools {
-					if !slices.ContainsFunc(hs, func(h shippedHook) bool { return matches(h.matcher, tool) }) {
+				for _, tool := range agentconfig.ToolsToMatch(c, e.Role) {
+					if !slices.ContainsFunc(hs, func(h shippedHook) bool { return agentconfig.Matches(h.matcher, tool) }) {
 						t.Errorf("%s %s: no shipped hook's matcher lets %q through (matchers %q)", c.Name, e.Name, tool, matchersOf(hs))
 					}
 				}
 			}
 		})
 	}
-}
-
-// matches reports whether a hook matcher (a regular expression; "" or "*" for every tool) lets
-// tool through, matched whole: stricter than Gemini CLI, which matches anywhere in the name.
-func matches(matcher, tool string) bool {
-	if matcher == "" || matcher == "*" {
-		return true
-	}
-	return regexp.MustCompile(`^(?:` + matcher + `)$`).MatchString(tool)
 }
 
 func matchersOf(hs []shippedHook) []string {

@@ -111,7 +111,7 @@ func TestIntegrationHooks(t *testing.T) {
 		{client: "copilot", hooks: "vscode/.github/hooks/agent-rewind.json", event: "PreToolUse", runIn: "home",
 			fixture: "copilot/pretooluse-bash-git-push.json", allow: expectation{0, "", ""}, refused: expectation{0, `\{"hookSpecificOutput":\{.*"permissionDecision":"deny".*it already fired.*\}\}\n`, ""}},
 		{client: "cline (CLI)", runIn: "root", hook: clineHook("PreToolUse"),
-			fixture: "cline/cli-tool-call-git-push.json", allow: expectation{0, `\{"cancel":false\}\n`, ""}, refused: expectation{0, `\{"cancel":false,"overrideInput":\{"commands":\["printf .*outcome is unknown.*exit 2"\]\}\}\n`, ""}},
+			fixture: "cline/real-3.0.65-tool_call-run_commands-git-push.json", allow: expectation{0, `\{"cancel":false\}\n`, ""}, refused: expectation{0, `\{"cancel":false,"overrideInput":\{"commands":\["printf .*outcome is unknown.*exit 2"\]\}\}\n`, ""}},
 		{client: "gemini-cli", hooks: "gemini-cli/.gemini/settings.json", event: "BeforeTool", runIn: "elsewhere",
 			fixture: "gemini-cli/beforetool-shell-git-push.json", allow: expectation{0, `\{\}\n`, ""}, refused: expectation{2, "", "it already fired"}},
 		{client: "gemini-cli (MCP)", hooks: "gemini-cli/.gemini/settings.json", event: "BeforeTool", runIn: "elsewhere",
@@ -353,8 +353,8 @@ func TestIntegrationMissingBinary(t *testing.T) {
 			expectation{0, `\{"systemMessage":"agent-rewind is not on PATH.*"\}\n`, ""}},
 		{"copilot PostToolUse", "copilot/posttooluse-bash.json", shippedShell("vscode/.github/hooks/agent-rewind.json", "PostToolUse"),
 			expectation{0, `\{"systemMessage":"agent-rewind is not on PATH.*"\}\n`, ""}},
-		{"cline", "cline/cli-tool-call-git-push.json", clineHook("PreToolUse"), expectation{0, `\{"cancel":false\}\n`, "agent-rewind is not on PATH, so the effect guard is NOT running"}},
-		{"cline PostToolUse", "cline/cli-tool-result-git-push.json", clineHook("PostToolUse"), expectation{0, `\{"cancel":false\}\n`, ""}},
+		{"cline", "cline/real-3.0.65-tool_call-run_commands-git-push.json", clineHook("PreToolUse"), expectation{0, `\{"cancel":false\}\n`, "agent-rewind is not on PATH, so the effect guard is NOT running"}},
+		{"cline PostToolUse", "cline/real-3.0.65-tool_result-run_commands-git-push.json", clineHook("PostToolUse"), expectation{0, `\{"cancel":false\}\n`, ""}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			h := c.hook(t)

@@ -36,6 +36,8 @@ type CLI struct {
 	UI         UICmd         `cmd:"" name:"ui" help:"Serve a local web page of the workspace's history: timeline, diffs, restore, effects, the chain's proof, savings (127.0.0.1 only). Details: docs/ui.md."`
 	HookServer HookServerCmd `cmd:"" name:"hook-server" help:"Run, show or stop the per-user guard server that answers agent-rewind-hook's calls from a warm process (the hook starts it). Details: docs/agents.md."`
 	Store      StoreCmd      `cmd:"" help:"Print where the workspace's store is (outside the workspace), its id, identity and size; --adopt continues an earlier folder's history. Details: docs/store.md."`
+	Setup      SetupCmd      `cmd:"" help:"Write an agent client's MCP and hook configuration for this project, with absolute paths; --remove takes out exactly what it added. Details: docs/agents.md."`
+	Doctor     DoctorCmd     `cmd:"" help:"Check, for this folder, the store, the guard server, the watcher, each client's integration and the chain; each problem with the command that fixes it. Exit 0 when all is well, 1 otherwise. Details: docs/agents.md."`
 
 	Guard   GuardCmd   `cmd:"" help:"Decide whether a tool call or an explicit effect may run (agents' hooks call it): exit 0 allowed, 2 refused. Details: docs/barrier.md."`
 	Release ReleaseCmd `cmd:"" help:"Re-arm an effect key after reconciling what happened (a person's action, recorded on the chain). Details: docs/barrier.md."`
