@@ -2,7 +2,6 @@ package durable
 
 import (
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -10,19 +9,6 @@ import (
 
 	"github.com/agent-rewind/rewind/internal/regular"
 )
-
-// SyncDir fsyncs a directory, making the names created, renamed or removed in it durable.
-func SyncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil {
-		return fmt.Errorf("sync directory %s: %w", dir, err)
-	}
-	return nil
-}
 
 // Remove removes name, if it exists, and fsyncs its directory, so that the removal survives a
 // crash. A name already gone is not an error: the caller wanted it absent, and it is.

@@ -2,8 +2,10 @@ package durable
 
 import (
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -25,8 +27,8 @@ func TestWriteFileReplacesWhole(t *testing.T) {
 					t.Fatalf("read %q, %v; want %q", b, err, want)
 				}
 			}
-			if st, _ := os.Stat(name); st.Mode().Perm() != 0o640 {
-				t.Fatalf("mode %v, want 0640", st.Mode().Perm())
+			if st, _ := os.Stat(name); st.Mode().Perm() != perm(0o640) {
+				t.Fatalf("mode %v, want %v", st.Mode().Perm(), perm(0o640))
 			}
 			if es, _ := os.ReadDir(dir); len(es) != 1 {
 				t.Fatalf("temporary files left behind: %v", es)
@@ -76,7 +78,7 @@ func TestMkdirAll(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if st, err := os.Stat(dir); err != nil || st.Mode().Perm() != 0o700 {
+	if st, err := os.Stat(dir); err != nil || st.Mode().Perm() != perm(0o700|fs.ModeDir) {
 		t.Fatalf("stat %v, %v", st, err)
 	}
 	file := filepath.Join(root, "file")
@@ -122,8 +124,8 @@ func TestStageCommitAbort(t *testing.T) {
 	if b, _ := os.ReadFile(name); string(b) != "new" {
 		t.Fatalf("after Commit %q, want new", b)
 	}
-	if st, _ := os.Stat(name); st.Mode().Perm() != 0o640 {
-		t.Fatalf("mode %v, want 0640", st.Mode().Perm())
+	if st, _ := os.Stat(name); st.Mode().Perm() != perm(0o640) {
+		t.Fatalf("mode %v, want %v", st.Mode().Perm(), perm(0o640))
 	}
 	s, err = Stage(name, []byte("dropped"), 0o600)
 	if err != nil {
@@ -165,4 +167,17 @@ func TestStageIn(t *testing.T) {
 	if es, _ := os.ReadDir(tmp); len(es) != 0 {
 		t.Fatalf("left in the staging folder: %v", es)
 	}
+}
+
+// perm is the permission bits a file made with mode m shows here: Windows has no POSIX modes,
+// only the read-only attribute, which a writable mode leaves clear (os reports 0666, or 0777
+// for a folder).
+func perm(m fs.FileMode) fs.FileMode {
+	if runtime.GOOS != "windows" {
+		return m.Perm()
+	}
+	if m.IsDir() {
+		return 0o777
+	}
+	return 0o666
 }

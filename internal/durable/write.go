@@ -24,7 +24,7 @@ func replace(name string, data []byte, perm fs.FileMode, sync bool) error {
 	if err != nil {
 		return err
 	}
-	if err := os.Rename(tmp, name); err != nil {
+	if err := rename(tmp, name); err != nil {
 		os.Remove(tmp)
 		return err
 	}
@@ -57,7 +57,7 @@ func StageIn(dir, name string, data []byte, perm fs.FileMode) (*Staged, error) {
 
 // Commit puts the staged file in place, durably.
 func (s *Staged) Commit() error {
-	if err := os.Rename(s.tmp, s.name); err != nil {
+	if err := rename(s.tmp, s.name); err != nil {
 		os.Remove(s.tmp)
 		return err
 	}

@@ -1,3 +1,5 @@
+//go:build unix
+
 package regular
 
 import (
@@ -237,18 +239,5 @@ func TestOpenClearsNonblock(t *testing.T) {
 	n, err := f.Read(b)
 	if err != nil || string(b[:n]) != "hello\n" {
 		t.Fatalf("read %q %v", b[:n], err)
-	}
-}
-
-// A large file reads whole, as with os.ReadFile.
-func TestReadFileLarge(t *testing.T) {
-	name := filepath.Join(t.TempDir(), "big")
-	want := strings.Repeat("0123456789abcdef", 1<<16)
-	if err := os.WriteFile(name, []byte(want), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	got, err := ReadFile(name)
-	if err != nil || string(got) != want {
-		t.Fatalf("ReadFile: %d bytes, %v; want %d", len(got), err, len(want))
 	}
 }
