@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -121,13 +120,6 @@ func BenchmarkVerify1M(b *testing.B) {
 	// CPU seconds per verify, user and system, all threads: on a shared machine wall time
 	// mostly measures the neighbours.
 	b.ReportMetric((cpuTime()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
-}
-
-// cpuTime returns the process's user plus system CPU time so far.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // BenchmarkSHA256Only1M reads the same 1M-entry chain and SHA-256s it whole: the floor any

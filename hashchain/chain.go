@@ -169,11 +169,10 @@ func (c *Chain) withLock(fn func() error) error {
 // verified whole first (checkPrefix), so that nothing is appended to a chain broken in the
 // middle.
 func (c *Chain) sync(force bool) error {
-	st, err := c.f.Stat()
+	id, err := identify(c.f)
 	if err != nil {
 		return fmt.Errorf("stat chain: %w", err)
 	}
-	id := idOf(st)
 	if !force && c.valid && id == c.id {
 		return nil
 	}
@@ -229,12 +228,12 @@ func (c *Chain) checkPrefix(id fileID, n int64, last [32]byte) error {
 // restamp records, after an append, that the file as it is now was verified: it was, before the
 // append, and the appended line was built on its verified last entry.
 func (c *Chain) restamp() {
-	st, err := c.f.Stat()
+	id, err := identify(c.f)
 	if err != nil {
 		c.valid = false
 		return
 	}
-	c.id = idOf(st)
+	c.id = id
 	if c.id.Size != c.size {
 		c.valid = false // someone else wrote too: the next sync looks at the whole file
 		return

@@ -16,6 +16,10 @@
 // ReadInput are for files a person names on the command line: a symlink is followed, and what it
 // leads to must be a regular file.
 //
+// On Windows no file a name leads to can block an open (its pipes live under \\.\pipe\, not
+// among files), so only the type check and the symlink rule are left: a state file's name is read
+// with Lstat and the handle opened must be that same file.
+//
 // Errors other than "not a regular file" are the usual *fs.PathError, so errors.Is(err,
 // fs.ErrNotExist) still tells a missing file.
 package regular
