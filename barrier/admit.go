@@ -4,9 +4,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"syscall"
 
 	"github.com/agent-rewind/rewind/internal/durable"
+	"github.com/agent-rewind/rewind/internal/lockfile"
 )
 
 // Request asks the ledger to admit one effect.
@@ -71,7 +71,7 @@ func (l *Ledger) Admit(req Request) (Decision, error) {
 		// is on the chain. Wait for it briefly so that the chain shows the admission before this
 		// refusal, and the refusal can cite it, then read again. (After a crash the seq stays
 		// Unrecorded and nobody holds the lock: no wait.)
-		unlock, err := l.lock(syscall.LOCK_SH)
+		unlock, err := l.lock(lockfile.Shared)
 		if err != nil {
 			return Decision{}, err
 		}
@@ -85,7 +85,7 @@ func (l *Ledger) Admit(req Request) (Decision, error) {
 		return l.decideExisting(req, fp, r)
 	}
 
-	unlock, err := l.lock(syscall.LOCK_EX)
+	unlock, err := l.lock(lockfile.Exclusive)
 	if err != nil {
 		return Decision{}, err
 	}

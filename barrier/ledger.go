@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/agent-rewind/rewind/internal/durable"
@@ -136,11 +135,11 @@ func (l *Ledger) ensureDirs() error {
 	return nil
 }
 
-// lock takes the ledger's flock in mode how (syscall.LOCK_EX or LOCK_SH), creating the
+// lock takes the ledger's flock in mode how (lockfile.Exclusive or LOCK_SH), creating the
 // directory first when exclusive. The kernel drops the lock when the process exits, however it
 // exits. A shared lock on a ledger with no directory yet returns a no-op unlock.
 func (l *Ledger) lock(how int) (unlock func(), err error) {
-	if how == syscall.LOCK_EX {
+	if how == lockfile.Exclusive {
 		if err := l.ensureDirs(); err != nil {
 			return nil, err
 		}
@@ -148,7 +147,7 @@ func (l *Ledger) lock(how int) (unlock func(), err error) {
 	name := filepath.Join(l.dir, lockName)
 	f, err := regular.OpenFile(name, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
-		if how == syscall.LOCK_SH && errors.Is(err, fs.ErrNotExist) {
+		if how == lockfile.Shared && errors.Is(err, fs.ErrNotExist) {
 			return func() {}, nil
 		}
 		return nil, fmt.Errorf("barrier: open ledger lock: %w", err)

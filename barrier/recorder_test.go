@@ -7,8 +7,9 @@ import (
 	"errors"
 	"os"
 	"sync"
-	"syscall"
 	"testing"
+
+	"github.com/agent-rewind/rewind/internal/lockfile"
 )
 
 // entry is one recorded chain entry, as the test Recorders keep it.
@@ -67,7 +68,7 @@ func (r fileRecorder) Record(kind string, data any) (int64, error) {
 		return 0, err
 	}
 	defer f.Close()
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+	if err := lockfile.Lock(f, lockfile.Exclusive); err != nil {
 		return 0, err
 	}
 	var n int64

@@ -3,9 +3,9 @@ package barrier
 import (
 	"fmt"
 	"strings"
-	"syscall"
 
 	"github.com/agent-rewind/rewind/internal/durable"
+	"github.com/agent-rewind/rewind/internal/lockfile"
 )
 
 // Confirm marks the effect admitted for tool call toolUseID as spent (pending → spent): the
@@ -60,7 +60,7 @@ func (l *Ledger) Release(key, reason, by string) (Decision, error) {
 		return Decision{}, fmt.Errorf("barrier: release %q: %w: say why the key may fire again, e.g. --reason \"the charge was refunded\"", key, ErrReasonRequired)
 	}
 	reason = shorten(reason, 500)
-	unlock, err := l.lock(syscall.LOCK_EX)
+	unlock, err := l.lock(lockfile.Exclusive)
 	if err != nil {
 		return Decision{}, err
 	}
@@ -93,7 +93,7 @@ func (l *Ledger) transitionToolUse(toolUseID string, to State, code Code, reason
 	if key == "" {
 		return Decision{Admitted: true, Code: CodeUntracked, Reason: "the ledger admitted no effect for this tool call"}, nil
 	}
-	unlock, err := l.lock(syscall.LOCK_EX)
+	unlock, err := l.lock(lockfile.Exclusive)
 	if err != nil {
 		return Decision{}, err
 	}

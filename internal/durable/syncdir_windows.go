@@ -3,9 +3,10 @@ package durable
 import (
 	"os"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"unsafe"
+
+	"github.com/agent-rewind/rewind/internal/winpath"
 )
 
 // SyncDir makes the names created, renamed or removed in dir durable. On Windows a folder
@@ -31,35 +32,38 @@ const (
 )
 
 // rename puts oldpath at newpath, replacing what was there, and returns once the move is on
-// disk (MOVEFILE_WRITE_THROUGH): os.Rename does not ask for that.
+// disk (MOVEFILE_WRITE_THROUGH): os.Rename does not ask for that. A target a reader holds open
+// is tried again briefly (winpath.Retry).
 func rename(oldpath, newpath string) error {
-	from, err := syscall.UTF16PtrFromString(fixLongPath(oldpath))
+	from, err := syscall.UTF16PtrFromString(winpath.Long(oldpath))
 	if err != nil {
 		return &os.LinkError{Op: "rename", Old: oldpath, New: newpath, Err: err}
 	}
-	to, err := syscall.UTF16PtrFromString(fixLongPath(newpath))
+	to, err := syscall.UTF16PtrFromString(winpath.Long(newpath))
 	if err != nil {
 		return &os.LinkError{Op: "rename", Old: oldpath, New: newpath, Err: err}
 	}
-	r, _, err := procMoveFileExW.Call(uintptr(unsafe.Pointer(from)), uintptr(unsafe.Pointer(to)), movefileReplaceExisting|movefileWriteThrough)
-	if r == 0 {
+	err = winpath.Retry(func() error {
+		r, _, err := procMoveFileExW.Call(uintptr(unsafe.Pointer(from)), uintptr(unsafe.Pointer(to)), movefileReplaceExisting|movefileWriteThrough)
+		if r == 0 {
+			return err
+		}
+		return nil
+	})
+	if err != nil && filepath.Dir(oldpath) == filepath.Dir(newpath) {
+		// Still refused: a reader holds the target open for longer. MoveFileEx cannot replace
+		// an open file; a rename with POSIX semantics (Windows 10 1607 and later, on NTFS; what
+		// os.Root's Rename asks for) can when every handle shares deletion, as regular's do. It
+		// has no write-through: NTFS's log makes the new name durable within seconds.
+		if root, rerr := os.OpenRoot(filepath.Dir(newpath)); rerr == nil {
+			if root.Rename(filepath.Base(oldpath), filepath.Base(newpath)) == nil {
+				err = nil
+			}
+			root.Close()
+		}
+	}
+	if err != nil {
 		return &os.LinkError{Op: "rename", Old: oldpath, New: newpath, Err: err}
 	}
 	return nil
-}
-
-// fixLongPath gives MoveFileExW a path it takes beyond MAX_PATH (260): the \\?\ form, which
-// must be absolute and clean. os does the same for its own calls.
-func fixLongPath(p string) string {
-	if len(p) < 248 || strings.HasPrefix(p, `\\?\`) {
-		return p
-	}
-	abs, err := filepath.Abs(p)
-	if err != nil {
-		return p
-	}
-	if strings.HasPrefix(abs, `\\`) {
-		return `\\?\UNC\` + abs[2:]
-	}
-	return `\\?\` + abs
 }

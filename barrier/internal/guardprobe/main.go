@@ -10,9 +10,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"syscall"
 
 	"github.com/agent-rewind/rewind/barrier"
+	"github.com/agent-rewind/rewind/internal/lockfile"
 )
 
 // fileRecorder appends one JSON line per entry under flock; its seq is the line number.
@@ -24,7 +24,7 @@ func (r fileRecorder) Record(kind string, data any) (int64, error) {
 		return 0, err
 	}
 	defer f.Close()
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+	if err := lockfile.Lock(f, lockfile.Exclusive); err != nil {
 		return 0, err
 	}
 	var n int64
