@@ -160,3 +160,62 @@ func FuzzMessageUsage(f *testing.F) {
 		}
 	})
 }
+
+// FuzzBypassReason: the never-replay rule reads any body without panicking, and agrees with
+// encoding/json about what a Responses body's top-level members say.
+func FuzzBypassReason(f *testing.F) {
+	for _, s := range []string{
+		`{"model":"gpt-5","store":false,"input":"x"}`, `{"store":false,"previous_response_id":"r"}`,
+		`{"store":false,"conversation":{"id":"c"}}`, `{"store":false,"background":true}`,
+		`{"st\u006fre":false}`, `{"store":false,"store":true}`, `[]`, `{`, `{"store":false} x`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		why := bypassReason(APIResponses, body)
+		bypassReason(APIChat, body)
+		var m map[string]json.RawMessage
+		if json.Unmarshal(body, &m) != nil {
+			return
+		}
+		given := func(k string) bool { v, ok := m[k]; return ok && string(v) != "null" }
+		want := ""
+		switch {
+		case given("previous_response_id"):
+			want = bypassPreviousResponse
+		case given("conversation"):
+			want = bypassConversation
+		case string(m["background"]) == "true":
+			want = bypassBackground
+		case string(m["store"]) != "false":
+			want = bypassStore
+		}
+		// Decoded into a map, keys match exactly and the last of repeated members wins, as
+		// in the rule.
+		if why != want {
+			t.Fatalf("bypassReason(%q) = %q, encoding/json says %q", body, why, want)
+		}
+	})
+}
+
+// FuzzOpenAIUsage: the OpenAI response readers never panic and never report negative counts.
+func FuzzOpenAIUsage(f *testing.F) {
+	for _, s := range []string{
+		`{"object":"response","status":"completed","model":"gpt-5","usage":{"input_tokens":10,"input_tokens_details":{"cached_tokens":4},"output_tokens":3,"output_tokens_details":{"reasoning_tokens":1}}}`,
+		`{"object":"chat.completion","model":"gpt-5","usage":{"prompt_tokens":-1,"completion_tokens":2,"prompt_tokens_details":{"cached_tokens":9}}}`,
+		"event: response.completed\ndata: {\"response\":{\"status\":\"completed\",\"usage\":{}}}\n\n",
+		"data: {\"object\":\"chat.completion.chunk\",\"usage\":{\"prompt_tokens\":1}}\n\ndata: [DONE]\n\n",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		for _, api := range []API{APIResponses, APIChat} {
+			for _, stream := range []bool{false, true} {
+				_, u, ok := responseUsage(api, stream, body)
+				if ok && (u.Input < 0 || u.Output < 0 || u.CacheRead < 0 || u.Reasoning < 0 || u.Reasoning > u.Output) {
+					t.Fatalf("%s stream %v: usage %+v", api, stream, u)
+				}
+			}
+		}
+	})
+}

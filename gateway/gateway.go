@@ -220,12 +220,6 @@ var copyBuffers = sync.Pool{New: func() any { b := make([]byte, 32<<10); return 
 func (bufferPool) Get() []byte  { return *copyBuffers.Get().(*[]byte) }
 func (bufferPool) Put(b []byte) { copyBuffers.Put(&b) }
 
-// isMessages reports whether r is a call of the Messages API, the one the gateway records,
-// replays and reshapes.
-func isMessages(r *http.Request) bool {
-	return r.Method == http.MethodPost && r.URL.Path == "/v1/messages"
-}
-
 // ServeHTTP handles one request.
 func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method == http.MethodGet && (r.URL.Path == "/healthz" || r.URL.Path == "/readyz") {
@@ -241,8 +235,9 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		defer func() { g.accessLog(id, tenant, r, sw, start) }()
 		var aerr *apiError
 		var retry int
-		// A Messages call answered by replay or pass-through checks its key with the lookup.
-		if tenant, unchecked, aerr, retry = g.authenticate(r, isMessages(r) && !g.cfg.teamTape()); aerr != nil {
+		// A call of an understood API answered by replay or pass-through checks its key with
+		// the lookup.
+		if tenant, unchecked, aerr, retry = g.authenticate(r, apiOf(r) != "" && !g.cfg.teamTape()); aerr != nil {
 			aerr.write(w, retry)
 			return
 		}
@@ -254,7 +249,8 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	id.unchecked = unchecked
 	replaying := g.cursor != nil || (g.team != nil && g.cfg.teamTape() && g.cfg.ReplayCursor.Value != "")
-	if !isMessages(r) {
+	api := apiOf(r)
+	if api == "" {
 		if replaying && !metadataCall(r) {
 			(&apiError{http.StatusMethodNotAllowed, "invalid_request_error", "replay_refused",
 				fmt.Sprintf("agent-rewind gateway: replaying a tape: %s %s is not on the tape and could change state upstream, so it is refused; GET and HEAD calls pass through; stop replaying (no --replay-cursor) to make it", r.Method, r.URL.Path)}).write(w, 0)
@@ -268,15 +264,29 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		g.bodyError(w, r, err)
 		return
 	}
+	tapeMode := g.cursor != nil || g.recorder != nil || (g.team != nil && g.cfg.teamTape())
+	if tapeMode && bypassReason(api, body) == bypassBackground {
+		// A background response is answered by polling GET /v1/responses/{id} upstream,
+		// which no tape holds: recording it would replay a "queued" that never completes.
+		if replaying {
+			(&apiError{http.StatusMethodNotAllowed, "invalid_request_error", "replay_refused",
+				"agent-rewind gateway: replaying a tape: a background response (\"background\": true) is never on the tape (its answer comes by polling the upstream) and would start work upstream, so it is refused; stop replaying (no --replay-cursor) to make it"}).write(w, 0)
+			return
+		}
+		g.logf("tape: skip: %s %s: a background response is not recorded (its answer comes by polling upstream): passed through unrecorded", r.Method, r.URL.Path)
+		w.Header().Set(HeaderBypass, bypassBackground)
+		g.proxy.ServeHTTP(&firstByteWriter{ResponseWriter: w}, withBody(r, g.transform(w, api, body), &exchange{how: "unrecorded"}))
+		return
+	}
 	switch {
 	case g.cursor != nil:
-		g.replayTape(w, r, body, id, g.cursor)
+		g.replayTape(w, r, api, body, id, g.cursor)
 	case g.recorder != nil:
-		g.recordTape(w, r, body, g.recorder)
+		g.recordTape(w, r, api, body, g.recorder)
 	case g.team != nil && g.cfg.teamTape():
-		g.serveTeamTape(w, r, body, id)
+		g.serveTeamTape(w, r, api, body, id)
 	default:
-		g.serveMemory(w, r, body, id)
+		g.serveMemory(w, r, api, body, id)
 	}
 }
 
@@ -317,15 +327,17 @@ func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 }
 
 // transform applies the configured body mechanisms (pruning, then cache preservation) and
-// says what they did in response headers. Bodies they cannot read pass unchanged.
-func (g *Gateway) transform(w http.ResponseWriter, body []byte) []byte {
+// says what they did in response headers. Bodies they cannot read pass unchanged. Cache
+// preservation places Anthropic breakpoints, so it applies to Messages calls alone: OpenAI
+// caches a stable prefix by itself.
+func (g *Gateway) transform(w http.ResponseWriter, api API, body []byte) []byte {
 	if g.prune {
-		if out, res, err := cacheplan.Prune(body, cacheplan.PruneOptions{}); err == nil {
+		if out, res, err := cacheplan.Prune(body, cacheplan.PruneOptions{Format: cacheplan.Format(api)}); err == nil {
 			body = out
 			w.Header().Set("X-Rewind-Pruned", strconv.Itoa(res.Pruned))
 		}
 	}
-	if g.preserve {
+	if g.preserve && api == APIMessages {
 		if out, plan, err := cacheplan.Preserve(body, cacheplan.Options{}); err == nil {
 			body = out
 			w.Header().Set("X-Rewind-Cache-Plan", string(plan.Decision))
@@ -353,8 +365,8 @@ func withBody(r *http.Request, body []byte, x *exchange) *http.Request {
 func (g *Gateway) rewrite(pr *httputil.ProxyRequest) {
 	pr.SetURL(g.upstream)
 	stripControlHeaders(pr.Out.Header)
-	if isMessages(pr.In) {
-		// The gateway reads Messages responses (usage, completeness): ask for them as is.
+	if apiOf(pr.In) != "" {
+		// The gateway reads these responses (usage, completeness): ask for them as is.
 		pr.Out.Header.Del("Accept-Encoding")
 	}
 }
@@ -366,6 +378,7 @@ type exchangeKey struct{}
 type exchange struct {
 	capture bool // memory replay: tee the response body
 	key     [32]byte
+	api     API
 	how     string // X-Rewind-Replay on the response
 
 	status int
@@ -455,9 +468,19 @@ func (t *teeBody) complete() ([]byte, bool) {
 	return t.buf, true
 }
 
-// serveMemory answers a Messages call from memory replay, or forwards it (one upstream call
-// for identical requests in flight together) and records the response if it is complete.
-func (g *Gateway) serveMemory(w http.ResponseWriter, r *http.Request, body []byte, id identity) {
+// serveMemory answers a call from memory replay, or forwards it (one upstream call for
+// identical requests in flight together) and records the response if it is complete. A call
+// that must never be replayed (bypassReason) is forwarded and not recorded.
+func (g *Gateway) serveMemory(w http.ResponseWriter, r *http.Request, api API, body []byte, id identity) {
+	if why := bypassReason(api, body); why != "" {
+		if !g.checkKey(w, r, id) {
+			return
+		}
+		g.metrics.misses.Add(1)
+		w.Header().Set(HeaderBypass, why)
+		g.proxy.ServeHTTP(&firstByteWriter{ResponseWriter: w}, withBody(r, g.transform(w, api, body), &exchange{how: "bypass", start: time.Now()}))
+		return
+	}
 	key := g.tenantReplayKey(r, body, id.tenant, id.scope)
 	if e, ok := g.mem.lookup(key); ok {
 		if !g.checkKey(w, r, id) {
@@ -487,7 +510,7 @@ func (g *Gateway) serveMemory(w http.ResponseWriter, r *http.Request, body []byt
 	leader, aborted := false, false
 	v, _, _ := g.flight.Do(string(key[:]), func() (any, error) {
 		leader = true
-		e, ab := g.forward(w, r, body, key, id.tenant)
+		e, ab := g.forward(w, r, api, body, key, id.tenant)
 		aborted = ab
 		return e, nil
 	})
@@ -507,7 +530,7 @@ func (g *Gateway) serveMemory(w http.ResponseWriter, r *http.Request, body []byt
 	}
 	// The leader's response was not recorded (an error, a broken stream, too large): this
 	// request gets its own upstream call.
-	if _, ab := g.forward(w, r, body, key, id.tenant); ab {
+	if _, ab := g.forward(w, r, api, body, key, id.tenant); ab {
 		panic(http.ErrAbortHandler)
 	}
 }
@@ -515,10 +538,10 @@ func (g *Gateway) serveMemory(w http.ResponseWriter, r *http.Request, body []byt
 // forward sends the request upstream through the reverse proxy, streaming the response to
 // w, and records it in memory when it is complete and successful. aborted reports a stream
 // that broke after the response had started.
-func (g *Gateway) forward(w http.ResponseWriter, r *http.Request, body []byte, key [32]byte, tenant string) (e *entry, aborted bool) {
-	x := &exchange{capture: true, key: key, how: "miss", start: time.Now()}
+func (g *Gateway) forward(w http.ResponseWriter, r *http.Request, api API, body []byte, key [32]byte, tenant string) (e *entry, aborted bool) {
+	x := &exchange{capture: true, key: key, api: api, how: "miss", start: time.Now()}
 	g.metrics.misses.Add(1)
-	out := g.transform(w, body)
+	out := g.transform(w, api, body)
 	defer func() {
 		if p := recover(); p != nil {
 			if p != http.ErrAbortHandler {
@@ -546,7 +569,7 @@ func (g *Gateway) forward(w http.ResponseWriter, r *http.Request, body []byte, k
 			defer func() { g.mem.finish(key, p, e) }()
 		}
 	}
-	if e = newEntry(key, x.status, x.header, b); e != nil && p == nil {
+	if e = newEntry(key, api, x.status, x.header, b); e != nil && p == nil {
 		g.mem.put(e)
 		if g.team != nil {
 			g.storeShared(context.WithoutCancel(r.Context()), tenant, e)

@@ -64,7 +64,7 @@ type tapeCursor interface {
 
 // serveTeamTape records or replays the caller's tenant's tape in PostgreSQL: no queue across
 // exchanges (the database orders positions across every replica).
-func (g *Gateway) serveTeamTape(w http.ResponseWriter, r *http.Request, body []byte, id identity) {
+func (g *Gateway) serveTeamTape(w http.ResponseWriter, r *http.Request, api API, body []byte, id identity) {
 	tp, err := g.team.tape(r.Context(), id.tenant)
 	if err != nil {
 		g.countStoreError(err)
@@ -78,7 +78,7 @@ func (g *Gateway) serveTeamTape(w http.ResponseWriter, r *http.Request, body []b
 			tapeError(w, err)
 			return
 		}
-		g.replayTape(w, r, body, id, cur)
+		g.replayTape(w, r, api, body, id, cur)
 		return
 	}
 	rec, err := tp.Recorder(g.cfg.Epoch.Value)
@@ -86,7 +86,7 @@ func (g *Gateway) serveTeamTape(w http.ResponseWriter, r *http.Request, body []b
 		tapeError(w, err)
 		return
 	}
-	g.recordTape(w, r, body, rec)
+	g.recordTape(w, r, api, body, rec)
 }
 
 // countStoreError counts a failure of the store itself (not a miss, an end or a bad request).
@@ -126,9 +126,9 @@ func tapeError(w http.ResponseWriter, err error) {
 	e.write(w, retry)
 }
 
-// replayTape answers a Messages call from the tape's cursor.
-func (g *Gateway) replayTape(w http.ResponseWriter, r *http.Request, body []byte, id identity, cur tapeCursor) {
-	out := g.transform(w, body)
+// replayTape answers a call of api from the tape's cursor.
+func (g *Gateway) replayTape(w http.ResponseWriter, r *http.Request, api API, body []byte, id identity, cur tapeCursor) {
+	out := g.transform(w, api, body)
 	release := func() {}
 	if g.queue != nil {
 		var err error
@@ -166,8 +166,8 @@ func (g *Gateway) replayTape(w http.ResponseWriter, r *http.Request, body []byte
 // turns (the queue); the response is held until its record is committed, so a client never
 // gets a response the tape lost. A call whose request or response is over the eligibility
 // limit passes through unrecorded, with a log line.
-func (g *Gateway) recordTape(w http.ResponseWriter, r *http.Request, body []byte, rec tapeRecorder) {
-	out := g.transform(w, body)
+func (g *Gateway) recordTape(w http.ResponseWriter, r *http.Request, api API, body []byte, rec tapeRecorder) {
+	out := g.transform(w, api, body)
 	if len(out) > g.maxTapeBody {
 		g.logf("tape: skip: %s %s: the request body is %d bytes, over the %d-byte eligibility limit: passed through unrecorded", r.Method, r.URL.Path, len(out), g.maxTapeBody)
 		g.proxy.ServeHTTP(&firstByteWriter{ResponseWriter: w}, withBody(r, out, &exchange{how: "unrecorded"}))
