@@ -307,10 +307,11 @@ func (g *Gateway) bodyError(w http.ResponseWriter, r *http.Request, err error) {
 		fmt.Sprintf("agent-rewind gateway: the request body could not be read: %v: send the whole body, as many bytes as Content-Length says, or well-formed chunks", err)}).write(w, 0)
 }
 
-// metadataCall reports whether a call only reads: GET, HEAD, or counting tokens.
+// metadataCall reports whether a call only reads: GET, HEAD, or counting tokens (Anthropic's
+// count_tokens, OpenAI's input_tokens).
 func metadataCall(r *http.Request) bool {
 	return r.Method == http.MethodGet || r.Method == http.MethodHead ||
-		(r.Method == http.MethodPost && r.URL.Path == "/v1/messages/count_tokens")
+		(r.Method == http.MethodPost && (r.URL.Path == "/v1/messages/count_tokens" || r.URL.Path == "/v1/responses/input_tokens"))
 }
 
 func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
