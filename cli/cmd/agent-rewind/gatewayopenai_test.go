@@ -74,3 +74,15 @@ func TestGatewayJSONAndOpenAI(t *testing.T) {
 		t.Errorf("savings: %s (%v)", r.stdout, err)
 	}
 }
+
+// The command docs/gateway.md shows for OpenAI starts as written (no call is made: nothing
+// reaches the network until a client calls).
+func TestGatewayOpenAIUpstreamAsDocumented(t *testing.T) {
+	g := startGatewayProc(t, t.TempDir(), nil, "--upstream", "https://api.openai.com")
+	if !strings.Contains(g.stderr.String(), "https://api.openai.com") || !strings.Contains(g.stderr.String(), "(flag --upstream)") {
+		t.Errorf("banner:\n%s", g.stderr.String())
+	}
+	if code := g.stop(t); code != 0 {
+		t.Fatalf("exit %d:\n%s", code, g.stderr.String())
+	}
+}

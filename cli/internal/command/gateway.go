@@ -85,6 +85,10 @@ func (c *GatewayCmd) Run(env *Env, kctx *kong.Context) error {
 	if cfg.TLSCert.Value != "" {
 		scheme = "https"
 	}
+	// Signals are caught before the address is printed: a supervisor that stops the gateway
+	// as soon as it has read the address must get a clean stop, not the default kill.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
 	fmt.Fprintf(env.Stderr, "agent-rewind gateway: listening on %s://%s\n", scheme, ln.Addr())
 	if env.JSON {
 		// One line on stdout, for a program that starts the gateway and reads where it
@@ -92,8 +96,6 @@ func (c *GatewayCmd) Run(env *Env, kctx *kong.Context) error {
 		b, _ := json.Marshal(cfg.Startup(scheme + "://" + ln.Addr().String()))
 		fmt.Fprintf(env.Stdout, "%s\n", b)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	if addr := cfg.MetricsListen.Value; addr != "" {
 		mln, err := net.Listen("tcp", addr)
 		if err != nil {
