@@ -387,6 +387,9 @@ type exchange struct {
 	tee    *teeBody
 	failed bool      // the upstream call failed; the error handler answered
 	start  time.Time // when the call went upstream (for the latency histogram)
+	// onComplete, when set, is called once with the whole body as soon as the upstream's
+	// body has ended (within the capture limit), before the proxy writes its last bytes.
+	onComplete func(body []byte)
 }
 
 func exchangeOf(r *http.Request) *exchange {
@@ -408,7 +411,7 @@ func (g *Gateway) modifyResponse(resp *http.Response) error {
 		g.metrics.upstream.observe(time.Since(x.start))
 	}
 	if x.capture && resp.StatusCode == http.StatusOK {
-		t := &teeBody{rc: resp.Body, limit: MaxMemoryRecord}
+		t := &teeBody{rc: resp.Body, limit: MaxMemoryRecord, onEOF: x.onComplete}
 		if n := resp.ContentLength; n > 0 && n <= MaxMemoryRecord {
 			t.buf = make([]byte, 0, n)
 		}
@@ -442,6 +445,7 @@ type teeBody struct {
 	limit int
 	over  bool
 	eof   bool
+	onEOF func([]byte) // called once at the end of a body kept whole
 }
 
 func (t *teeBody) Read(p []byte) (int, error) {
@@ -453,8 +457,11 @@ func (t *teeBody) Read(p []byte) (int, error) {
 			t.buf = append(t.buf, p[:n]...)
 		}
 	}
-	if err == io.EOF {
+	if err == io.EOF && !t.eof {
 		t.eof = true
+		if t.onEOF != nil && !t.over {
+			t.onEOF(t.buf)
+		}
 	}
 	return n, err
 }
@@ -543,12 +550,25 @@ func (g *Gateway) forward(w http.ResponseWriter, r *http.Request, api API, body 
 	x := &exchange{capture: true, key: key, api: api, how: "miss", start: time.Now()}
 	g.metrics.misses.Add(1)
 	out := g.transform(w, api, body)
+	var shared *sharedCommit
+	if g.team != nil {
+		// A team gateway stores a response before its client has all of it, so that no
+		// replica pays again for a response a client has: the store starts the moment the
+		// upstream's body ends, while the response is relayed, and the response's last byte
+		// waits for its commit (sharedCommit).
+		shared = g.newSharedCommit(w, r, x, tenant)
+		w = shared.tail
+		x.onComplete = shared.start
+	}
 	defer func() {
 		if p := recover(); p != nil {
 			if p != http.ErrAbortHandler {
 				panic(p)
 			}
 			e, aborted = nil, true
+		}
+		if shared != nil {
+			e = shared.finish(e)
 		}
 	}()
 	g.proxy.ServeHTTP(&firstByteWriter{ResponseWriter: w}, withBody(r, out, x))
@@ -559,22 +579,19 @@ func (g *Gateway) forward(w http.ResponseWriter, r *http.Request, api API, body 
 	if !ok {
 		return nil, false
 	}
-	var p *pendingEntry
-	if g.team == nil {
-		// The response is whole: send it now and record it after (parsing its usage costs 8 µs
-		// warm, about 90 µs after the process idled); meanwhile a request for the same key
-		// waits for the record and is a hit (memoryStore.lookup). A team gateway stores first:
-		// a response its client has must be replayable on every replica.
-		if p = g.mem.begin(key); p != nil {
-			http.NewResponseController(w).Flush()
-			defer func() { g.mem.finish(key, p, e) }()
-		}
+	if shared != nil {
+		return shared.entry, false
+	}
+	// The response is whole: send it now and record it after (parsing its usage costs 8 µs
+	// warm, about 90 µs after the process idled); meanwhile a request for the same key waits
+	// for the record and is a hit (memoryStore.lookup).
+	p := g.mem.begin(key)
+	if p != nil {
+		http.NewResponseController(w).Flush()
+		defer func() { g.mem.finish(key, p, e) }()
 	}
 	if e = newEntry(key, api, x.status, x.header, b); e != nil && p == nil {
 		g.mem.put(e)
-		if g.team != nil {
-			g.storeShared(context.WithoutCancel(r.Context()), tenant, e)
-		}
 	}
 	return e, false
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"net/http"
+	"net/http/httptest"
 	"strconv"
 	"strings"
 	"testing"
@@ -349,5 +350,68 @@ func TestOpenAITeam(t *testing.T) {
 	}
 	if mock.Hits() != hits {
 		t.Fatalf("a revoked key made %d upstream calls", mock.Hits()-hits)
+	}
+}
+
+// A response a client has received whole is replayable on every replica at once: each call
+// through replica A, the moment its response has ended, is a hit on replica B, for small and
+// large (over the server's 4 KiB write buffer) bodies, JSON and streamed, for every API.
+func TestTeamNoReplicaPaysAgain(t *testing.T) {
+	url, s := teamDB(t)
+	_, key := newKey(t, s, "acme")
+	mock := startMock(t, mockanthropic.Options{})
+	big := strings.Repeat("long answer ", 2000)
+	a := teamReplica(t, mock.URL, url, nil)
+	b := teamReplica(t, mock.URL, url, nil)
+	for i := range 20 {
+		bodies := map[string]string{
+			"/v1/messages": messagesBody(fmt.Sprint("race ", i), i%2 == 1),
+		}
+		if i%4 == 0 {
+			req := messagesBody(fmt.Sprint("race ", i, " large"), false)
+			msg := `{"id":"msg_big","type":"message","role":"assistant","model":"claude-sonnet-5-5","content":[{"type":"text","text":"` + big + `"}],"stop_reason":"end_turn","stop_sequence":null,"usage":{"input_tokens":5,"output_tokens":5}}`
+			if err := mock.Add([]byte(req), []byte(msg)); err != nil {
+				t.Fatal(err)
+			}
+			bodies["/v1/messages"] = req
+		}
+		c := openAICases()[i%4]
+		bodies[c.path] = c.body(fmt.Sprint("race ", i))
+		for path, body := range bodies {
+			first := post(t, a, path, body, "authorization", openAIKey, "x-api-key", key1, "x-rewind-key", key)
+			hits := mock.Hits()
+			second := post(t, b, path, body, "authorization", openAIKey, "x-api-key", key1, "x-rewind-key", key)
+			if first.header.Get(HeaderReplay) != "miss" || second.header.Get(HeaderReplay) != "hit" || mock.Hits() != hits || !bytes.Equal(first.body, second.body) {
+				t.Fatalf("%s %d: A %s, then B %s (upstream calls +%d): B paid again for a response the client had", path, i, first.header.Get(HeaderReplay), second.header.Get(HeaderReplay), mock.Hits()-hits)
+			}
+		}
+	}
+}
+
+// tailWriter holds the last byte of a body of known length until release, and nothing of
+// one of unknown length.
+func TestTailWriter(t *testing.T) {
+	for _, known := range []bool{true, false} {
+		rec := httptest.NewRecorder()
+		if known {
+			rec.Header().Set("Content-Length", "6")
+		}
+		tw := &tailWriter{ResponseWriter: rec}
+		tw.Write([]byte("abc"))
+		tw.Write(nil)
+		tw.Write([]byte("def"))
+		tw.Flush()
+		want := "abcdef"
+		if known {
+			want = "abcde"
+		}
+		if rec.Body.String() != want {
+			t.Errorf("known length %v: before release %q, want %q", known, rec.Body.String(), want)
+		}
+		tw.release()
+		tw.Write([]byte("!"))
+		if rec.Body.String() != "abcdef!" {
+			t.Errorf("known length %v: after release %q", known, rec.Body.String())
+		}
 	}
 }
