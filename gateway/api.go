@@ -3,6 +3,7 @@ package gateway
 import (
 	"bytes"
 	"net/http"
+	"slices"
 
 	"github.com/agent-rewind/rewind/cacheplan"
 	"github.com/agent-rewind/rewind/internal/jsonscan"
@@ -131,4 +132,133 @@ func bypassReason(api API, body []byte) string {
 		}
 	}
 	return ""
+}
+
+// keyIgnored are the top-level members of an OpenAI request body that the replay key leaves
+// out: they route or label a call and do not change its answer, and clients set them afresh
+// for every session, so keeping them would make every session's calls distinct.
+// prompt_cache_key picks the upstream's prompt-cache shard; client_metadata is Codex CLI's
+// per-turn telemetry (thread, session and turn ids, the turn's start time). metadata, user
+// and safety_identifier stay in the key: callers use them to tell their own users apart.
+// The "id" of a Responses input item of type "message" is left out too: a label the client
+// gives the message (Codex CLI a fresh one per session), never read by the model. Every
+// other id stays, call_id above all: an answer may name the calls it follows.
+var keyIgnored = []string{"prompt_cache_key", "client_metadata"}
+
+// keyBody returns the body the replay key hashes for a call of api: for the OpenAI APIs, the
+// body without the keyIgnored members and, for Responses, without the ids of its input
+// message items; otherwise, or when the body is not a JSON object or has none of them, the
+// body itself.
+func keyBody(api API, body []byte) []byte {
+	if api == APIMessages {
+		return body
+	}
+	o, err := jsonscan.OpenObject(body, jsonscan.SkipSpace(body, 0), 0)
+	if err != nil {
+		return body
+	}
+	var drop [][2]int // member spans, each from its key's opening quote to the end of its value
+	for o.Next() {
+		key, keyStart := memberKey(body, &o)
+		if api == APIResponses && key == "input" {
+			end, ok := messageIDs(body, o.Value(), o.Depth(), &drop)
+			if !ok {
+				return body
+			}
+			o.Consumed(end)
+			continue
+		}
+		if !slices.Contains(keyIgnored, key) {
+			continue
+		}
+		end, err := jsonscan.SkipValue(body, o.Value(), o.Depth())
+		if err != nil {
+			return body
+		}
+		o.Consumed(end)
+		drop = append(drop, [2]int{keyStart, end})
+	}
+	if o.Err() != nil || len(drop) == 0 {
+		return body
+	}
+	// Rebuild without the dropped members; a dropped member's separating comma goes with it.
+	out := make([]byte, 0, len(body))
+	prev := 0
+	for _, d := range drop {
+		seg := bytes.TrimRight(body[prev:d[0]], " \t\r\n")
+		out = append(out, seg...)
+		prev = d[1]
+		rest := jsonscan.SkipSpace(body, prev)
+		if rest < len(body) && body[rest] == ',' {
+			prev = rest + 1 // drop the comma after it
+		} else if n := len(out); n > 0 && out[n-1] == ',' {
+			out = out[:n-1] // the last member: drop the comma before it
+		}
+	}
+	return append(out, body[prev:]...)
+}
+
+// memberKey returns the current member's decoded key and the offset of its opening quote
+// (Key is a slice of body, so its offset is the difference of the capacities).
+func memberKey(body []byte, o *jsonscan.Object) (string, int) {
+	key := o.Key()
+	start := cap(body) - cap(key)
+	if o.KeyEscaped() {
+		var buf [32]byte
+		return string(jsonscan.AppendUnquoted(buf[:0], key)), start
+	}
+	return string(key[1 : len(key)-1]), start
+}
+
+// messageIDs walks a Responses input value at body[i] and adds to drop the span of the "id"
+// member of every item whose type is "message"; it returns the offset after the value (ok
+// false: it does not parse). A string input has no items.
+func messageIDs(body []byte, i, depth int, drop *[][2]int) (int, bool) {
+	if i >= len(body) || body[i] != '[' {
+		end, err := jsonscan.SkipValue(body, i, depth)
+		return end, err == nil
+	}
+	a, err := jsonscan.OpenArray(body, i, depth)
+	if err != nil {
+		return 0, false
+	}
+	for a.Next() {
+		v := a.Value()
+		if body[v] != '{' {
+			continue
+		}
+		item, err := jsonscan.OpenObject(body, v, a.Depth())
+		if err != nil {
+			return 0, false
+		}
+		var typ []byte
+		id := [2]int{-1, -1}
+		for item.Next() {
+			key, keyStart := memberKey(body, &item)
+			if key != "type" && key != "id" {
+				continue
+			}
+			end, err := jsonscan.SkipValue(body, item.Value(), item.Depth())
+			if err != nil {
+				return 0, false
+			}
+			item.Consumed(end)
+			if key == "type" {
+				typ = body[item.Value():end]
+			} else {
+				id = [2]int{keyStart, end}
+			}
+		}
+		if item.Err() != nil {
+			return 0, false
+		}
+		a.Consumed(item.End())
+		if id[0] >= 0 && bytes.Equal(typ, []byte(`"message"`)) {
+			*drop = append(*drop, id)
+		}
+	}
+	if a.Err() != nil {
+		return 0, false
+	}
+	return a.End(), true
 }

@@ -219,3 +219,69 @@ func FuzzOpenAIUsage(f *testing.F) {
 		}
 	})
 }
+
+// FuzzKeyBody: leaving the ignored members out never panics, and what is left is the body's
+// JSON object without them (and, for Responses, without its input messages' ids), every
+// other member as it was (encoding/json's view).
+func FuzzKeyBody(f *testing.F) {
+	for _, s := range []string{
+		`{"model":"gpt-5","prompt_cache_key":"k","input":"x"}`, `{"prompt_cache_key":"k"}`,
+		`{"client_metadata":{"a":1},"prompt_cache_key":"k","store":false}`, `{"a":1 , "prompt_cache_key" : "k" }`,
+		`{"prompt_cache_k\u0065y":1,"b":[1,2]}`, `{"prompt_cache_key":1,"prompt_cache_key":2}`, `[]`, `{`,
+		`{"input":[{"id":"msg_1","type":"message","role":"user","content":"hi"},{"type":"function_call","id":"fc_1","call_id":"c"},3]}`,
+		`{"input":[{"type":"message","id":"a"} , {"role":"user","id":"b"}]}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		for _, api := range []API{APIResponses, APIChat} {
+			out := keyBody(api, body)
+			var in, got map[string]json.RawMessage
+			if json.Unmarshal(body, &in) != nil {
+				return
+			}
+			if err := json.Unmarshal(out, &got); err != nil {
+				t.Fatalf("keyBody(%s, %q) = %q, not a JSON object: %v", api, body, out, err)
+			}
+			if bytes.Equal(out, body) {
+				continue // unchanged (for one it could not read, too)
+			}
+			for _, k := range keyIgnored {
+				delete(in, k)
+			}
+			var items []json.RawMessage
+			if api == APIResponses && json.Unmarshal(in["input"], &items) == nil {
+				var gotItems []json.RawMessage
+				if err := json.Unmarshal(got["input"], &gotItems); err != nil || len(gotItems) != len(items) {
+					t.Fatalf("keyBody(%q) = %q: input items %v", body, out, err)
+				}
+				for i, raw := range items {
+					var it, gotIt map[string]json.RawMessage
+					if json.Unmarshal(raw, &it) != nil {
+						if !bytes.Equal(bytes.TrimSpace(raw), bytes.TrimSpace(gotItems[i])) {
+							t.Fatalf("keyBody(%q) = %q: input[%d] changed", body, out, i)
+						}
+						continue
+					}
+					json.Unmarshal(gotItems[i], &gotIt)
+					if string(it["type"]) == `"message"` {
+						delete(it, "id")
+					}
+					if len(it) != len(gotIt) {
+						t.Fatalf("keyBody(%q) = %q: input[%d] has %d members, want %d", body, out, i, len(gotIt), len(it))
+					}
+				}
+				delete(in, "input")
+				delete(got, "input")
+			}
+			if len(in) != len(got) {
+				t.Fatalf("keyBody(%q) = %q: members %d, want %d", body, out, len(got), len(in))
+			}
+			for k, v := range in {
+				if !bytes.Equal(bytes.TrimSpace(got[k]), bytes.TrimSpace(v)) {
+					t.Fatalf("keyBody(%q) = %q: %s is %s, want %s", body, out, k, got[k], v)
+				}
+			}
+		}
+	})
+}

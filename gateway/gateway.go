@@ -489,7 +489,7 @@ func (g *Gateway) serveMemory(w http.ResponseWriter, r *http.Request, api API, b
 		g.proxy.ServeHTTP(&firstByteWriter{ResponseWriter: w}, withBody(r, g.transform(w, api, body), &exchange{how: "bypass", start: time.Now()}))
 		return
 	}
-	key := g.tenantReplayKey(r, body, id.tenant, id.scope)
+	key := g.tenantReplayKey(r, keyBody(api, body), id.tenant, id.scope)
 	if e, ok := g.mem.lookup(key); ok {
 		if !g.checkKey(w, r, id) {
 			return

@@ -415,3 +415,25 @@ func TestTailWriter(t *testing.T) {
 		}
 	}
 }
+
+// prompt_cache_key and client_metadata (set afresh by clients for every session) do not
+// take part in the replay key; metadata, user and safety_identifier do.
+func TestOpenAIKeyIgnoresSessionLabels(t *testing.T) {
+	mock := startMock(t, mockanthropic.Options{})
+	cfg, _ := testConfig(t, mock.URL)
+	_, url := startGateway(t, cfg)
+	session := func(id, extra string) string {
+		return `{"model":"gpt-5","store":false,"prompt_cache_key":"` + id + `","input":"hi","client_metadata":{"session_id":"` + id + `"}` + extra + `}`
+	}
+	for _, path := range []string{"/v1/responses", "/v1/chat/completions"} {
+		post(t, url, path, session("s1", ""), "authorization", openAIKey)
+		if r := post(t, url, path, session("s2", ""), "authorization", openAIKey); r.header.Get(HeaderReplay) != "hit" {
+			t.Errorf("%s: another session's labels: %s, want a hit", path, r.header.Get(HeaderReplay))
+		}
+		for _, extra := range []string{`,"metadata":{"k":"v"}`, `,"user":"u2"`, `,"safety_identifier":"u2"`} {
+			if r := post(t, url, path, session("s3", extra), "authorization", openAIKey); r.header.Get(HeaderReplay) != "miss" {
+				t.Errorf("%s with %s: %s, want a miss", path, extra, r.header.Get(HeaderReplay))
+			}
+		}
+	}
+}
