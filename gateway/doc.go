@@ -32,10 +32,10 @@
 //
 // The replay key of a request (see replayKey) is SHA-256 over the tape module's canonical
 // request hash (method, path and query, the answer headers anthropic-version, anthropic-beta,
-// openai-beta, openai-organization and openai-project, the body's canonical JSON with member order and whitespace ignored), the
-// tenant, the scope (for the OpenAI APIs the body without prompt_cache_key and
-// client_metadata, and a Responses body without its input messages' ids: see keyBody), and
-// an HMAC of the credential headers (x-api-key, authorization) under a
+// openai-beta, openai-organization and openai-project, the body's canonical JSON with member
+// order and whitespace ignored; for the OpenAI APIs the body without prompt_cache_key and
+// client_metadata, and for Responses without its input messages' ids, see keyBody), the
+// tenant, the scope, and an HMAC of the credential headers (x-api-key, authorization) under a
 // key drawn at random per process: a response recorded under one credential is never served
 // to another. Only a complete 200 response is recorded (a Messages message with usage or a
 // stream ending with message_stop; a completed Responses object or a stream ending with
