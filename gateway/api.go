@@ -78,16 +78,10 @@ func bypassReason(api API, body []byte) string {
 	var prev, conv, store, background []byte
 	o, err := jsonscan.OpenObject(body, jsonscan.SkipSpace(body, 0), 0)
 	if err == nil {
-		var buf [32]byte
 		for o.Next() {
-			key := o.Key()
-			if o.KeyEscaped() {
-				key = jsonscan.AppendUnquoted(buf[:0], key)
-			} else {
-				key = key[1 : len(key)-1]
-			}
+			key, _ := memberKey(body, &o)
 			var dst *[]byte
-			switch string(key) {
+			switch key {
 			case "previous_response_id":
 				dst = &prev
 			case "conversation":

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"math"
 	"net/http"
 	"net/http/httptest"
@@ -286,28 +285,6 @@ func TestOpenAITape(t *testing.T) {
 	if r := post(t, url2, "/v1/responses", bg, "authorization", openAIKey); r.status != 405 || !bytes.Contains(r.body, []byte("replay_refused")) {
 		t.Fatalf("background while replaying: %d %s", r.status, r.body)
 	}
-}
-
-// get sends a GET to base+path with the given headers (name, value pairs).
-func get(t *testing.T, base, path string, headers ...string) call {
-	t.Helper()
-	req, err := http.NewRequest(http.MethodGet, base+path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := 0; i+1 < len(headers); i += 2 {
-		req.Header.Add(headers[i], headers[i+1])
-	}
-	resp, err := testClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return call{resp.StatusCode, resp.Header, b}
 }
 
 // Team mode: an OpenAI call recorded through one replica is replayed by another; a call that

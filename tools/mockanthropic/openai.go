@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"strings"
 	"sync/atomic"
-	"time"
 )
 
 // OpenAI's two APIs, served beside Messages so that the gateway's tests and benchmarks cover
@@ -99,25 +98,7 @@ func (s *Server) serveOpenAI(w http.ResponseWriter, r *http.Request, body []byte
 		w.Write(whole)
 		return
 	}
-	w.Header().Set("Content-Type", "text/event-stream; charset=utf-8")
-	w.Header().Set("Cache-Control", "no-cache")
-	w.WriteHeader(http.StatusOK)
-	flusher, _ := w.(http.Flusher)
-	for i, e := range events {
-		if i > 0 && s.opts.EventDelay > 0 {
-			select {
-			case <-time.After(s.opts.EventDelay):
-			case <-r.Context().Done():
-				return
-			}
-		}
-		if _, err := w.Write(e); err != nil {
-			return
-		}
-		if flusher != nil {
-			flusher.Flush()
-		}
-	}
+	s.stream(w, r, events)
 }
 
 func includeUsage(req map[string]any) bool {

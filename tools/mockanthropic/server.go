@@ -213,11 +213,21 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		apiError(w, http.StatusInternalServerError, "api_error", "mock upstream: "+err.Error())
 		return
 	}
+	chunks := make([][]byte, len(evs))
+	for i, e := range evs {
+		chunks[i] = e.Bytes()
+	}
+	s.stream(w, r, chunks)
+}
+
+// stream writes an event stream, one chunk (an event) at a time, each flushed, with
+// Options.EventDelay before each after the first; it stops when the client leaves.
+func (s *Server) stream(w http.ResponseWriter, r *http.Request, chunks [][]byte) {
 	w.Header().Set("Content-Type", "text/event-stream; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)
 	flusher, _ := w.(http.Flusher)
-	for i, e := range evs {
+	for i, c := range chunks {
 		if i > 0 && s.opts.EventDelay > 0 {
 			select {
 			case <-time.After(s.opts.EventDelay):
@@ -225,7 +235,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 		}
-		if _, err := w.Write(e.Bytes()); err != nil {
+		if _, err := w.Write(c); err != nil {
 			return
 		}
 		if flusher != nil {
