@@ -255,6 +255,14 @@ func TestOpenAITape(t *testing.T) {
 	if r := post(t, url, "/v1/responses", bg, "authorization", openAIKey); r.header.Get(HeaderReplay) != "unrecorded" || r.header.Get(HeaderBypass) != "background" {
 		t.Fatalf("background while recording: %s %s", r.header.Get(HeaderReplay), r.header.Get(HeaderBypass))
 	}
+	// A client that labels each session afresh (Codex CLI) replays its recording: the labels
+	// are stored but not matched.
+	labelled := func(session string) string {
+		return `{"model":"gpt-5","store":false,"prompt_cache_key":"` + session + `","input":[{"id":"msg_` + session + `","type":"message","role":"user","content":"hi"}]}`
+	}
+	if r := post(t, url, "/v1/responses", labelled("s1"), "authorization", openAIKey); r.header.Get(HeaderTapePosition) != "5" {
+		t.Fatalf("record the labelled call: %d %s %s", r.status, r.header.Get(HeaderReplay), r.header.Get(HeaderTapePosition))
+	}
 	stop()
 	g.Close()
 	mock.Close() // the upstream is gone: everything must come from the tape
@@ -281,6 +289,9 @@ func TestOpenAITape(t *testing.T) {
 	}
 	if r := post(t, url2, "/v1/responses", chained, "authorization", openAIKey); r.status != 200 || r.header.Get(HeaderReplay) != "tape" {
 		t.Fatalf("the chained call: %d %s", r.status, r.body)
+	}
+	if r := post(t, url2, "/v1/responses", labelled("s2"), "authorization", openAIKey); r.status != 200 || r.header.Get(HeaderReplay) != "tape" || r.header.Get(HeaderTapePosition) != "5" {
+		t.Fatalf("the labelled call in another session: %d %s", r.status, r.body)
 	}
 	if r := post(t, url2, "/v1/responses", bg, "authorization", openAIKey); r.status != 405 || !bytes.Contains(r.body, []byte("replay_refused")) {
 		t.Fatalf("background while replaying: %d %s", r.status, r.body)

@@ -137,7 +137,7 @@ func (g *Gateway) replayTape(w http.ResponseWriter, r *http.Request, api API, bo
 			return
 		}
 	}
-	rep, err := cur.Next(r.Context(), id.requestID, tape.Request{Method: r.Method, Path: r.URL.RequestURI(), Header: r.Header, Body: out})
+	rep, err := cur.Next(r.Context(), id.requestID, tapeRequest(r, api, out))
 	release()
 	if err != nil {
 		g.countStoreError(err)
@@ -204,7 +204,7 @@ func (g *Gateway) recordTape(w http.ResponseWriter, r *http.Request, api API, bo
 	respHeader := x.header.Clone()
 	stripControlHeaders(respHeader)
 	pos, err := rec.Record(context.WithoutCancel(r.Context()), tape.Call{
-		Request:  tape.Request{Method: r.Method, Path: r.URL.RequestURI(), Header: r.Header, Body: out},
+		Request:  tapeRequest(r, api, out),
 		Response: tape.Response{Status: hw.status, Header: respHeader, Body: hw.buf},
 	})
 	if err != nil {
@@ -221,6 +221,18 @@ func (g *Gateway) recordTape(w http.ResponseWriter, r *http.Request, api API, bo
 	}
 	w.Header().Set(HeaderTapePosition, strconv.FormatInt(pos, 10))
 	hw.release()
+}
+
+// tapeRequest is the request as the tape records and matches it: the body the gateway
+// forwards, matched without what does not change an OpenAI call's answer (keyBody), as
+// exact replay keys it, so that a rerun of a client that labels every session afresh (Codex
+// CLI's prompt_cache_key, its messages' ids) replays its recording.
+func tapeRequest(r *http.Request, api API, body []byte) tape.Request {
+	req := tape.Request{Method: r.Method, Path: r.URL.RequestURI(), Header: r.Header, Body: body}
+	if kb := keyBody(api, body); len(kb) != len(body) {
+		req.MatchBody = kb
+	}
+	return req
 }
 
 // proxyHeld runs the proxy into a holding writer, turning the proxy's abort of a broken
