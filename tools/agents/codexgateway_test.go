@@ -2,6 +2,7 @@ package agents
 
 import (
 	"encoding/json"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -60,4 +61,33 @@ func agentMessage(s CodexSession) string {
 		}
 	}
 	return text
+}
+
+// TestCodexThroughGatewayTape records a Codex CLI session on the gateway's durable tape, then
+// replays it with a cursor after a restart: the rerun of the same session is answered from the
+// tape in order (Codex labels every session afresh; the tape matches without the labels), with
+// no model call reaching the upstream.
+func TestCodexThroughGatewayTape(t *testing.T) {
+	e := New(t)
+	e.Set("REWIND_STORAGE_KEY", strings.Repeat("3c", 32))
+	m := e.Model(mockmodel.Sequence("the answer is 42"))
+	dir := filepath.Join(t.TempDir(), "storage")
+	rec := e.Gateway(m.URL, "--storage", "sqlite", "--storage-directory", dir, "--epoch", "codex-1")
+	e.CodexConfigureAt(m, rec.URL+"/v1")
+	prompt := "what is the answer?"
+	first := e.Codex(m, e.Project, CodexOptions{}, prompt)
+	upstream := len(m.Answered())
+	if upstream == 0 || !strings.Contains(rec.Log(), "durable tape: RECORD") {
+		t.Fatalf("nothing was recorded through the gateway; its log:\n%s", rec.Log())
+	}
+	rec.Stop()
+	rep := e.Gateway(m.URL, "--storage", "sqlite", "--storage-directory", dir, "--epoch", "codex-1", "--replay-cursor", "rerun")
+	e.CodexConfigureAt(m, rep.URL+"/v1")
+	second := e.Codex(m, e.Project, CodexOptions{}, prompt)
+	if n := len(m.Answered()) - upstream; n != 0 {
+		t.Fatalf("the rerun made %d upstream model calls, want 0 (answered from the tape); gateway log:\n%s", n, rep.Log())
+	}
+	if a, b := agentMessage(first), agentMessage(second); a == "" || a != b {
+		t.Errorf("the sessions ended with %q and %q, want the same answer", a, b)
+	}
 }

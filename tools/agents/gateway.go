@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -15,6 +16,8 @@ type Gateway struct {
 	cmd    *exec.Cmd
 	mu     sync.Mutex
 	stderr strings.Builder
+	once   sync.Once
+	done   chan struct{} // closed when the process has exited
 }
 
 // Log returns what the gateway wrote to stderr so far (its banner and log lines).
@@ -44,7 +47,8 @@ func (e *Env) Gateway(upstream string, args ...string) *Gateway {
 	if err := cmd.Start(); err != nil {
 		e.T.Fatal(err)
 	}
-	go func() { cmd.Wait(); pw.Close() }()
+	g.done = make(chan struct{})
+	go func() { cmd.Wait(); pw.Close(); close(g.done) }()
 	found := make(chan string, 1)
 	go func() {
 		sc := bufio.NewScanner(pr)
@@ -65,6 +69,20 @@ func (e *Env) Gateway(upstream string, args ...string) *Gateway {
 		cmd.Process.Kill()
 		e.T.Fatalf("the gateway did not print its address:\n%s", g.Log())
 	}
-	e.T.Cleanup(func() { cmd.Process.Kill() })
+	e.T.Cleanup(g.Stop)
 	return g
+}
+
+// Stop ends the gateway (SIGTERM, so that it closes its tape and writes its savings) and waits
+// for it; stopping it again does nothing.
+func (g *Gateway) Stop() {
+	g.once.Do(func() {
+		g.cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-g.done:
+		case <-time.After(30 * time.Second):
+			g.cmd.Process.Kill()
+			<-g.done
+		}
+	})
 }
