@@ -73,6 +73,9 @@ func TestGatewayJSONAndOpenAI(t *testing.T) {
 	if err := json.Unmarshal([]byte(r.stdout), &s); err != nil || s.ReplayedCalls != 1 || !s.ByModel["gpt-5"].Priced || s.AvoidedCostUSD <= 0 || s.AvoidedTokens.Reasoning != 2 {
 		t.Errorf("savings: %s (%v)", r.stdout, err)
 	}
+	if r = runEnv(t, dir, nil, "savings"); !strings.Contains(r.stdout, "(of which reasoning 2)") {
+		t.Errorf("savings text does not say the reasoning part:\n%s", r.stdout)
+	}
 }
 
 // The command docs/gateway.md shows for OpenAI starts as written (no call is made: nothing
