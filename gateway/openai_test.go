@@ -425,3 +425,40 @@ func TestOpenAIKeyIgnoresSessionLabels(t *testing.T) {
 		}
 	}
 }
+
+// The team tape records OpenAI calls through one replica and replays them in order through
+// another, matching a later session's labels, without the upstream; a background response is
+// refused while replaying.
+func TestOpenAITeamTape(t *testing.T) {
+	url, s := teamDB(t)
+	_, key := newKey(t, s, "acme")
+	mock := startMock(t, mockanthropic.Options{})
+	epoch := func(c *Config) { c.Epoch.set("openai-1", SourceFlag, "--epoch") }
+	cursor := func(c *Config) { epoch(c); c.ReplayCursor.set("ci", SourceFlag, "--replay-cursor") }
+	rec, rep := teamReplica(t, mock.URL, url, epoch), teamReplica(t, mock.URL, url, cursor)
+	body := func(c openAICase, session string) string {
+		b := c.body("team tape " + c.name)
+		return b[:len(b)-1] + `,"prompt_cache_key":"` + session + `"}`
+	}
+	var recorded []call
+	for i, c := range openAICases() {
+		r := post(t, rec, c.path, body(c, "s1"), "authorization", openAIKey, "x-rewind-key", key)
+		if r.status != 200 || r.header.Get(HeaderReplay) != "recorded" || r.header.Get(HeaderTapePosition) != strconv.Itoa(i) {
+			t.Fatalf("record %s: %d %s %s", c.name, r.status, r.header.Get(HeaderReplay), r.body)
+		}
+		recorded = append(recorded, r)
+	}
+	hits := mock.Hits()
+	for i, c := range openAICases() {
+		r := post(t, rep, c.path, body(c, "s2"), "authorization", openAIKey, "x-rewind-key", key)
+		if r.status != 200 || r.header.Get(HeaderReplay) != "tape" || !bytes.Equal(r.body, recorded[i].body) {
+			t.Fatalf("replay %s: %d %s %s", c.name, r.status, r.header.Get(HeaderReplay), r.body)
+		}
+	}
+	if r := post(t, rep, "/v1/responses", `{"model":"gpt-5","background":true,"input":"x"}`, "authorization", openAIKey, "x-rewind-key", key); r.status != 405 {
+		t.Fatalf("background while replaying: %d %s", r.status, r.body)
+	}
+	if mock.Hits() != hits {
+		t.Fatal("replaying called the upstream")
+	}
+}
