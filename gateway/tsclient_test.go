@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -200,6 +201,15 @@ func TestOpenAISDK(t *testing.T) {
 	json.Unmarshal(r["stored"], &stored)
 	if len(stored) != 2 || stored[1].Replay != "bypass" || stored[1].Bypass != "store" {
 		t.Errorf("a stored response: %+v, want bypass (store) each time", stored)
+	}
+	var bad struct {
+		Status        int
+		IsAPIError    bool
+		Code, Message string
+	}
+	json.Unmarshal(r["badScope"], &bad)
+	if bad.Status != 403 || !bad.IsAPIError || bad.Code != "scope_invalid" || !strings.Contains(bad.Message, "x-rewind-scope") {
+		t.Errorf("a bad scope through the OpenAI SDK: %+v, want its APIError 403 scope_invalid with the gateway's message", bad)
 	}
 	if got, want := mock.PathHits("/v1/responses"), int64(2*2+2); got != want {
 		t.Errorf("Responses upstream calls %d, want %d", got, want)

@@ -66,6 +66,14 @@ if (mode === "replay") {
     stored.push({ replay: response.headers.get("x-rewind-replay"), bypass: response.headers.get("x-rewind-bypass") });
   }
   report.stored = stored;
+  // The gateway's own errors reach the SDK as its APIError, with the gateway's message.
+  const scoped = new OpenAI({ apiKey: "sk-openai-tsclient-alice", baseURL: baseURL + "/v1", maxRetries: 0, defaultHeaders: { "x-rewind-scope": "not a scope" } });
+  try {
+    await scoped.responses.create({ model: "gpt-5", store: false, input });
+    report.badScope = { status: 200 };
+  } catch (e) {
+    report.badScope = { status: e.status, isAPIError: e instanceof OpenAI.APIError, code: e.code, message: e.message };
+  }
 } else {
   for (const [name, call] of Object.entries(calls)) {
     report[name] = await call(client, { headers: { "x-rewind-request-id": "sdk-" + name } });
