@@ -302,5 +302,5 @@ func runGatewayOverhead(ctx context.Context, b *Bench) error {
 
 // hammer sends body to base n times from workers goroutines; the first error stops it.
 func hammer(ctx context.Context, c *http.Client, base string, body []byte, n, workers int) error {
-	return hammerAPI(ctx, c, base, "/v1/messages", body, n, workers)
+	return hammerAPI(ctx, c, base, "/v1/messages", body, nil, n, workers)
 }

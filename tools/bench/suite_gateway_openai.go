@@ -123,7 +123,7 @@ func runGatewayOpenAI(ctx context.Context, b *Bench) error {
 		}
 		m := b.Reps(20000, 3000)
 		for _, base := range []string{gw.URL, mock.URL} { // warm the 8 workers' connections
-			if err := hammerAPI(ctx, client, base, api.path, replay, m/10, 8); err != nil {
+			if err := hammerAPI(ctx, client, base, api.path, replay, nil, m/10, 8); err != nil {
 				return err
 			}
 		}
@@ -133,7 +133,7 @@ func runGatewayOpenAI(ctx context.Context, b *Bench) error {
 		}
 		batch := func(base string) func(context.Context) (measure.Sample, error) {
 			return func(ctx context.Context) (measure.Sample, error) {
-				return measure.Timed(func() error { return hammerAPI(ctx, client, base, api.path, replay, m, 8) })
+				return measure.Timed(func() error { return hammerAPI(ctx, client, base, api.path, replay, nil, m, 8) })
 			}
 		}
 		b.Logf("%s replay throughput: %d requests, 8 workers", api.name, m)
@@ -155,8 +155,9 @@ func runGatewayOpenAI(ctx context.Context, b *Bench) error {
 	return nil
 }
 
-// hammerAPI is hammer for any API's path.
-func hammerAPI(ctx context.Context, c *http.Client, base, path string, body []byte, n, workers int) error {
+// hammerAPI sends body to base+path n times from workers concurrent clients, with extra
+// headers; the first failure stops it.
+func hammerAPI(ctx context.Context, c *http.Client, base, path string, body []byte, extra http.Header, n, workers int) error {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	var next atomic.Int64
@@ -164,7 +165,7 @@ func hammerAPI(ctx context.Context, c *http.Client, base, path string, body []by
 	for range workers {
 		wg.Go(func() {
 			for next.Add(1) <= int64(n) && ctx.Err() == nil {
-				if _, err := postAPI(ctx, c, base, path, body, nil); err != nil {
+				if _, err := postAPI(ctx, c, base, path, body, extra); err != nil {
 					cancel(err)
 					return
 				}
