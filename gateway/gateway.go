@@ -484,7 +484,7 @@ func (g *Gateway) serveMemory(w http.ResponseWriter, r *http.Request, api API, b
 		if !g.checkKey(w, r, id) {
 			return
 		}
-		g.metrics.misses.Add(1)
+		g.metrics.bypassed.Add(1)
 		w.Header().Set(HeaderBypass, why)
 		g.proxy.ServeHTTP(&firstByteWriter{ResponseWriter: w}, withBody(r, g.transform(w, api, body), &exchange{how: "bypass", start: time.Now()}))
 		return
