@@ -1,11 +1,14 @@
 // Package gateway is agent-rewind's token-saving reverse proxy in front of the Anthropic
-// API: exact record/replay from memory, Anthropic prompt-cache preservation, tool-result
-// pruning, tenancy, a replay-savings receipt, and the durable ordered tape (the tape module)
+// API or the OpenAI API: exact record/replay from memory, Anthropic prompt-cache
+// preservation, tool-output pruning, tenancy, a replay-savings receipt, and the durable ordered tape (the tape module)
 // for recording and replaying a trial's calls in order.
 //
 // A [Gateway] is an http.Handler built on net/http/httputil.ReverseProxy (with Rewrite).
-// POST /v1/messages, streaming (server-sent events) or not, is understood; every other
-// request passes through unchanged, minus the gateway's own headers. Event streams (and
+// Three APIs ([APIs]) are understood, streaming (server-sent events) or not: Anthropic
+// Messages (POST /v1/messages), OpenAI Responses (POST /v1/responses) and OpenAI Chat
+// Completions (POST /v1/chat/completions); every other request passes through unchanged,
+// minus the gateway's own headers. [Config.Mechanisms] says which APIs each mechanism covers
+// (cache preservation: Messages alone; the rest: all three). Event streams (and
 // bodies of unknown length) are flushed event by event as they arrive, their headers leaving
 // with the first event; every response writer keeps http.Flusher. The server has no write
 // timeout, and a client that disconnects cancels its upstream request.
@@ -28,12 +31,19 @@
 // # Memory replay
 //
 // The replay key of a request (see replayKey) is SHA-256 over the tape module's canonical
-// request hash (method, path and query, the answer headers anthropic-version and
-// anthropic-beta, the body's canonical JSON with member order and whitespace ignored), the
+// request hash (method, path and query, the answer headers anthropic-version, anthropic-beta,
+// openai-beta, openai-organization and openai-project, the body's canonical JSON with member
+// order and whitespace ignored; for the OpenAI APIs the body without prompt_cache_key and
+// client_metadata, and for Responses without its input messages' ids, see keyBody), the
 // tenant, the scope, and an HMAC of the credential headers (x-api-key, authorization) under a
 // key drawn at random per process: a response recorded under one credential is never served
-// to another. Only a complete 200 response is recorded: a JSON message with usage, or an
-// event stream whose last event is message_stop; it is replayed byte for byte. Identical
+// to another. Only a complete 200 response is recorded (a Messages message with usage or a
+// stream ending with message_stop; a completed Responses object or a stream ending with
+// response.completed; a chat.completion or a chunk stream ending with [DONE]); it is replayed
+// byte for byte. Calls whose answer depends on, or changes, state upstream are never
+// replayed, only forwarded (X-Rewind-Replay: bypass, X-Rewind-Bypass naming the rule): a
+// Responses call without "store": false, or with previous_response_id, conversation or
+// "background": true; a Chat Completions call with "store": true. Identical
 // requests in flight together share one upstream call (golang.org/x/sync/singleflight): the
 // first streams live to its client, the others wait for its finished record and get the same
 // bytes (or make their own call if it was not recorded). Records live in memory only, at most
@@ -45,11 +55,13 @@
 // characters from A-Z a-z 0-9 . _ : -, as the analyze module accepts); x-rewind-tenant may
 // only repeat the configured tenant; x-rewind-request-id names a call for tape replay. Every
 // x-rewind-* header is stripped before the upstream. Responses to POST /v1/messages carry
-// X-Rewind-Replay (hit, coalesced, miss, tape, tape-retry, recorded, unrecorded), and in tape
-// mode X-Rewind-Tape-Position; with cache preservation X-Rewind-Cache-Plan (the planner's
+// X-Rewind-Replay (hit, coalesced, miss, bypass, tape, tape-retry, recorded, unrecorded), and in tape
+// mode X-Rewind-Tape-Position; X-Rewind-Bypass (store, previous_response_id, conversation,
+// background) on a call that is never replayed; with cache preservation X-Rewind-Cache-Plan (the planner's
 // decision), with pruning X-Rewind-Pruned (how many tool results).
 //
-// Errors the gateway answers itself use the API's error shape,
+// Errors the gateway answers itself use one shape for every API (both providers' SDKs read
+// error.message),
 //
 //	{"type":"error","error":{"type":"permission_error","code":"scope_invalid","message":"..."}}
 //
@@ -84,7 +96,7 @@
 //
 // # Durable tape
 //
-// With storage sqlite, every eligible POST /v1/messages is appended to the tenant's tape
+// With storage sqlite, every eligible call of the three APIs is appended to the tenant's tape
 // (Dir/<tenant>/tape.db, the tape module's format) in the configured epoch, identical ones
 // included; with a replay cursor, calls are answered from the tape in recorded order. Tape
 // exchanges take turns, at most 64 waiting. A response is held until its record commits; a
@@ -92,11 +104,13 @@
 // crossing the limit mid-stream has its held bytes flushed and the rest streamed). An
 // upstream call in tape mode has an absolute deadline (120 s). What is recorded is the body
 // the gateway forwarded (after pruning and cache preservation): replay with the same body
-// settings as the recording.
+// settings as the recording. A background Responses call is never on the tape: recording
+// passes it through unrecorded; replaying refuses it (405 replay_refused).
 //
 // # Savings receipt: savings.json in the workspace's state directory
 //
-// Each memory replay adds its recorded usage, priced with [DefaultPrices] (or the file's
+// Each memory replay adds its recorded usage (for OpenAI: cached tokens as cache_read,
+// reasoning within output and counted apart), priced with [DefaultPrices] (or the file's
 // prices), to the receipt ([Savings]; read it with [LoadSavings]):
 //
 //	{

@@ -160,3 +160,128 @@ func FuzzMessageUsage(f *testing.F) {
 		}
 	})
 }
+
+// FuzzBypassReason: the never-replay rule reads any body without panicking, and agrees with
+// encoding/json about what a Responses body's top-level members say.
+func FuzzBypassReason(f *testing.F) {
+	for _, s := range []string{
+		`{"model":"gpt-5","store":false,"input":"x"}`, `{"store":false,"previous_response_id":"r"}`,
+		`{"store":false,"conversation":{"id":"c"}}`, `{"store":false,"background":true}`,
+		`{"st\u006fre":false}`, `{"store":false,"store":true}`, `[]`, `{`, `{"store":false} x`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		why := bypassReason(APIResponses, body)
+		bypassReason(APIChat, body)
+		var m map[string]json.RawMessage
+		if json.Unmarshal(body, &m) != nil {
+			return
+		}
+		given := func(k string) bool { v, ok := m[k]; return ok && string(v) != "null" }
+		want := ""
+		switch {
+		case given("previous_response_id"):
+			want = bypassPreviousResponse
+		case given("conversation"):
+			want = bypassConversation
+		case string(m["background"]) == "true":
+			want = bypassBackground
+		case string(m["store"]) != "false":
+			want = bypassStore
+		}
+		// Decoded into a map, keys match exactly and the last of repeated members wins, as
+		// in the rule.
+		if why != want {
+			t.Fatalf("bypassReason(%q) = %q, encoding/json says %q", body, why, want)
+		}
+	})
+}
+
+// FuzzOpenAIUsage: the OpenAI response readers never panic and never report negative counts.
+func FuzzOpenAIUsage(f *testing.F) {
+	for _, s := range []string{
+		`{"object":"response","status":"completed","model":"gpt-5","usage":{"input_tokens":10,"input_tokens_details":{"cached_tokens":4},"output_tokens":3,"output_tokens_details":{"reasoning_tokens":1}}}`,
+		`{"object":"chat.completion","model":"gpt-5","usage":{"prompt_tokens":-1,"completion_tokens":2,"prompt_tokens_details":{"cached_tokens":9}}}`,
+		"event: response.completed\ndata: {\"response\":{\"status\":\"completed\",\"usage\":{}}}\n\n",
+		"data: {\"object\":\"chat.completion.chunk\",\"usage\":{\"prompt_tokens\":1}}\n\ndata: [DONE]\n\n",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		for _, api := range []API{APIResponses, APIChat} {
+			for _, stream := range []bool{false, true} {
+				_, u, ok := responseUsage(api, stream, body)
+				if ok && (u.Input < 0 || u.Output < 0 || u.CacheRead < 0 || u.Reasoning < 0 || u.Reasoning > u.Output) {
+					t.Fatalf("%s stream %v: usage %+v", api, stream, u)
+				}
+			}
+		}
+	})
+}
+
+// FuzzKeyBody: leaving the ignored members out never panics, and what is left is the body's
+// JSON object without them (and, for Responses, without its input messages' ids), every
+// other member as it was (encoding/json's view).
+func FuzzKeyBody(f *testing.F) {
+	for _, s := range []string{
+		`{"model":"gpt-5","prompt_cache_key":"k","input":"x"}`, `{"prompt_cache_key":"k"}`,
+		`{"client_metadata":{"a":1},"prompt_cache_key":"k","store":false}`, `{"a":1 , "prompt_cache_key" : "k" }`,
+		`{"prompt_cache_k\u0065y":1,"b":[1,2]}`, `{"prompt_cache_key":1,"prompt_cache_key":2}`, `[]`, `{`,
+		`{"input":[{"id":"msg_1","type":"message","role":"user","content":"hi"},{"type":"function_call","id":"fc_1","call_id":"c"},3]}`,
+		`{"input":[{"type":"message","id":"a"} , {"role":"user","id":"b"}]}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		for _, api := range []API{APIResponses, APIChat} {
+			out := keyBody(api, body)
+			var in, got map[string]json.RawMessage
+			if json.Unmarshal(body, &in) != nil {
+				return
+			}
+			if err := json.Unmarshal(out, &got); err != nil {
+				t.Fatalf("keyBody(%s, %q) = %q, not a JSON object: %v", api, body, out, err)
+			}
+			if bytes.Equal(out, body) {
+				continue // unchanged (for one it could not read, too)
+			}
+			for _, k := range keyIgnored {
+				delete(in, k)
+			}
+			var items []json.RawMessage
+			if api == APIResponses && json.Unmarshal(in["input"], &items) == nil {
+				var gotItems []json.RawMessage
+				if err := json.Unmarshal(got["input"], &gotItems); err != nil || len(gotItems) != len(items) {
+					t.Fatalf("keyBody(%q) = %q: input items %v", body, out, err)
+				}
+				for i, raw := range items {
+					var it, gotIt map[string]json.RawMessage
+					if json.Unmarshal(raw, &it) != nil {
+						if !bytes.Equal(bytes.TrimSpace(raw), bytes.TrimSpace(gotItems[i])) {
+							t.Fatalf("keyBody(%q) = %q: input[%d] changed", body, out, i)
+						}
+						continue
+					}
+					json.Unmarshal(gotItems[i], &gotIt)
+					if string(it["type"]) == `"message"` {
+						delete(it, "id")
+					}
+					if len(it) != len(gotIt) {
+						t.Fatalf("keyBody(%q) = %q: input[%d] has %d members, want %d", body, out, i, len(gotIt), len(it))
+					}
+				}
+				delete(in, "input")
+				delete(got, "input")
+			}
+			if len(in) != len(got) {
+				t.Fatalf("keyBody(%q) = %q: members %d, want %d", body, out, len(got), len(in))
+			}
+			for k, v := range in {
+				if !bytes.Equal(bytes.TrimSpace(got[k]), bytes.TrimSpace(v)) {
+					t.Fatalf("keyBody(%q) = %q: %s is %s, want %s", body, out, k, got[k], v)
+				}
+			}
+		}
+	})
+}

@@ -220,12 +220,6 @@ var copyBuffers = sync.Pool{New: func() any { b := make([]byte, 32<<10); return 
 func (bufferPool) Get() []byte  { return *copyBuffers.Get().(*[]byte) }
 func (bufferPool) Put(b []byte) { copyBuffers.Put(&b) }
 
-// isMessages reports whether r is a call of the Messages API, the one the gateway records,
-// replays and reshapes.
-func isMessages(r *http.Request) bool {
-	return r.Method == http.MethodPost && r.URL.Path == "/v1/messages"
-}
-
 // ServeHTTP handles one request.
 func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method == http.MethodGet && (r.URL.Path == "/healthz" || r.URL.Path == "/readyz") {
@@ -241,8 +235,9 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		defer func() { g.accessLog(id, tenant, r, sw, start) }()
 		var aerr *apiError
 		var retry int
-		// A Messages call answered by replay or pass-through checks its key with the lookup.
-		if tenant, unchecked, aerr, retry = g.authenticate(r, isMessages(r) && !g.cfg.teamTape()); aerr != nil {
+		// A call of an understood API answered by replay or pass-through checks its key with
+		// the lookup.
+		if tenant, unchecked, aerr, retry = g.authenticate(r, apiOf(r) != "" && !g.cfg.teamTape()); aerr != nil {
 			aerr.write(w, retry)
 			return
 		}
@@ -254,7 +249,8 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	id.unchecked = unchecked
 	replaying := g.cursor != nil || (g.team != nil && g.cfg.teamTape() && g.cfg.ReplayCursor.Value != "")
-	if !isMessages(r) {
+	api := apiOf(r)
+	if api == "" {
 		if replaying && !metadataCall(r) {
 			(&apiError{http.StatusMethodNotAllowed, "invalid_request_error", "replay_refused",
 				fmt.Sprintf("agent-rewind gateway: replaying a tape: %s %s is not on the tape and could change state upstream, so it is refused; GET and HEAD calls pass through; stop replaying (no --replay-cursor) to make it", r.Method, r.URL.Path)}).write(w, 0)
@@ -268,15 +264,29 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		g.bodyError(w, r, err)
 		return
 	}
+	tapeMode := g.cursor != nil || g.recorder != nil || (g.team != nil && g.cfg.teamTape())
+	if tapeMode && bypassReason(api, body) == bypassBackground {
+		// A background response is answered by polling GET /v1/responses/{id} upstream,
+		// which no tape holds: recording it would replay a "queued" that never completes.
+		if replaying {
+			(&apiError{http.StatusMethodNotAllowed, "invalid_request_error", "replay_refused",
+				"agent-rewind gateway: replaying a tape: a background response (\"background\": true) is never on the tape (its answer comes by polling the upstream) and would start work upstream, so it is refused; stop replaying (no --replay-cursor) to make it"}).write(w, 0)
+			return
+		}
+		g.logf("tape: skip: %s %s: a background response is not recorded (its answer comes by polling upstream): passed through unrecorded", r.Method, r.URL.Path)
+		w.Header().Set(HeaderBypass, bypassBackground)
+		g.proxy.ServeHTTP(&firstByteWriter{ResponseWriter: w}, withBody(r, g.transform(w, api, body), &exchange{how: "unrecorded"}))
+		return
+	}
 	switch {
 	case g.cursor != nil:
-		g.replayTape(w, r, body, id, g.cursor)
+		g.replayTape(w, r, api, body, id, g.cursor)
 	case g.recorder != nil:
-		g.recordTape(w, r, body, g.recorder)
+		g.recordTape(w, r, api, body, g.recorder)
 	case g.team != nil && g.cfg.teamTape():
-		g.serveTeamTape(w, r, body, id)
+		g.serveTeamTape(w, r, api, body, id)
 	default:
-		g.serveMemory(w, r, body, id)
+		g.serveMemory(w, r, api, body, id)
 	}
 }
 
@@ -297,10 +307,11 @@ func (g *Gateway) bodyError(w http.ResponseWriter, r *http.Request, err error) {
 		fmt.Sprintf("agent-rewind gateway: the request body could not be read: %v: send the whole body, as many bytes as Content-Length says, or well-formed chunks", err)}).write(w, 0)
 }
 
-// metadataCall reports whether a call only reads: GET, HEAD, or counting tokens.
+// metadataCall reports whether a call only reads: GET, HEAD, or counting tokens (Anthropic's
+// count_tokens, OpenAI's input_tokens).
 func metadataCall(r *http.Request) bool {
 	return r.Method == http.MethodGet || r.Method == http.MethodHead ||
-		(r.Method == http.MethodPost && r.URL.Path == "/v1/messages/count_tokens")
+		(r.Method == http.MethodPost && (r.URL.Path == "/v1/messages/count_tokens" || r.URL.Path == "/v1/responses/input_tokens"))
 }
 
 func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
@@ -317,15 +328,17 @@ func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 }
 
 // transform applies the configured body mechanisms (pruning, then cache preservation) and
-// says what they did in response headers. Bodies they cannot read pass unchanged.
-func (g *Gateway) transform(w http.ResponseWriter, body []byte) []byte {
+// says what they did in response headers. Bodies they cannot read pass unchanged. Cache
+// preservation places Anthropic breakpoints, so it applies to Messages calls alone: OpenAI
+// caches a stable prefix by itself.
+func (g *Gateway) transform(w http.ResponseWriter, api API, body []byte) []byte {
 	if g.prune {
-		if out, res, err := cacheplan.Prune(body, cacheplan.PruneOptions{}); err == nil {
+		if out, res, err := cacheplan.Prune(body, cacheplan.PruneOptions{Format: cacheplan.Format(api)}); err == nil {
 			body = out
 			w.Header().Set("X-Rewind-Pruned", strconv.Itoa(res.Pruned))
 		}
 	}
-	if g.preserve {
+	if g.preserve && api == APIMessages {
 		if out, plan, err := cacheplan.Preserve(body, cacheplan.Options{}); err == nil {
 			body = out
 			w.Header().Set("X-Rewind-Cache-Plan", string(plan.Decision))
@@ -353,8 +366,8 @@ func withBody(r *http.Request, body []byte, x *exchange) *http.Request {
 func (g *Gateway) rewrite(pr *httputil.ProxyRequest) {
 	pr.SetURL(g.upstream)
 	stripControlHeaders(pr.Out.Header)
-	if isMessages(pr.In) {
-		// The gateway reads Messages responses (usage, completeness): ask for them as is.
+	if apiOf(pr.In) != "" {
+		// The gateway reads these responses (usage, completeness): ask for them as is.
 		pr.Out.Header.Del("Accept-Encoding")
 	}
 }
@@ -366,6 +379,7 @@ type exchangeKey struct{}
 type exchange struct {
 	capture bool // memory replay: tee the response body
 	key     [32]byte
+	api     API
 	how     string // X-Rewind-Replay on the response
 
 	status int
@@ -373,6 +387,9 @@ type exchange struct {
 	tee    *teeBody
 	failed bool      // the upstream call failed; the error handler answered
 	start  time.Time // when the call went upstream (for the latency histogram)
+	// onComplete, when set, is called once with the whole body as soon as the upstream's
+	// body has ended (within the capture limit), before the proxy writes its last bytes.
+	onComplete func(body []byte)
 }
 
 func exchangeOf(r *http.Request) *exchange {
@@ -394,7 +411,7 @@ func (g *Gateway) modifyResponse(resp *http.Response) error {
 		g.metrics.upstream.observe(time.Since(x.start))
 	}
 	if x.capture && resp.StatusCode == http.StatusOK {
-		t := &teeBody{rc: resp.Body, limit: MaxMemoryRecord}
+		t := &teeBody{rc: resp.Body, limit: MaxMemoryRecord, onEOF: x.onComplete}
 		if n := resp.ContentLength; n > 0 && n <= MaxMemoryRecord {
 			t.buf = make([]byte, 0, n)
 		}
@@ -428,6 +445,7 @@ type teeBody struct {
 	limit int
 	over  bool
 	eof   bool
+	onEOF func([]byte) // called once at the end of a body kept whole
 }
 
 func (t *teeBody) Read(p []byte) (int, error) {
@@ -439,8 +457,11 @@ func (t *teeBody) Read(p []byte) (int, error) {
 			t.buf = append(t.buf, p[:n]...)
 		}
 	}
-	if err == io.EOF {
+	if err == io.EOF && !t.eof {
 		t.eof = true
+		if t.onEOF != nil && !t.over {
+			t.onEOF(t.buf)
+		}
 	}
 	return n, err
 }
@@ -455,10 +476,20 @@ func (t *teeBody) complete() ([]byte, bool) {
 	return t.buf, true
 }
 
-// serveMemory answers a Messages call from memory replay, or forwards it (one upstream call
-// for identical requests in flight together) and records the response if it is complete.
-func (g *Gateway) serveMemory(w http.ResponseWriter, r *http.Request, body []byte, id identity) {
-	key := g.tenantReplayKey(r, body, id.tenant, id.scope)
+// serveMemory answers a call from memory replay, or forwards it (one upstream call for
+// identical requests in flight together) and records the response if it is complete. A call
+// that must never be replayed (bypassReason) is forwarded and not recorded.
+func (g *Gateway) serveMemory(w http.ResponseWriter, r *http.Request, api API, body []byte, id identity) {
+	if why := bypassReason(api, body); why != "" {
+		if !g.checkKey(w, r, id) {
+			return
+		}
+		g.metrics.bypassed.Add(1)
+		w.Header().Set(HeaderBypass, why)
+		g.proxy.ServeHTTP(&firstByteWriter{ResponseWriter: w}, withBody(r, g.transform(w, api, body), &exchange{how: "bypass", start: time.Now()}))
+		return
+	}
+	key := g.tenantReplayKey(r, keyBody(api, body), id.tenant, id.scope)
 	if e, ok := g.mem.lookup(key); ok {
 		if !g.checkKey(w, r, id) {
 			return
@@ -487,7 +518,7 @@ func (g *Gateway) serveMemory(w http.ResponseWriter, r *http.Request, body []byt
 	leader, aborted := false, false
 	v, _, _ := g.flight.Do(string(key[:]), func() (any, error) {
 		leader = true
-		e, ab := g.forward(w, r, body, key, id.tenant)
+		e, ab := g.forward(w, r, api, body, key, id.tenant)
 		aborted = ab
 		return e, nil
 	})
@@ -507,7 +538,7 @@ func (g *Gateway) serveMemory(w http.ResponseWriter, r *http.Request, body []byt
 	}
 	// The leader's response was not recorded (an error, a broken stream, too large): this
 	// request gets its own upstream call.
-	if _, ab := g.forward(w, r, body, key, id.tenant); ab {
+	if _, ab := g.forward(w, r, api, body, key, id.tenant); ab {
 		panic(http.ErrAbortHandler)
 	}
 }
@@ -515,16 +546,29 @@ func (g *Gateway) serveMemory(w http.ResponseWriter, r *http.Request, body []byt
 // forward sends the request upstream through the reverse proxy, streaming the response to
 // w, and records it in memory when it is complete and successful. aborted reports a stream
 // that broke after the response had started.
-func (g *Gateway) forward(w http.ResponseWriter, r *http.Request, body []byte, key [32]byte, tenant string) (e *entry, aborted bool) {
-	x := &exchange{capture: true, key: key, how: "miss", start: time.Now()}
+func (g *Gateway) forward(w http.ResponseWriter, r *http.Request, api API, body []byte, key [32]byte, tenant string) (e *entry, aborted bool) {
+	x := &exchange{capture: true, key: key, api: api, how: "miss", start: time.Now()}
 	g.metrics.misses.Add(1)
-	out := g.transform(w, body)
+	out := g.transform(w, api, body)
+	var shared *sharedCommit
+	if g.team != nil {
+		// A team gateway stores a response before its client has all of it, so that no
+		// replica pays again for a response a client has: the store starts the moment the
+		// upstream's body ends, while the response is relayed, and the response's last byte
+		// waits for its commit (sharedCommit).
+		shared = g.newSharedCommit(w, r, x, tenant)
+		w = shared.tail
+		x.onComplete = shared.start
+	}
 	defer func() {
 		if p := recover(); p != nil {
 			if p != http.ErrAbortHandler {
 				panic(p)
 			}
 			e, aborted = nil, true
+		}
+		if shared != nil {
+			e = shared.finish(e)
 		}
 	}()
 	g.proxy.ServeHTTP(&firstByteWriter{ResponseWriter: w}, withBody(r, out, x))
@@ -535,22 +579,19 @@ func (g *Gateway) forward(w http.ResponseWriter, r *http.Request, body []byte, k
 	if !ok {
 		return nil, false
 	}
-	var p *pendingEntry
-	if g.team == nil {
-		// The response is whole: send it now and record it after (parsing its usage costs 8 µs
-		// warm, about 90 µs after the process idled); meanwhile a request for the same key
-		// waits for the record and is a hit (memoryStore.lookup). A team gateway stores first:
-		// a response its client has must be replayable on every replica.
-		if p = g.mem.begin(key); p != nil {
-			http.NewResponseController(w).Flush()
-			defer func() { g.mem.finish(key, p, e) }()
-		}
+	if shared != nil {
+		return shared.entry, false
 	}
-	if e = newEntry(key, x.status, x.header, b); e != nil && p == nil {
+	// The response is whole: send it now and record it after (parsing its usage costs 8 µs
+	// warm, about 90 µs after the process idled); meanwhile a request for the same key waits
+	// for the record and is a hit (memoryStore.lookup).
+	p := g.mem.begin(key)
+	if p != nil {
+		http.NewResponseController(w).Flush()
+		defer func() { g.mem.finish(key, p, e) }()
+	}
+	if e = newEntry(key, api, x.status, x.header, b); e != nil && p == nil {
 		g.mem.put(e)
-		if g.team != nil {
-			g.storeShared(context.WithoutCancel(r.Context()), tenant, e)
-		}
 	}
 	return e, false
 }

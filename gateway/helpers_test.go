@@ -109,12 +109,23 @@ var testClient = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64
 // post sends body to base+path with the given headers (name, value pairs).
 func post(t *testing.T, base, path, body string, headers ...string) call {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodPost, base+path, strings.NewReader(body))
+	return send(t, http.MethodPost, base, path, strings.NewReader(body),
+		append([]string{"content-type", "application/json", "anthropic-version", "2023-06-01"}, headers...)...)
+}
+
+// get sends a GET to base+path with the given headers (name, value pairs).
+func get(t *testing.T, base, path string, headers ...string) call {
+	t.Helper()
+	return send(t, http.MethodGet, base, path, nil, headers...)
+}
+
+// send makes one call and reads its whole response.
+func send(t *testing.T, method, base, path string, body io.Reader, headers ...string) call {
+	t.Helper()
+	req, err := http.NewRequest(method, base+path, body)
 	if err != nil {
 		t.Fatal(err)
 	}
-	req.Header.Set("content-type", "application/json")
-	req.Header.Set("anthropic-version", "2023-06-01")
 	for i := 0; i+1 < len(headers); i += 2 {
 		req.Header.Add(headers[i], headers[i+1])
 	}

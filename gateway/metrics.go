@@ -13,8 +13,8 @@ import (
 // MetricsHandler, which the embedding program serves on a listener of its own (never on the
 // proxy's port, where callers could read them).
 type metrics struct {
-	requests, replays, misses, dbErrors atomic.Int64
-	upstream                            histogram
+	requests, replays, misses, bypassed, dbErrors atomic.Int64
+	upstream                                      histogram
 }
 
 // upstreamBuckets are the upper bounds, in seconds, of the upstream latency histogram (time to
@@ -45,8 +45,9 @@ func (g *Gateway) MetricsHandler() http.Handler {
 		}
 		m := &g.metrics
 		counter("agent_rewind_gateway_requests_total", "Requests received (health checks excluded).", m.requests.Load())
-		counter("agent_rewind_gateway_replays_total", "Messages calls answered from a recording (memory, the shared store or a tape).", m.replays.Load())
-		counter("agent_rewind_gateway_misses_total", "Messages calls sent upstream to be recorded.", m.misses.Load())
+		counter("agent_rewind_gateway_replays_total", "Calls of the understood APIs (Messages, Responses, Chat Completions) answered from a recording (memory, the shared store or a tape).", m.replays.Load())
+		counter("agent_rewind_gateway_misses_total", "Calls of the understood APIs sent upstream to be recorded.", m.misses.Load())
+		counter("agent_rewind_gateway_bypassed_total", "Calls of the understood APIs forwarded without replay or record, because they are never replayed (X-Rewind-Bypass).", m.bypassed.Load())
 		counter("agent_rewind_gateway_database_errors_total", "Operations on the team database or the tape store that failed.", m.dbErrors.Load())
 		depth := 0
 		if g.queue != nil {
@@ -54,7 +55,7 @@ func (g *Gateway) MetricsHandler() http.Handler {
 		}
 		fmt.Fprintf(&b, "# HELP agent_rewind_gateway_tape_queue_depth Tape exchanges waiting for their turn.\n# TYPE agent_rewind_gateway_tape_queue_depth gauge\nagent_rewind_gateway_tape_queue_depth %d\n", depth)
 		const h = "agent_rewind_gateway_upstream_seconds"
-		fmt.Fprintf(&b, "# HELP %s Time from sending a Messages call upstream to its response headers.\n# TYPE %s histogram\n", h, h)
+		fmt.Fprintf(&b, "# HELP %s Time from sending a call of the understood APIs upstream to its response headers.\n# TYPE %s histogram\n", h, h)
 		var cum int64
 		for i := range len(upstreamBuckets) + 1 {
 			cum += m.upstream.counts[i].Load()

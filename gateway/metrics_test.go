@@ -66,16 +66,18 @@ func TestMetrics(t *testing.T) {
 	g, gw := startGateway(t, cfg)
 	for range 2 {
 		post(t, gw, "/v1/messages", messagesBody("metrics", false), "x-api-key", key1)
+		post(t, gw, "/v1/responses", `{"model":"gpt-5","input":"stored, never replayed"}`, "authorization", openAIKey)
 	}
 	m := scrape(t, g)
 	for name, want := range map[string]float64{
-		"agent_rewind_gateway_requests_total":                     2,
+		"agent_rewind_gateway_requests_total":                     4,
 		"agent_rewind_gateway_replays_total":                      1,
 		"agent_rewind_gateway_misses_total":                       1,
+		"agent_rewind_gateway_bypassed_total":                     2,
 		"agent_rewind_gateway_database_errors_total":              0,
 		"agent_rewind_gateway_tape_queue_depth":                   0,
-		"agent_rewind_gateway_upstream_seconds_count":             1,
-		`agent_rewind_gateway_upstream_seconds_bucket{le="+Inf"}`: 1,
+		"agent_rewind_gateway_upstream_seconds_count":             3,
+		`agent_rewind_gateway_upstream_seconds_bucket{le="+Inf"}`: 3,
 	} {
 		if m[name] != want {
 			t.Errorf("%s = %v, want %v", name, m[name], want)

@@ -21,7 +21,7 @@ type PriceTable map[string]Price
 
 // PriceSource and PriceDate document DefaultPrices. The savings receipt quotes them.
 const (
-	PriceSource = "https://platform.claude.com/docs/en/about-claude/pricing (model pricing table; prompt-caching multipliers) and the per-model overviews under https://platform.claude.com/docs/en/models/; claude-sonnet-5-5 cache reads at $0.10 after Anthropic's cut of 2026-10-07; claude-haiku-5-5 at its prompts-up-to-100k-tokens rates"
+	PriceSource = "https://platform.claude.com/docs/en/about-claude/pricing (model pricing table; prompt-caching multipliers) and the per-model overviews under https://platform.claude.com/docs/en/models/; claude-sonnet-5-5 cache reads at $0.10 after Anthropic's cut of 2026-10-07; claude-haiku-5-5 at its prompts-up-to-100k-tokens rates; OpenAI models: https://developers.openai.com/api/docs/pricing (standard tier: input, cached input, output; cache writes are free)"
 	PriceDate   = "2026-11-30"
 )
 
@@ -53,10 +53,34 @@ var DefaultPrices = PriceTable{
 	"claude-haiku-4-5":  {Input: 1, Output: 5, CacheWrite5m: 1.25, CacheWrite1h: 2, CacheRead: 0.1},
 	"claude-3-5-haiku":  {Input: 0.8, Output: 4, CacheWrite5m: 1, CacheWrite1h: 1.6, CacheRead: 0.08},
 	"claude-3-haiku":    {Input: 0.25, Output: 1.25, CacheWrite5m: 0.3, CacheWrite1h: 0.5, CacheRead: 0.03},
+
+	// OpenAI, standard tier. Its prompt cache is automatic and writing it costs nothing, so
+	// both cache-write rates are 0; cached input tokens are CacheRead; reasoning tokens are
+	// billed as output.
+	"gpt-5.5":            {Input: 5, Output: 30, CacheRead: 0.5},
+	"gpt-5.4":            {Input: 2.5, Output: 15, CacheRead: 0.25},
+	"gpt-5.4-mini":       {Input: 0.75, Output: 4.5, CacheRead: 0.075},
+	"gpt-5.4-nano":       {Input: 0.2, Output: 1.25, CacheRead: 0.02},
+	"gpt-5.2":            {Input: 1.75, Output: 14, CacheRead: 0.175},
+	"gpt-5.1":            {Input: 1.25, Output: 10, CacheRead: 0.125},
+	"gpt-5.1-codex":      {Input: 1.25, Output: 10, CacheRead: 0.125},
+	"gpt-5.1-codex-mini": {Input: 0.25, Output: 2, CacheRead: 0.025},
+	"gpt-5":              {Input: 1.25, Output: 10, CacheRead: 0.125},
+	"gpt-5-codex":        {Input: 1.25, Output: 10, CacheRead: 0.125},
+	"gpt-5-mini":         {Input: 0.25, Output: 2, CacheRead: 0.025},
+	"gpt-5-nano":         {Input: 0.05, Output: 0.4, CacheRead: 0.005},
+	"gpt-4.1":            {Input: 2, Output: 8, CacheRead: 0.5},
+	"gpt-4.1-mini":       {Input: 0.4, Output: 1.6, CacheRead: 0.1},
+	"gpt-4.1-nano":       {Input: 0.1, Output: 0.4, CacheRead: 0.025},
+	"gpt-4o":             {Input: 2.5, Output: 10, CacheRead: 1.25},
+	"gpt-4o-mini":        {Input: 0.15, Output: 0.6, CacheRead: 0.075},
+	"o3":                 {Input: 2, Output: 8, CacheRead: 0.5},
+	"o4-mini":            {Input: 1.1, Output: 4.4, CacheRead: 0.275},
 }
 
-// Lookup finds model's price: an exact id, else the id without a "[1m]" suffix or a
-// "-YYYYMMDD" date suffix. Nothing looser: "claude-opus-4-9" is not priced as "claude-opus-4".
+// Lookup finds model's price: an exact id, else the id without a "[1m]" suffix or a date
+// suffix, Anthropic's "-YYYYMMDD" or OpenAI's "-YYYY-MM-DD" ("gpt-4o-2024-08-06"). Nothing
+// looser: "claude-opus-4-9" is not priced as "claude-opus-4", nor "gpt-5-pro" as "gpt-5".
 func (t PriceTable) Lookup(model string) (Price, bool) {
 	if p, ok := t[model]; ok {
 		return p, true
@@ -67,6 +91,11 @@ func (t PriceTable) Lookup(model string) (Price, bool) {
 	}
 	if i := strings.LastIndexByte(base, '-'); i > 0 && isDate(base[i+1:]) {
 		p, ok := t[base[:i]]
+		return p, ok
+	}
+	if n := len(base) - len("-2024-08-06"); n > 0 && base[n] == '-' && base[n+5] == '-' && base[n+8] == '-' &&
+		isDate(base[n+1:n+5]+base[n+6:n+8]+base[n+9:]) {
+		p, ok := t[base[:n]]
 		return p, ok
 	}
 	return Price{}, false

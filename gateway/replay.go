@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"hash"
 	"net/http"
+	"slices"
 	"strconv"
 	"sync"
 
@@ -22,8 +23,11 @@ const (
 )
 
 // AnswerHeaders are the request headers that change the answer, and so take part in the
-// replay key (and in the tape's request hash): the API version and the beta features.
-var AnswerHeaders = tape.DefaultAnswerHeaders
+// replay key (and in the tape's request hash): Anthropic's API version and beta features,
+// OpenAI's beta features and the organization and project a call is billed to and governed
+// by (their models, limits and data controls differ). An absent header adds nothing to the
+// hash, so adding names left every earlier key and tape as it was.
+var AnswerHeaders = append(slices.Clip(tape.DefaultAnswerHeaders), "Openai-Beta", "Openai-Organization", "Openai-Project")
 
 // credentialHeaders carry the provider credential. Their values enter the replay key only
 // through an HMAC under a key drawn at random when the process starts.
@@ -97,6 +101,7 @@ func appendStr(b []byte, s string) []byte {
 // entry is one recorded response.
 type entry struct {
 	key    [32]byte
+	api    API
 	status int
 	header http.Header
 	body   []byte
@@ -111,21 +116,19 @@ type entry struct {
 // Set-Cookie), and Date, which the server sets afresh.
 var droppedReplayHeaders = append([]string{"Date"}, tape.DroppedResponseHeaders...)
 
-// newEntry builds the record of a complete response, or returns nil when it is not one
-// memory replay keeps: only a 200 whose body is a complete Messages response (a JSON message
-// with usage, or an event stream that ends with message_stop).
-func newEntry(key [32]byte, status int, header http.Header, body []byte) *entry {
+// newEntry builds the record of a complete response of api, or returns nil when it is not
+// one memory replay keeps: only a 200 whose body is a complete response (responseUsage: a
+// Messages JSON message with usage or a stream ending with message_stop; a completed
+// Responses object or a stream ending with response.completed; a chat.completion or a chunk
+// stream ending with [DONE]).
+func newEntry(key [32]byte, api API, status int, header http.Header, body []byte) *entry {
 	if status != http.StatusOK {
 		return nil
 	}
-	e := &entry{key: key, status: status, body: body}
+	e := &entry{key: key, api: api, status: status, body: body}
 	e.stream = (tape.Response{Header: header}).EventStream()
 	var ok bool
-	if e.stream {
-		e.model, e.usage, ok = StreamUsage(body)
-	} else {
-		e.model, e.usage, ok = MessageUsage(body)
-	}
+	e.model, e.usage, ok = responseUsage(api, e.stream, body)
 	if !ok {
 		return nil
 	}

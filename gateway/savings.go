@@ -45,8 +45,9 @@ type Savings struct {
 	// AvoidedCostUSD prices each call's usage with the price table in force when it was
 	// replayed.
 	AvoidedCostUSD float64 `json:"avoided_cost_usd"`
-	// UnpricedCalls are replayed calls whose model has no price (their tokens are counted,
-	// their cost is not).
+	// UnpricedCalls are replayed calls whose model has no price, or whose response reported
+	// no usage (a Chat Completions stream without stream_options.include_usage): their
+	// tokens, where known, are counted, their cost is not.
 	UnpricedCalls int64 `json:"unpriced_calls"`
 	// ByModel breaks the totals down by the model the responses named.
 	ByModel map[string]ModelSavings `json:"by_model"`
@@ -126,7 +127,9 @@ func parseSavings(data []byte) (Savings, error) {
 		}
 		return nil
 	}
-	tokensOK := func(u Usage) bool { return u.Input >= 0 && u.Output >= 0 && u.CacheRead >= 0 && u.CacheWrite >= 0 }
+	tokensOK := func(u Usage) bool {
+		return u.Input >= 0 && u.Output >= 0 && u.CacheRead >= 0 && u.CacheWrite >= 0 && u.Reasoning >= 0
+	}
 	if err := check(s.ReplayedCalls, s.AvoidedCostUSD); err != nil || s.UnpricedCalls < 0 || !tokensOK(s.AvoidedTokens) {
 		return Savings{}, errors.New("a negative or non-finite count")
 	}
@@ -201,6 +204,7 @@ func newLedger(path string, fleet fleetReceipt, prices PriceTable, info PriceInf
 // add counts one replayed call of model with usage u.
 func (l *ledger) add(model string, u Usage) {
 	p, priced := l.prices.Lookup(model)
+	priced = priced && !u.Unmetered
 	cost := 0.0
 	if priced {
 		cost = p.Cost(u)

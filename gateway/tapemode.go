@@ -64,7 +64,7 @@ type tapeCursor interface {
 
 // serveTeamTape records or replays the caller's tenant's tape in PostgreSQL: no queue across
 // exchanges (the database orders positions across every replica).
-func (g *Gateway) serveTeamTape(w http.ResponseWriter, r *http.Request, body []byte, id identity) {
+func (g *Gateway) serveTeamTape(w http.ResponseWriter, r *http.Request, api API, body []byte, id identity) {
 	tp, err := g.team.tape(r.Context(), id.tenant)
 	if err != nil {
 		g.countStoreError(err)
@@ -78,7 +78,7 @@ func (g *Gateway) serveTeamTape(w http.ResponseWriter, r *http.Request, body []b
 			tapeError(w, err)
 			return
 		}
-		g.replayTape(w, r, body, id, cur)
+		g.replayTape(w, r, api, body, id, cur)
 		return
 	}
 	rec, err := tp.Recorder(g.cfg.Epoch.Value)
@@ -86,7 +86,7 @@ func (g *Gateway) serveTeamTape(w http.ResponseWriter, r *http.Request, body []b
 		tapeError(w, err)
 		return
 	}
-	g.recordTape(w, r, body, rec)
+	g.recordTape(w, r, api, body, rec)
 }
 
 // countStoreError counts a failure of the store itself (not a miss, an end or a bad request).
@@ -126,9 +126,9 @@ func tapeError(w http.ResponseWriter, err error) {
 	e.write(w, retry)
 }
 
-// replayTape answers a Messages call from the tape's cursor.
-func (g *Gateway) replayTape(w http.ResponseWriter, r *http.Request, body []byte, id identity, cur tapeCursor) {
-	out := g.transform(w, body)
+// replayTape answers a call of api from the tape's cursor.
+func (g *Gateway) replayTape(w http.ResponseWriter, r *http.Request, api API, body []byte, id identity, cur tapeCursor) {
+	out := g.transform(w, api, body)
 	release := func() {}
 	if g.queue != nil {
 		var err error
@@ -137,7 +137,7 @@ func (g *Gateway) replayTape(w http.ResponseWriter, r *http.Request, body []byte
 			return
 		}
 	}
-	rep, err := cur.Next(r.Context(), id.requestID, tape.Request{Method: r.Method, Path: r.URL.RequestURI(), Header: r.Header, Body: out})
+	rep, err := cur.Next(r.Context(), id.requestID, tapeRequest(r, api, out))
 	release()
 	if err != nil {
 		g.countStoreError(err)
@@ -166,8 +166,8 @@ func (g *Gateway) replayTape(w http.ResponseWriter, r *http.Request, body []byte
 // turns (the queue); the response is held until its record is committed, so a client never
 // gets a response the tape lost. A call whose request or response is over the eligibility
 // limit passes through unrecorded, with a log line.
-func (g *Gateway) recordTape(w http.ResponseWriter, r *http.Request, body []byte, rec tapeRecorder) {
-	out := g.transform(w, body)
+func (g *Gateway) recordTape(w http.ResponseWriter, r *http.Request, api API, body []byte, rec tapeRecorder) {
+	out := g.transform(w, api, body)
 	if len(out) > g.maxTapeBody {
 		g.logf("tape: skip: %s %s: the request body is %d bytes, over the %d-byte eligibility limit: passed through unrecorded", r.Method, r.URL.Path, len(out), g.maxTapeBody)
 		g.proxy.ServeHTTP(&firstByteWriter{ResponseWriter: w}, withBody(r, out, &exchange{how: "unrecorded"}))
@@ -204,7 +204,7 @@ func (g *Gateway) recordTape(w http.ResponseWriter, r *http.Request, body []byte
 	respHeader := x.header.Clone()
 	stripControlHeaders(respHeader)
 	pos, err := rec.Record(context.WithoutCancel(r.Context()), tape.Call{
-		Request:  tape.Request{Method: r.Method, Path: r.URL.RequestURI(), Header: r.Header, Body: out},
+		Request:  tapeRequest(r, api, out),
 		Response: tape.Response{Status: hw.status, Header: respHeader, Body: hw.buf},
 	})
 	if err != nil {
@@ -221,6 +221,18 @@ func (g *Gateway) recordTape(w http.ResponseWriter, r *http.Request, body []byte
 	}
 	w.Header().Set(HeaderTapePosition, strconv.FormatInt(pos, 10))
 	hw.release()
+}
+
+// tapeRequest is the request as the tape records and matches it: the body the gateway
+// forwards, matched without what does not change an OpenAI call's answer (keyBody), as
+// exact replay keys it, so that a rerun of a client that labels every session afresh (Codex
+// CLI's prompt_cache_key, its messages' ids) replays its recording.
+func tapeRequest(r *http.Request, api API, body []byte) tape.Request {
+	req := tape.Request{Method: r.Method, Path: r.URL.RequestURI(), Header: r.Header, Body: body}
+	if kb := keyBody(api, body); len(kb) != len(body) {
+		req.MatchBody = kb
+	}
+	return req
 }
 
 // proxyHeld runs the proxy into a holding writer, turning the proxy's abort of a broken

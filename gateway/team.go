@@ -151,6 +151,7 @@ func (g *Gateway) checkKey(w http.ResponseWriter, r *http.Request, id identity) 
 
 // storedEntry is a replay entry as the replay store keeps it (sealed by pgtape).
 type storedEntry struct {
+	API    API         `json:"api,omitempty"` // absent: Messages (records made before OpenAI)
 	Status int         `json:"status"`
 	Header http.Header `json:"header"`
 	Body   []byte      `json:"body"`
@@ -179,9 +180,12 @@ func (g *Gateway) lookupShared(ctx context.Context, id identity, key [32]byte) (
 	if err := json.Unmarshal(v, &se); err != nil {
 		return nil, fmt.Errorf("%w: the replay %x of tenant %q authenticates but does not decode: %v", tape.ErrCorrupt, key[:8], tenant, err)
 	}
-	e := newEntry(key, se.Status, se.Header, se.Body)
+	if se.API == "" {
+		se.API = APIMessages
+	}
+	e := newEntry(key, se.API, se.Status, se.Header, se.Body)
 	if e == nil {
-		return nil, fmt.Errorf("%w: the replay %x of tenant %q is not a complete Messages response", tape.ErrCorrupt, key[:8], tenant)
+		return nil, fmt.Errorf("%w: the replay %x of tenant %q is not a complete %s response", tape.ErrCorrupt, key[:8], tenant, se.API)
 	}
 	g.mem.put(e)
 	return e, nil
@@ -204,7 +208,7 @@ func (g *Gateway) sharedError(w http.ResponseWriter, err error) {
 func (g *Gateway) storeShared(ctx context.Context, tenant string, e *entry) {
 	tp, err := g.team.tape(ctx, tenant)
 	if err == nil {
-		v, _ := json.Marshal(storedEntry{Status: e.status, Header: e.header, Body: e.body})
+		v, _ := json.Marshal(storedEntry{API: e.api, Status: e.status, Header: e.header, Body: e.body})
 		err = tp.Store(ctx, e.key[:], v)
 	}
 	if err != nil {

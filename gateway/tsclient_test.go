@@ -8,6 +8,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -139,5 +141,110 @@ func TestTypeScriptSDKTeam(t *testing.T) {
 	}
 	if mock.Hits() != 2 {
 		t.Errorf("upstream hits %d, want 2 (one per recorded call)", mock.Hits())
+	}
+}
+
+// sdkCall is what openai.mjs reports of one call.
+type sdkCall struct {
+	Replay, Position, Text string
+	Events                 []string
+	Usage                  json.RawMessage
+}
+
+// runOpenAISDK runs testdata/tsclient/openai.mjs against base in mode and decodes its report.
+func runOpenAISDK(t *testing.T, base, mode string, report any) {
+	t.Helper()
+	node, err := exec.LookPath("node")
+	node = requireTool(t, "node", node, err)
+	dir := filepath.Join("testdata", "tsclient")
+	_, err = os.Stat(filepath.Join(dir, "node_modules", "openai", "package.json"))
+	requireTool(t, "the OpenAI TypeScript SDK (run: npm ci --prefix gateway/testdata/tsclient)", "", err)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // a bound for a hung child
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, filepath.Join(dir, "openai.mjs"), base, mode)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("openai.mjs %s: %v\n%s", mode, err, stderr.String())
+	}
+	if err := json.Unmarshal(stdout.Bytes(), report); err != nil {
+		t.Fatalf("report: %v\n%s", err, stdout.String())
+	}
+}
+
+var sdkCalls = []string{"responses", "responsesStream", "chat", "chatStream"}
+
+// TestOpenAISDK points the official OpenAI TypeScript SDK (testdata/tsclient, pinned by its
+// package-lock.json) at the gateway: Responses and Chat Completions, created and streamed
+// through the SDK's own parsers, each a miss then a replay with the same text, usage and
+// events; another key misses; a response the API would store is never replayed.
+func TestOpenAISDK(t *testing.T) {
+	mock := startMock(t, mockanthropic.Options{})
+	cfg, _ := testConfig(t, mock.URL)
+	_, gw := startGateway(t, cfg)
+	var r map[string]json.RawMessage
+	runOpenAISDK(t, gw, "replay", &r)
+	for _, name := range sdkCalls {
+		var c struct{ First, Second, OtherKey sdkCall }
+		if err := json.Unmarshal(r[name], &c); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if c.First.Replay != "miss" || c.Second.Replay != "hit" || c.OtherKey.Replay != "miss" {
+			t.Errorf("%s: %s, %s, another key %s; want miss, hit, miss", name, c.First.Replay, c.Second.Replay, c.OtherKey.Replay)
+		}
+		if c.First.Text != "OK." || c.Second.Text != c.First.Text || !bytes.Equal(c.Second.Usage, c.First.Usage) || len(c.First.Usage) < 10 ||
+			!slices.Equal(c.Second.Events, c.First.Events) {
+			t.Errorf("%s: the replay differs: %+v vs %+v", name, c.Second, c.First)
+		}
+	}
+	var stored []struct{ Replay, Bypass string }
+	json.Unmarshal(r["stored"], &stored)
+	if len(stored) != 2 || stored[1].Replay != "bypass" || stored[1].Bypass != "store" {
+		t.Errorf("a stored response: %+v, want bypass (store) each time", stored)
+	}
+	var bad struct {
+		Status        int
+		IsAPIError    bool
+		Code, Message string
+	}
+	json.Unmarshal(r["badScope"], &bad)
+	if bad.Status != 403 || !bad.IsAPIError || bad.Code != "scope_invalid" || !strings.Contains(bad.Message, "x-rewind-scope") {
+		t.Errorf("a bad scope through the OpenAI SDK: %+v, want its APIError 403 scope_invalid with the gateway's message", bad)
+	}
+	if got, want := mock.PathHits("/v1/responses"), int64(2*2+2); got != want {
+		t.Errorf("Responses upstream calls %d, want %d", got, want)
+	}
+	if got, want := mock.PathHits("/v1/chat/completions"), int64(2*2); got != want {
+		t.Errorf("Chat upstream calls %d, want %d", got, want)
+	}
+}
+
+// TestOpenAISDKTape records the SDK's calls on the tape and replays them in order after a
+// restart with the upstream gone; a retry with the same request id gets the same response.
+func TestOpenAISDKTape(t *testing.T) {
+	mock := startMock(t, mockanthropic.Options{})
+	cfg, _ := testConfig(t, mock.URL)
+	tapeMode(t, cfg, "")
+	g, gw, stop := startStoppable(t, cfg)
+	var rec map[string]sdkCall
+	runOpenAISDK(t, gw, "tape", &rec)
+	stop()
+	g.Close()
+	mock.Close()
+	replayCfg, _ := testConfig(t, mock.URL)
+	replayCfg.StorageDirectory = cfg.StorageDirectory
+	tapeMode(t, replayCfg, "sdk")
+	_, gw2, _ := startStoppable(t, replayCfg)
+	var rep map[string]sdkCall
+	runOpenAISDK(t, gw2, "tape", &rep)
+	for i, name := range sdkCalls {
+		a, b := rec[name], rep[name]
+		if a.Replay != "recorded" || b.Replay != "tape" || a.Position != strconv.Itoa(i) || b.Position != a.Position ||
+			a.Text != "OK." || b.Text != a.Text || !bytes.Equal(a.Usage, b.Usage) || !slices.Equal(a.Events, b.Events) {
+			t.Errorf("%s: recorded %+v, replayed %+v", name, a, b)
+		}
+	}
+	if r := rep["retry"]; r.Replay != "tape-retry" || r.Position != "0" || r.Text != "OK." {
+		t.Errorf("retry: %+v", r)
 	}
 }

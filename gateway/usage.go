@@ -8,12 +8,18 @@ import (
 	"github.com/agent-rewind/rewind/internal/jsonscan"
 )
 
-// Usage is what one Messages response reports it consumed, in tokens by billing kind.
+// Usage is what one response reports it consumed, in tokens by billing kind. Input is the
+// prompt's uncached part; for OpenAI responses CacheRead is its cached part and Reasoning the
+// part of Output spent reasoning (billed as output: it is counted in Output too).
 type Usage struct {
 	Input      int64 `json:"input"`
 	Output     int64 `json:"output"`
 	CacheRead  int64 `json:"cache_read"`
 	CacheWrite int64 `json:"cache_write"`
+	Reasoning  int64 `json:"reasoning,omitempty"`
+	// Unmetered: the response reported no usage (a Chat Completions stream whose request did
+	// not set stream_options.include_usage); its replay is counted as unpriced.
+	Unmetered bool `json:"-"`
 	// CacheWrite5m and CacheWrite1h split CacheWrite by cache lifetime when the response
 	// said how (usage.cache_creation); CacheWriteSplit is then true.
 	CacheWrite5m    int64 `json:"-"`
@@ -26,6 +32,7 @@ func (u *Usage) add(v Usage) {
 	u.Output += v.Output
 	u.CacheRead += v.CacheRead
 	u.CacheWrite += v.CacheWrite
+	u.Reasoning += v.Reasoning
 }
 
 // wireUsage is the API's usage object. Pointers tell an absent count (a message_delta carries

@@ -65,7 +65,7 @@ func TestMessageUsage(t *testing.T) {
 func TestPrices(t *testing.T) {
 	for model, want := range map[string]bool{
 		"claude-sonnet-5-5": true, "claude-sonnet-4-5-20250929": true, "claude-sonnet-5-5[1m]": true,
-		"claude-opus-4-9": false, "claude-sonnet-5-5-latest": false, "gpt-5": false, "": false,
+		"claude-opus-4-9": false, "claude-sonnet-5-5-latest": false, "gpt-9": false, "": false,
 	} {
 		if _, ok := DefaultPrices.Lookup(model); ok != want {
 			t.Errorf("Lookup(%q) = %v", model, ok)

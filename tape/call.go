@@ -18,8 +18,21 @@ type Request struct {
 	// Header may hold every request header: the tape keeps and hashes only the answer headers
 	// (Options.AnswerHeaders), so credentials and transport headers are never stored.
 	Header http.Header
-	// Body is the request body, byte for byte.
+	// Body is the request body, byte for byte. It is what the tape stores.
 	Body []byte
+	// MatchBody, when not nil, is the body the request hash covers instead of Body: a caller
+	// that knows which parts of a body do not change the answer (an OpenAI client's
+	// per-session prompt_cache_key, say) leaves them out, so that a rerun of the same calls
+	// matches the recording. The tape still stores Body.
+	MatchBody []byte
+}
+
+// hashedBody is the body the request hash covers.
+func (r Request) hashedBody() []byte {
+	if r.MatchBody != nil {
+		return r.MatchBody
+	}
+	return r.Body
 }
 
 // Response is one complete HTTP response.

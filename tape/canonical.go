@@ -381,9 +381,9 @@ const requestHashPrefix = "agent-rewind/tape request v1\x00"
 // headers (answerHeaders, matched case-insensitively; others are ignored), values trimmed of
 // surrounding space, sorted by name, each name's values in order. The body kind is 'j' and the
 // body its CanonicalJSON form when it has one, else 'r' and the body byte for byte (so an empty
-// body is 'r' with length 0).
+// body is 'r' with length 0). The body is r.MatchBody when it is not nil, else r.Body.
 func RequestHash(r Request, answerHeaders []string) Hash {
-	return hashCanonical(r.Method, r.Path, pickHeaders(r.Header, canonicalNames(answerHeaders), true), r.Body)
+	return hashCanonical(r.Method, r.Path, pickHeaders(r.Header, canonicalNames(answerHeaders), true), r.hashedBody())
 }
 
 func hashCanonical(method, path string, headers []headerField, body []byte) Hash {

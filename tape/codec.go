@@ -75,7 +75,7 @@ func (c *Codec) Prepare(call Call) (*Prepared, error) {
 		return nil, err
 	}
 	reqHeaders := pickHeaders(call.Request.Header, c.opts.AnswerHeaders, true)
-	h := hashCanonical(call.Request.Method, call.Request.Path, reqHeaders, call.Request.Body)
+	h := hashCanonical(call.Request.Method, call.Request.Path, reqHeaders, call.Request.hashedBody())
 	return &Prepared{
 		c:         c,
 		hash:      h,

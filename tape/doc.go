@@ -116,7 +116,9 @@
 //
 // records.request_tag = HMAC-SHA256(mac, "request-tag" 0x00 | hash), where hash is the request's
 // canonical hash ([RequestHash]): a replayed request is matched by its tag without decrypting
-// anything, and a reader without the key cannot confirm a guess of a recorded request. The
+// anything, and a reader without the key cannot confirm a guess of a recorded request. A caller
+// may have the hash cover a body of its own choosing (Request.MatchBody: the body without
+// parts that do not change the answer) while the tape stores the body as sent. The
 // cursor rows are authenticated too: cursors.mac = HMAC-SHA256(mac, "cursor" 0x00 | str(tenant)
 // | str(epoch) | str(name) | u64(position)) and cursor_requests.mac = HMAC-SHA256(mac,
 // "request-id" 0x00 | str(tenant) | str(epoch) | str(cursor) | str(request id) | u64(position)).

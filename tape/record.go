@@ -58,7 +58,7 @@ func (r *Recorder) Record(ctx context.Context, call Call) (position int64, err e
 		return 0, err
 	}
 	reqHeaders := pickHeaders(call.Request.Header, t.opts.AnswerHeaders, true)
-	h := hashCanonical(call.Request.Method, call.Request.Path, reqHeaders, call.Request.Body)
+	h := hashCanonical(call.Request.Method, call.Request.Path, reqHeaders, call.Request.hashedBody())
 	reqPlain := encodeRequest(h, call.Request.Method, call.Request.Path, reqHeaders, call.Request.Body)
 	respPlain := encodeResponse(call.Response.Status, pickHeaders(call.Response.Header, DroppedResponseHeaders, false), call.Response.Body)
 	tag := t.seal.requestTag(h)

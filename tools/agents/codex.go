@@ -54,6 +54,13 @@ func (e *Env) CodexHome() string { return filepath.Join(e.Home, ".codex") }
 // shop server.
 func (e *Env) CodexConfigure(m *Model) {
 	e.T.Helper()
+	e.CodexConfigureAt(m, m.URL+"/v1")
+}
+
+// CodexConfigureAt is CodexConfigure with the provider's base_url at baseURL (a gateway in
+// front of m, say) instead of m itself.
+func (e *Env) CodexConfigureAt(m *Model, baseURL string) {
+	e.T.Helper()
 	cfg := fmt.Sprintf(`model = %q
 model_provider = "mock"
 check_for_update_on_startup = false
@@ -73,7 +80,7 @@ trust_level = "trusted"
 [mcp_servers.shop]
 command = %q
 args = ["--log", %q]
-`, CodexModel, m.URL+"/v1", codexKeyVar, e.Project, e.Bin.Shop, e.Shop)
+`, CodexModel, baseURL, codexKeyVar, e.Project, e.Bin.Shop, e.Shop)
 	e.WriteFile(filepath.Join(e.CodexHome(), "config.toml"), cfg)
 }
 

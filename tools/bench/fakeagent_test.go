@@ -272,14 +272,14 @@ func fakeGateway(port, upstream string) error {
 	memory := map[string]stored{}
 	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
-		sum := sha256.Sum256(append(body, r.Header.Get("x-api-key")...))
+		sum := sha256.Sum256(append(append(body, r.URL.Path+r.Header.Get("x-api-key")...), r.Header.Get("authorization")...))
 		key := hex.EncodeToString(sum[:])
 		mu.Lock()
 		s, ok := memory[key]
 		mu.Unlock()
 		if !ok {
 			req, _ := http.NewRequestWithContext(r.Context(), r.Method, upstream+r.URL.Path, bytes.NewReader(body))
-			for _, h := range []string{"x-api-key", "anthropic-version", "content-type"} {
+			for _, h := range []string{"x-api-key", "authorization", "anthropic-version", "content-type"} {
 				req.Header.Set(h, r.Header.Get(h))
 			}
 			resp, err := http.DefaultClient.Do(req)

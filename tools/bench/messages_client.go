@@ -37,13 +37,26 @@ func postMessages(ctx context.Context, c *http.Client, base string, body []byte)
 
 // postMessagesHeader is postMessages with extra headers (a team gateway's key).
 func postMessagesHeader(ctx context.Context, c *http.Client, base string, body []byte, extra http.Header) (exchange, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+"/v1/messages", bytes.NewReader(body))
+	return postAPI(ctx, c, base, "/v1/messages", body, extra)
+}
+
+// benchOpenAIKey is the credential the bench sends to the OpenAI paths.
+const benchOpenAIKey = "Bearer sk-openai-bench-not-a-real-key"
+
+// postAPI sends body to base+path, with the credential of the path's provider and extra
+// headers, and reads the whole response.
+func postAPI(ctx context.Context, c *http.Client, base, path string, body []byte, extra http.Header) (exchange, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+path, bytes.NewReader(body))
 	if err != nil {
 		return exchange{}, err
 	}
 	req.Header.Set("content-type", "application/json")
-	req.Header.Set("anthropic-version", "2023-06-01")
-	req.Header.Set("x-api-key", benchAPIKey)
+	if path == "/v1/messages" {
+		req.Header.Set("anthropic-version", "2023-06-01")
+		req.Header.Set("x-api-key", benchAPIKey)
+	} else {
+		req.Header.Set("authorization", benchOpenAIKey)
+	}
 	for k, vs := range extra {
 		req.Header[k] = vs
 	}

@@ -125,7 +125,7 @@ func startTLSMock(ctx context.Context, eventDelay time.Duration, cert *throwaway
 
 // mockMain is "bench mock [--event-delay D] [--tls-cert F --tls-key F]": the mock upstream on a
 // free loopback port (over HTTPS when given a certificate and its key), whose URL it prints on
-// one line; it serves until its stdin ends. GET /bench/hits answers the number of Messages calls answered; every
+// one line; it serves until its stdin ends. GET /bench/hits answers the number of model calls answered (all three APIs); every
 // response carries headerArrived.
 func mockMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("bench mock", flag.ContinueOnError)

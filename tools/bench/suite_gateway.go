@@ -302,20 +302,5 @@ func runGatewayOverhead(ctx context.Context, b *Bench) error {
 
 // hammer sends body to base n times from workers goroutines; the first error stops it.
 func hammer(ctx context.Context, c *http.Client, base string, body []byte, n, workers int) error {
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Go(func() {
-			for next.Add(1) <= int64(n) && ctx.Err() == nil {
-				if _, err := postMessages(ctx, c, base, body); err != nil {
-					cancel(err)
-					return
-				}
-			}
-		})
-	}
-	wg.Wait()
-	return context.Cause(ctx)
+	return hammerAPI(ctx, c, base, "/v1/messages", body, nil, n, workers)
 }

@@ -190,20 +190,5 @@ func runGatewayTeam(ctx context.Context, b *Bench) error {
 
 // hammerHeader is hammer with extra headers.
 func hammerHeader(ctx context.Context, c *http.Client, base string, body []byte, h http.Header, n, workers int) error {
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Go(func() {
-			for next.Add(1) <= int64(n) && ctx.Err() == nil {
-				if _, err := postMessagesHeader(ctx, c, base, body, h); err != nil {
-					cancel(err)
-					return
-				}
-			}
-		})
-	}
-	wg.Wait()
-	return context.Cause(ctx)
+	return hammerAPI(ctx, c, base, "/v1/messages", body, h, n, workers)
 }

@@ -34,6 +34,11 @@
 // an x-api-key or Authorization header, 400 for a body that is not a JSON object, 405 for a
 // method other than POST, 404 for any other path.
 //
+// It also serves OpenAI's Responses (POST /v1/responses) and Chat Completions (POST
+// /v1/chat/completions) APIs with synthesized answers, JSON or streamed, and their usage as
+// OpenAI's automatic prompt caching reports it (see openai.go), and counts calls by path
+// (PathHits).
+//
 // It is a module of its own, with no dependencies, so that the gateway and the cli can test
 // against it without requiring the tools module (the benchmarks): a consumer of the gateway
 // library never downloads this code.

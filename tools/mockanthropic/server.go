@@ -43,6 +43,7 @@ type Server struct {
 	missed   atomic.Int64
 	seq      atomic.Int64
 	keyHits  sync.Map // RequestKey → *atomic.Int64
+	pathHits sync.Map // path → *atomic.Int64 (the OpenAI paths)
 	srv      *http.Server
 	ln       net.Listener
 }
@@ -123,7 +124,7 @@ func (s *Server) Close() error {
 	return s.srv.Close()
 }
 
-// Hits returns how many /v1/messages calls were answered with a response (recorded or
+// Hits returns how many model calls (/v1/messages, /v1/responses, /v1/chat/completions) were answered with a response (recorded or
 // fallback): the calls that would have reached, and been billed by, the real API.
 func (s *Server) Hits() int64 { return s.hits.Load() }
 
@@ -142,6 +143,18 @@ func (s *Server) KeyHits(key string) int64 {
 func (s *Server) Handler() http.Handler { return http.HandlerFunc(s.serve) }
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	if p := r.URL.Path; p == "/v1/responses" || p == "/v1/chat/completions" || strings.HasPrefix(p, "/v1/responses/") {
+		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, 32<<20))
+		if err != nil {
+			openAIError(w, http.StatusRequestEntityTooLarge, "invalid_request_error", "mock upstream: "+err.Error())
+			return
+		}
+		if s.opts.OnRequest != nil {
+			s.opts.OnRequest(r, body)
+		}
+		s.serveOpenAI(w, r, body)
+		return
+	}
 	if r.URL.Path != "/v1/messages" {
 		apiError(w, http.StatusNotFound, "not_found_error", "mock upstream: only /v1/messages is served, not "+r.URL.Path)
 		return
@@ -200,11 +213,21 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		apiError(w, http.StatusInternalServerError, "api_error", "mock upstream: "+err.Error())
 		return
 	}
+	chunks := make([][]byte, len(evs))
+	for i, e := range evs {
+		chunks[i] = e.Bytes()
+	}
+	s.stream(w, r, chunks)
+}
+
+// stream writes an event stream, one chunk (an event) at a time, each flushed, with
+// Options.EventDelay before each after the first; it stops when the client leaves.
+func (s *Server) stream(w http.ResponseWriter, r *http.Request, chunks [][]byte) {
 	w.Header().Set("Content-Type", "text/event-stream; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)
 	flusher, _ := w.(http.Flusher)
-	for i, e := range evs {
+	for i, c := range chunks {
 		if i > 0 && s.opts.EventDelay > 0 {
 			select {
 			case <-time.After(s.opts.EventDelay):
@@ -212,7 +235,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 		}
-		if _, err := w.Write(e.Bytes()); err != nil {
+		if _, err := w.Write(c); err != nil {
 			return
 		}
 		if flusher != nil {

@@ -67,6 +67,7 @@ type gatewayProc struct {
 	url    string
 	cmd    *exec.Cmd
 	stderr *syncBuf
+	stdout *syncBuf
 	done   chan error
 }
 
@@ -95,8 +96,9 @@ func startGatewayProc(t *testing.T, dir string, extra []string, args ...string) 
 	cmd.Dir = dir
 	cmd.Env = childEnv(extra...)
 	pr, pw := io.Pipe()
-	g := &gatewayProc{cmd: cmd, stderr: &syncBuf{}, done: make(chan error, 1)}
+	g := &gatewayProc{cmd: cmd, stderr: &syncBuf{}, stdout: &syncBuf{}, done: make(chan error, 1)}
 	cmd.Stderr = io.MultiWriter(g.stderr, pw)
+	cmd.Stdout = g.stdout
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}

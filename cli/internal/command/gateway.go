@@ -2,6 +2,7 @@ package command
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
@@ -15,7 +16,7 @@ import (
 	"github.com/alecthomas/kong"
 )
 
-// GatewayCmd runs the token-saving reverse proxy in front of the Anthropic API.
+// GatewayCmd runs the token-saving reverse proxy in front of the Anthropic and OpenAI APIs.
 //
 // The fields give kong the flags (for --help and for rejecting unknown ones); their values
 // are not used: gateway.ScanFlags reads the flags from the command line as typed, so that a
@@ -84,9 +85,17 @@ func (c *GatewayCmd) Run(env *Env, kctx *kong.Context) error {
 	if cfg.TLSCert.Value != "" {
 		scheme = "https"
 	}
-	fmt.Fprintf(env.Stderr, "agent-rewind gateway: listening on %s://%s\n", scheme, ln.Addr())
+	// Signals are caught before the address is printed: a supervisor that stops the gateway
+	// as soon as it has read the address must get a clean stop, not the default kill.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	fmt.Fprintf(env.Stderr, "agent-rewind gateway: listening on %s://%s\n", scheme, ln.Addr())
+	if env.JSON {
+		// One line on stdout, for a program that starts the gateway and reads where it
+		// listens and what each mechanism covers.
+		b, _ := json.Marshal(cfg.Startup(scheme + "://" + ln.Addr().String()))
+		fmt.Fprintf(env.Stdout, "%s\n", b)
+	}
 	if addr := cfg.MetricsListen.Value; addr != "" {
 		mln, err := net.Listen("tcp", addr)
 		if err != nil {

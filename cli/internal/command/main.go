@@ -49,7 +49,7 @@ type CLI struct {
 	Analyze      AnalyzeCmd      `cmd:"" name:"analyze" help:"Count the exact-repeat opportunities in a capture of provider traffic (an attested report; no model call, no workspace). Details: docs/offline-tools.md."`
 
 	MCP     MCPCmd       `cmd:"" name:"mcp" help:"Serve the MCP tools (checkpoint, rewind, guard_effect, ...) over stdio to a coding agent, until stdin closes. Details: docs/mcp.md."`
-	Gateway GatewayGroup `cmd:"" name:"gateway" help:"Run the token-saving reverse proxy in front of the Anthropic API: exact replay, cache preservation, pruning, the durable tape; migrate and keys for a team gateway. Details: docs/gateway.md."`
+	Gateway GatewayGroup `cmd:"" name:"gateway" help:"Run the token-saving reverse proxy in front of the Anthropic or OpenAI API: exact replay, cache preservation, pruning, the durable tape; migrate and keys for a team gateway. Details: docs/gateway.md."`
 	Savings SavingsCmd   `cmd:"" name:"savings" help:"Print the gateway's replay-savings receipt (savings.json in the store): replay savings only. Details: docs/gateway.md."`
 }
 

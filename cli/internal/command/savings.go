@@ -59,7 +59,11 @@ func writeSavings(w io.Writer, s gateway.Savings) error {
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	t := s.AvoidedTokens
 	fmt.Fprintf(tw, "  replayed calls\t%d\n", s.ReplayedCalls)
-	fmt.Fprintf(tw, "  avoided tokens\tinput %d, output %d, cache read %d, cache write %d\n", t.Input, t.Output, t.CacheRead, t.CacheWrite)
+	reasoning := ""
+	if t.Reasoning > 0 { // OpenAI's reasoning tokens, billed as output and counted in it
+		reasoning = fmt.Sprintf(" (of which reasoning %d)", t.Reasoning)
+	}
+	fmt.Fprintf(tw, "  avoided tokens\tinput %d, output %d%s, cache read %d, cache write %d\n", t.Input, t.Output, reasoning, t.CacheRead, t.CacheWrite)
 	fmt.Fprintf(tw, "  avoided cost\t$%.6f\n", s.AvoidedCostUSD)
 	if s.UnpricedCalls > 0 {
 		fmt.Fprintf(tw, "  unpriced calls\t%d (their model has no price: tokens counted, cost not)\n", s.UnpricedCalls)
