@@ -57,6 +57,7 @@ func closedPort(tb testing.TB) string {
 // installs the tarballs with no registry: --offline, and npm_config_registry on a closed port.
 func installNPM(tb testing.TB) *npmInstall {
 	tb.Helper()
+	endToEnd(tb)
 	_, err := exec.LookPath("node")
 	requireTool(tb, "node", err)
 	_, err = exec.LookPath("npm")

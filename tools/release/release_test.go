@@ -45,6 +45,7 @@ func copyTree(t *testing.T, root, dst string) {
 // second build starts from an empty build cache, so no compiled package is shared between the
 // two (slower: every dependency is compiled again).
 func TestReproducible(t *testing.T) {
+	endToEnd(t)
 	root, err := filepath.Abs(filepath.Join("..", ".."))
 	if err != nil {
 		t.Fatal(err)
@@ -156,17 +157,10 @@ func TestPackageJSONLicense(t *testing.T) {
 	}
 }
 
-// TestCommandLine runs the tool as its usage shows (build for the host, an explicit commit) and
-// checks that a checkout with uncommitted changes is refused unless -allow-dirty, which stamps
+// TestCommandLine: a version without its v is refused (TestReleaseCommandAsDocumented runs
+// the build as docs/install.md shows it), and a checkout with uncommitted changes is refused unless -allow-dirty, which stamps
 // COMMIT-dirty.
 func TestCommandLine(t *testing.T) {
-	out := t.TempDir()
-	if err := run(t.Context(), []string{"build", "-version", "v0.3.0", "-targets", "host", "-out", out, "-commit", "abc123"}, io.Discard); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(out, BinaryName("v0.3.0", host(t)))); err != nil {
-		t.Fatal(err)
-	}
 	if err := run(t.Context(), []string{"build", "-version", "0.3.0"}, io.Discard); err == nil || !strings.Contains(err.Error(), "vMAJOR.MINOR.PATCH") {
 		t.Fatalf("version without v: %v", err)
 	}
