@@ -148,4 +148,3 @@ func checkCandidates(t *testing.T, shell string, words, want []string, out strin
 		}
 	}
 }
-
