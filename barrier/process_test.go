@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/agent-rewind/rewind/internal/racechild"
 )
 
 // The real-process tests re-execute this test binary as a guard: with BARRIER_TEST_HELPER=guard,
@@ -33,6 +35,7 @@ func TestMain(m *testing.M) {
 	if os.Getenv(envHelper) == "guard" {
 		os.Exit(guardHelper())
 	}
+	racechild.Quiet() // the helper processes these tests start exit at once under -race
 	os.Exit(m.Run())
 }
 

@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/agent-rewind/rewind/internal/racechild"
 )
 
 // TestMain doubles as a helper process: with HASHCHAIN_HELPER set, the test binary appends to a
@@ -19,6 +21,7 @@ func TestMain(m *testing.M) {
 	if mode := os.Getenv("HASHCHAIN_HELPER"); mode != "" {
 		os.Exit(helperMain(mode))
 	}
+	racechild.Quiet() // the helper processes these tests start exit at once under -race
 	code := m.Run()
 	if bigChainDir != "" {
 		os.RemoveAll(bigChainDir)

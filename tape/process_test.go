@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/agent-rewind/rewind/internal/racechild"
 )
 
 // The tests in this file run real child processes: the test binary re-executed with TAPE_HELPER
@@ -23,6 +25,7 @@ func TestMain(m *testing.M) {
 	if mode := os.Getenv("TAPE_HELPER"); mode != "" {
 		os.Exit(runHelper(mode))
 	}
+	racechild.Quiet() // the helper processes these tests start exit at once under -race
 	os.Exit(m.Run())
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/agent-rewind/rewind/cli/internal/agentws"
 	"github.com/agent-rewind/rewind/cli/internal/workspace"
+	"github.com/agent-rewind/rewind/internal/racechild"
 )
 
 func TestMain(m *testing.M) {
@@ -23,6 +24,7 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	os.Setenv("REWIND_STATE_DIR", dir)
+	racechild.Quiet() // the helper processes these tests start exit at once under -race
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)

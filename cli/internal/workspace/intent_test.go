@@ -13,6 +13,7 @@ import (
 
 	"github.com/agent-rewind/rewind/barrier"
 	"github.com/agent-rewind/rewind/hashchain"
+	"github.com/agent-rewind/rewind/internal/racechild"
 	"github.com/agent-rewind/rewind/snapshot"
 )
 
@@ -24,6 +25,7 @@ func TestMain(m *testing.M) {
 	if mode := os.Getenv(helperEnv); mode != "" {
 		os.Exit(helperMain(mode))
 	}
+	racechild.Quiet() // the helper processes these tests start exit at once under -race
 	os.Exit(m.Run())
 }
 
