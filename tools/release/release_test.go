@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -85,6 +86,13 @@ func TestReproducible(t *testing.T) {
 	}
 	// The stamped version and commit are what the binary reports.
 	bin := filepath.Join(tmp, "a", "dist", BinaryName("v0.3.0", host(t)))
+	if runtime.GOOS == "linux" { // docs/install.md: the Linux binaries are static
+		for _, b := range []string{bin, filepath.Join(tmp, "a", "dist", HookBinaryName("v0.3.0", host(t)))} {
+			if interp := elfInterpreter(t, b); interp != "" {
+				t.Errorf("%s is dynamically linked (interpreter %s)", b, interp)
+			}
+		}
+	}
 	out, err := exec.Command(bin, "--json", "version").Output()
 	var v struct{ Version, Commit string }
 	if err != nil || json.Unmarshal(out, &v) != nil || v.Version != "v0.3.0" || v.Commit != "0123456789abcdef0123456789abcdef01234567" {

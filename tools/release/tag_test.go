@@ -1,12 +1,14 @@
 package main
 
 import (
+	"debug/elf"
 	"encoding/json"
 	"errors"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -140,8 +142,10 @@ func main() { fmt.Println(tape.RequestHash(tape.Request{}, nil).String()[:7]) }
 		}
 	}
 
-	// go install of the CLI at the version, as a Go user installs it.
+	// go install of the CLI at the version, as docs/install.md shows it: CGO_ENABLED=0, which
+	// makes the binaries static (the go command's default links the C library where a C compiler is).
 	dir, env := consumer("install", "")
+	env = append(env, "CGO_ENABLED=0")
 	runCmd(t, dir, env, "go", "install", modulePrefix+"cli/cmd/agent-rewind@"+version)
 	var v VersionReport
 	if err := json.Unmarshal([]byte(runCmd(t, dir, nil, filepath.Join(tmp, "bin", "agent-rewind"), "--json", "version")), &v); err != nil || v.Version != version {
@@ -152,9 +156,37 @@ func main() { fmt.Println(tape.RequestHash(tape.Request{}, nil).String()[:7]) }
 	hook := exec.Command(filepath.Join(tmp, "bin", "agent-rewind-hook"), "version")
 	out, err := hook.CombinedOutput()
 	var xe *exec.ExitError
-	if !errors.As(err, &xe) || xe.ExitCode() != 2 || !strings.HasPrefix(string(out), "agent-rewind-hook ") {
-		t.Fatalf("installed agent-rewind-hook version: %v\n%s\nwant exit 2 and its usage", err, out)
+	// It names the same release as agent-rewind version (it once said devel).
+	if !errors.As(err, &xe) || xe.ExitCode() != 2 || !strings.HasPrefix(string(out), "agent-rewind-hook "+version+": usage: ") {
+		t.Fatalf("installed agent-rewind-hook version: %v\n%s\nwant exit 2 and its usage, naming %s", err, out, version)
 	}
+	if runtime.GOOS == "linux" {
+		for _, name := range []string{"agent-rewind", "agent-rewind-hook"} {
+			if interp := elfInterpreter(t, filepath.Join(tmp, "bin", name)); interp != "" {
+				t.Errorf("go install'd %s is dynamically linked (interpreter %s), want static", name, interp)
+			}
+		}
+	}
+}
+
+// elfInterpreter is the dynamic loader an ELF executable names (PT_INTERP), "" for a static one.
+func elfInterpreter(t *testing.T, path string) string {
+	t.Helper()
+	f, err := elf.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for _, p := range f.Progs {
+		if p.Type == elf.PT_INTERP {
+			b := make([]byte, p.Filesz)
+			if _, err := p.ReadAt(b, 0); err != nil {
+				t.Fatal(err)
+			}
+			return strings.TrimRight(string(b), "\x00")
+		}
+	}
+	return ""
 }
 
 // VersionReport is the part of "agent-rewind --json version" this test reads.
