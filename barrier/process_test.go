@@ -13,8 +13,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/agent-rewind/rewind/internal/racechild"
 )
 
 // The real-process tests re-execute this test binary as a guard: with BARRIER_TEST_HELPER=guard,
@@ -35,7 +33,10 @@ func TestMain(m *testing.M) {
 	if os.Getenv(envHelper) == "guard" {
 		os.Exit(guardHelper())
 	}
-	racechild.Quiet() // the helper processes these tests start exit at once under -race
+	// A race-enabled child sleeps a second at exit (GORACE's atexit_sleep_ms) unless told not to.
+	if _, set := os.LookupEnv("GORACE"); !set {
+		os.Setenv("GORACE", "atexit_sleep_ms=0")
+	}
 	os.Exit(m.Run())
 }
 

@@ -11,8 +11,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/agent-rewind/rewind/internal/racechild"
 )
 
 // TestMain doubles as a helper process: with HASHCHAIN_HELPER set, the test binary appends to a
@@ -21,7 +19,10 @@ func TestMain(m *testing.M) {
 	if mode := os.Getenv("HASHCHAIN_HELPER"); mode != "" {
 		os.Exit(helperMain(mode))
 	}
-	racechild.Quiet() // the helper processes these tests start exit at once under -race
+	// A race-enabled child sleeps a second at exit (GORACE's atexit_sleep_ms) unless told not to.
+	if _, set := os.LookupEnv("GORACE"); !set {
+		os.Setenv("GORACE", "atexit_sleep_ms=0")
+	}
 	code := m.Run()
 	if bigChainDir != "" {
 		os.RemoveAll(bigChainDir)

@@ -14,8 +14,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/agent-rewind/rewind/internal/racechild"
 )
 
 // The tests in this file run real child processes: the test binary re-executed with TAPE_HELPER
@@ -25,7 +23,10 @@ func TestMain(m *testing.M) {
 	if mode := os.Getenv("TAPE_HELPER"); mode != "" {
 		os.Exit(runHelper(mode))
 	}
-	racechild.Quiet() // the helper processes these tests start exit at once under -race
+	// A race-enabled child sleeps a second at exit (GORACE's atexit_sleep_ms) unless told not to.
+	if _, set := os.LookupEnv("GORACE"); !set {
+		os.Setenv("GORACE", "atexit_sleep_ms=0")
+	}
 	os.Exit(m.Run())
 }
 

@@ -3,8 +3,6 @@ package main
 import (
 	"os"
 	"testing"
-
-	"github.com/agent-rewind/rewind/internal/racechild"
 )
 
 // TestMain lets the test binary stand in for the programs the bench runs as children: itself
@@ -29,6 +27,8 @@ func TestMain(m *testing.M) {
 	// Under -race every process of a race binary sleeps a second at exit (to let other goroutines
 	// report), and the suites start this binary hundreds of times: that second was most of the
 	// package's time (the guard suite alone, 104 s of 207 s). The children inherit this.
-	racechild.Quiet()
+	if _, set := os.LookupEnv("GORACE"); !set {
+		os.Setenv("GORACE", "atexit_sleep_ms=0")
+	}
 	os.Exit(m.Run())
 }

@@ -27,20 +27,7 @@ func TestReleaseCommandAsDocumented(t *testing.T) {
 	endToEnd(t)
 	_, err := exec.LookPath("npm")
 	requireTool(t, "npm", err)
-	root, err := filepath.Abs(filepath.Join("..", ".."))
-	if err != nil {
-		t.Fatal(err)
-	}
-	clone := filepath.Join(t.TempDir(), "clone")
-	copyTree(t, root, clone)
-	t.Setenv("GIT_AUTHOR_NAME", "release test")
-	t.Setenv("GIT_AUTHOR_EMAIL", "release@test.invalid")
-	t.Setenv("GIT_COMMITTER_NAME", "release test")
-	t.Setenv("GIT_COMMITTER_EMAIL", "release@test.invalid")
-	t.Setenv("GIT_CONFIG_GLOBAL", os.DevNull)
-	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"commit", "-q", "-m", "tree"}} {
-		runCmd(t, clone, nil, "git", append([]string{"-C", clone}, args...)...)
-	}
+	clone := gitClone(t, t.TempDir())
 	dist := filepath.Join(clone, "dist")
 	release := func() string {
 		t.Helper()

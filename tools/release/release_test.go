@@ -41,6 +41,28 @@ func copyTree(t *testing.T, root, dst string) {
 	}
 }
 
+// gitClone copies the checkout into dir/clone and commits it there as one commit, with a
+// test identity and no global git configuration: a clean checkout of this tree. It returns the
+// clone's folder.
+func gitClone(t *testing.T, dir string) string {
+	t.Helper()
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	clone := filepath.Join(dir, "clone")
+	copyTree(t, root, clone)
+	t.Setenv("GIT_AUTHOR_NAME", "release test")
+	t.Setenv("GIT_AUTHOR_EMAIL", "release@test.invalid")
+	t.Setenv("GIT_COMMITTER_NAME", "release test")
+	t.Setenv("GIT_COMMITTER_EMAIL", "release@test.invalid")
+	t.Setenv("GIT_CONFIG_GLOBAL", os.DevNull)
+	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"commit", "-q", "-m", "tree"}} {
+		runCmd(t, clone, nil, "git", append([]string{"-C", clone}, args...)...)
+	}
+	return clone
+}
+
 // TestReproducible builds the host's release binary from two copies of this tree in different
 // folders and requires byte-identical binaries and SHA256SUMS. With REWIND_REPRO_COLD=1 the
 // second build starts from an empty build cache, so no compiled package is shared between the

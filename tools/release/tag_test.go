@@ -22,23 +22,8 @@ import (
 func TestReleaseOffline(t *testing.T) {
 	endToEnd(t)
 	const version = "v0.9.0" // not the version the tree requires, so the rewrite is exercised
-	root, err := filepath.Abs(filepath.Join("..", ".."))
-	if err != nil {
-		t.Fatal(err)
-	}
 	tmp := t.TempDir()
-	clone := filepath.Join(tmp, "clone")
-	copyTree(t, root, clone)
-	t.Setenv("GIT_AUTHOR_NAME", "release test")
-	t.Setenv("GIT_AUTHOR_EMAIL", "release@test.invalid")
-	t.Setenv("GIT_COMMITTER_NAME", "release test")
-	t.Setenv("GIT_COMMITTER_EMAIL", "release@test.invalid")
-	t.Setenv("GIT_CONFIG_GLOBAL", os.DevNull)
-	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"commit", "-q", "-m", "tree"}} {
-		if out, err := exec.Command("git", append([]string{"-C", clone}, args...)...).CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
+	clone := gitClone(t, tmp)
 	proxy := filepath.Join(tmp, "proxy")
 	modcache := strings.TrimSpace(runCmd(t, "", nil, "go", "env", "GOMODCACHE"))
 	upstream := "file://" + filepath.ToSlash(filepath.Join(modcache, "cache", "download")) + "," + strings.TrimSpace(runCmd(t, "", nil, "go", "env", "GOPROXY"))
@@ -238,20 +223,7 @@ func runCmd(t *testing.T, dir string, env []string, name string, args ...string)
 // TestTagDryRunAndDirty: -dry-run checks and prints the tags in dependency order but changes
 // nothing; a checkout with uncommitted changes is refused, naming them.
 func TestTagDryRunAndDirty(t *testing.T) {
-	root, err := filepath.Abs(filepath.Join("..", ".."))
-	if err != nil {
-		t.Fatal(err)
-	}
-	clone := filepath.Join(t.TempDir(), "clone")
-	copyTree(t, root, clone)
-	t.Setenv("GIT_AUTHOR_NAME", "release test")
-	t.Setenv("GIT_AUTHOR_EMAIL", "release@test.invalid")
-	t.Setenv("GIT_COMMITTER_NAME", "release test")
-	t.Setenv("GIT_COMMITTER_EMAIL", "release@test.invalid")
-	t.Setenv("GIT_CONFIG_GLOBAL", os.DevNull)
-	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"commit", "-q", "-m", "tree"}} {
-		runCmd(t, clone, nil, "git", append([]string{"-C", clone}, args...)...)
-	}
+	clone := gitClone(t, t.TempDir())
 	head := runCmd(t, clone, nil, "git", "rev-parse", "HEAD")
 	var log strings.Builder
 	tags, err := Tag(t.Context(), TagOptions{Root: clone, Version: "v0.9.0", DryRun: true, NoVet: true, Log: &log})

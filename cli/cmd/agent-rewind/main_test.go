@@ -10,8 +10,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/agent-rewind/rewind/internal/racechild"
 )
 
 // bin is the agent-rewind binary built once for every end-to-end test in this package, and
@@ -32,9 +30,11 @@ func TestMain(m *testing.M) {
 	os.Setenv("REWIND_STATE_DIR", filepath.Join(dir, "state"))
 	// Checkpoints start no change watcher, except in the tests of the watcher (watch_test.go).
 	os.Setenv("REWIND_WATCH", "off")
-	// Every command of these tests is a process of a -race binary: without this, each sleeps a
-	// second at exit, which would dominate the suite.
-	racechild.Quiet()
+	// A -race binary sleeps 1s at exit by default (to let other goroutines report); every
+	// command of these tests is a process of its own, so that second would dominate the suite.
+	if os.Getenv("GORACE") == "" {
+		os.Setenv("GORACE", "atexit_sleep_ms=0")
+	}
 	hookBin = filepath.Join(dir, "agent-rewind-hook")
 	build := exec.Command("go", "build", "-race", "-o", dir, ".", "../agent-rewind-hook")
 	build.Stderr = os.Stderr

@@ -100,6 +100,50 @@ func valueKind(v *kong.Value, flag bool) string {
 	return "any"
 }
 
+// caseTable is one lookup function of the scripts: a case over its key, each row a pattern
+// and what to print; fail makes any other key an error (the caller then offers nothing).
+type caseTable struct {
+	name, doc string
+	args      int // the key is the first one or the first two arguments, joined by a space
+	rows      []caseRow
+	fail      bool
+}
+
+// caseRow matches key exactly, or with prefix any key that starts with key and a space.
+type caseRow struct {
+	key, value string
+	prefix     bool
+}
+
+// caseTables are the scripts' four lookups, from the command tree.
+func caseTables(t []complNode) []caseTable {
+	children := caseTable{name: "children", doc: "PATH: the subcommands of the command PATH.", args: 1}
+	flags := caseTable{name: "flags", doc: "PATH: the flags the command PATH takes.", args: 1}
+	values := caseTable{name: "value", doc: "PATH FLAG: what FLAG's value takes (file, words ..., any); fails for a switch.", args: 2, fail: true}
+	args := caseTable{name: "arg", doc: "PATH N: what the command's Nth positional argument takes.", args: 2, fail: true}
+	for _, n := range t {
+		if len(n.children) > 0 {
+			children.rows = append(children.rows, caseRow{key: n.path, value: strings.Join(n.children, " ")})
+		}
+		flags.rows = append(flags.rows, caseRow{key: n.path, value: strings.Join(flagNames(n), " ")})
+		for _, f := range n.flags {
+			if f.value != "" {
+				values.rows = append(values.rows, caseRow{key: n.path + " " + f.name, value: f.value})
+			}
+		}
+		for i, a := range n.args {
+			if a != "any" {
+				args.rows = append(args.rows, caseRow{key: fmt.Sprintf("%s %d", n.path, i), value: a})
+			}
+		}
+		// A last argument that takes many values (restore's paths) goes on taking them.
+		if k := len(n.args); k > 0 && n.args[k-1] == "file" {
+			args.rows = append(args.rows, caseRow{key: n.path, value: "file", prefix: true})
+		}
+	}
+	return []caseTable{children, flags, values, args}
+}
+
 // writeBashCompletion writes the bash script; for zsh, the same functions under zsh's bash
 // compatibility (bashcompinit), which provides complete and compgen.
 func writeBashCompletion(w io.Writer, t []complNode, zsh bool) error {
@@ -109,37 +153,25 @@ func writeBashCompletion(w io.Writer, t []complNode, zsh bool) error {
 	} else {
 		b.WriteString("# bash completion for agent-rewind: source <(agent-rewind completion bash)\n\n")
 	}
-	b.WriteString("# _agent_rewind_children PATH: the subcommands of the command PATH.\n_agent_rewind_children() {\n  case \"$1\" in\n")
-	for _, n := range t {
-		if len(n.children) > 0 {
-			fmt.Fprintf(&b, "    %s) echo %s ;;\n", shQuote(n.path), shQuote(strings.Join(n.children, " ")))
+	for _, c := range caseTables(t) {
+		key := `"$1"`
+		if c.args == 2 {
+			key = `"$1 $2"`
 		}
-	}
-	b.WriteString("  esac\n}\n\n# _agent_rewind_flags PATH: the flags the command PATH takes.\n_agent_rewind_flags() {\n  case \"$1\" in\n")
-	for _, n := range t {
-		fmt.Fprintf(&b, "    %s) echo %s ;;\n", shQuote(n.path), shQuote(strings.Join(flagNames(n), " ")))
-	}
-	b.WriteString("  esac\n}\n\n# _agent_rewind_value PATH FLAG: what FLAG's value takes (file, words ..., any); fails for a switch.\n_agent_rewind_value() {\n  case \"$1 $2\" in\n")
-	for _, n := range t {
-		for _, f := range n.flags {
-			if f.value != "" {
-				fmt.Fprintf(&b, "    %s) echo %s ;;\n", shQuote(n.path+" "+f.name), shQuote(f.value))
+		fmt.Fprintf(&b, "# _agent_rewind_%s %s\n_agent_rewind_%s() {\n  case %s in\n", c.name, c.doc, c.name, key)
+		for _, r := range c.rows {
+			pattern := shQuote(r.key)
+			if r.prefix {
+				pattern = shQuote(r.key+" ") + "*"
 			}
+			fmt.Fprintf(&b, "    %s) echo %s ;;\n", pattern, shQuote(r.value))
 		}
+		if c.fail {
+			b.WriteString("    *) return 1 ;;\n")
+		}
+		b.WriteString("  esac\n}\n\n")
 	}
-	b.WriteString("    *) return 1 ;;\n  esac\n}\n\n# _agent_rewind_arg PATH N: what the command's Nth positional argument takes.\n_agent_rewind_arg() {\n  case \"$1 $2\" in\n")
-	for _, n := range t {
-		for i, a := range n.args {
-			if a != "any" {
-				fmt.Fprintf(&b, "    %s) echo %s ;;\n", shQuote(fmt.Sprintf("%s %d", n.path, i)), shQuote(a))
-			}
-		}
-		// A last argument that takes many values (restore's paths) goes on taking them.
-		if k := len(n.args); k > 0 && n.args[k-1] == "file" {
-			fmt.Fprintf(&b, "    %s) echo file ;;\n", shQuote(n.path)+"' '*")
-		}
-	}
-	b.WriteString("    *) return 1 ;;\n  esac\n}\n\n" + bashMain)
+	b.WriteString(bashMain)
 	_, err := io.WriteString(w, b.String())
 	return err
 }
@@ -198,36 +230,25 @@ complete -F _agent_rewind agent-rewind
 func writeFishCompletion(w io.Writer, t []complNode) error {
 	var b strings.Builder
 	b.WriteString("# fish completion for agent-rewind: agent-rewind completion fish > ~/.config/fish/completions/agent-rewind.fish\n\n")
-	b.WriteString("function __agent_rewind_children\n    switch \"$argv[1]\"\n")
-	for _, n := range t {
-		if len(n.children) > 0 {
-			fmt.Fprintf(&b, "        case %s\n            echo %s\n", shQuote(n.path), shQuote(strings.Join(n.children, " ")))
+	for _, c := range caseTables(t) {
+		key := `"$argv[1]"`
+		if c.args == 2 {
+			key = `"$argv[1] $argv[2]"`
 		}
-	}
-	b.WriteString("    end\nend\n\nfunction __agent_rewind_flags\n    switch \"$argv[1]\"\n")
-	for _, n := range t {
-		fmt.Fprintf(&b, "        case %s\n            echo %s\n", shQuote(n.path), shQuote(strings.Join(flagNames(n), " ")))
-	}
-	b.WriteString("    end\nend\n\nfunction __agent_rewind_value\n    switch \"$argv[1] $argv[2]\"\n")
-	for _, n := range t {
-		for _, f := range n.flags {
-			if f.value != "" {
-				fmt.Fprintf(&b, "        case %s\n            echo %s\n", shQuote(n.path+" "+f.name), shQuote(f.value))
+		fmt.Fprintf(&b, "# __agent_rewind_%s %s\nfunction __agent_rewind_%s\n    switch %s\n", c.name, c.doc, c.name, key)
+		for _, r := range c.rows {
+			pattern := shQuote(r.key)
+			if r.prefix {
+				pattern = shQuote(r.key + " *") // fish's case matches * even quoted
 			}
+			fmt.Fprintf(&b, "        case %s\n            echo %s\n", pattern, shQuote(r.value))
 		}
+		if c.fail {
+			b.WriteString("        case '*'\n            return 1\n")
+		}
+		b.WriteString("    end\nend\n\n")
 	}
-	b.WriteString("        case '*'\n            return 1\n    end\nend\n\nfunction __agent_rewind_arg\n    switch \"$argv[1] $argv[2]\"\n")
-	for _, n := range t {
-		for i, a := range n.args {
-			if a != "any" {
-				fmt.Fprintf(&b, "        case %s\n            echo %s\n", shQuote(fmt.Sprintf("%s %d", n.path, i)), shQuote(a))
-			}
-		}
-		if k := len(n.args); k > 0 && n.args[k-1] == "file" {
-			fmt.Fprintf(&b, "        case %s\n            echo file\n", shQuote(n.path+" *"))
-		}
-	}
-	b.WriteString("        case '*'\n            return 1\n    end\nend\n\n" + fishMain)
+	b.WriteString(fishMain)
 	_, err := io.WriteString(w, b.String())
 	return err
 }

@@ -13,7 +13,6 @@ import (
 
 	"github.com/agent-rewind/rewind/barrier"
 	"github.com/agent-rewind/rewind/hashchain"
-	"github.com/agent-rewind/rewind/internal/racechild"
 	"github.com/agent-rewind/rewind/snapshot"
 )
 
@@ -25,7 +24,10 @@ func TestMain(m *testing.M) {
 	if mode := os.Getenv(helperEnv); mode != "" {
 		os.Exit(helperMain(mode))
 	}
-	racechild.Quiet() // the helper processes these tests start exit at once under -race
+	// A race-enabled child sleeps a second at exit (GORACE's atexit_sleep_ms) unless told not to.
+	if _, set := os.LookupEnv("GORACE"); !set {
+		os.Setenv("GORACE", "atexit_sleep_ms=0")
+	}
 	os.Exit(m.Run())
 }
 
