@@ -60,6 +60,8 @@ func realSessions(t *testing.T, project string) (first, second string) {
 // screenshot of each width is saved in REWIND_UI_SCREENSHOTS, else in the test's temporary
 // folder, and logged.
 func TestUISessionHeadersAtCommonWidths(t *testing.T) {
+	// One of the package's slowest (each process a -race binary): run beside the others' tail.
+	t.Parallel()
 	ctx := browser(t)
 	project := t.TempDir()
 	putFile(t, project, "go.mod", "module example.com/p\n", 0o644)
