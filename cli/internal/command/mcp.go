@@ -9,7 +9,6 @@ import (
 
 	"github.com/agent-rewind/rewind/cli/internal/agentws"
 	"github.com/agent-rewind/rewind/cli/internal/hook"
-	"github.com/agent-rewind/rewind/cli/internal/hookwire"
 	"github.com/agent-rewind/rewind/mcpserver"
 	"github.com/alecthomas/kong"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -67,7 +66,7 @@ func mcpFailure(env *Env, err error) error {
 }
 
 // mcpVersion is the version reported on initialize, as "agent-rewind version" prints it.
-func mcpVersion() string { return hookwire.Release() }
+func mcpVersion() string { return hook.Release() }
 
 // mcpUsageError handles a command-line error in "agent-rewind mcp ...": an MCP client starts the
 // server, so the error goes to stderr with exit status 1 (kong's usage error status and its

@@ -1,4 +1,4 @@
-package hookwire
+package hook
 
 import (
 	"runtime/debug"
@@ -6,7 +6,7 @@ import (
 )
 
 // TestModuleVersion: go install ...@v0.1.0 records the module version, which both binaries then
-// report (the hook through the guard server's status); a source tree's build is "devel".
+// report (the hook in its usage line); a source tree's build is "devel".
 func TestModuleVersion(t *testing.T) {
 	for _, c := range []struct {
 		bi   *debug.BuildInfo
