@@ -33,6 +33,10 @@ func TestMain(m *testing.M) {
 	if os.Getenv(envHelper) == "guard" {
 		os.Exit(guardHelper())
 	}
+	// A race-enabled child sleeps a second at exit (GORACE's atexit_sleep_ms) unless told not to.
+	if _, set := os.LookupEnv("GORACE"); !set {
+		os.Setenv("GORACE", "atexit_sleep_ms=0")
+	}
 	os.Exit(m.Run())
 }
 

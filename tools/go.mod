@@ -20,7 +20,7 @@ require (
 
 require (
 	github.com/agent-rewind/rewind/barrier v0.1.0
-	github.com/agent-rewind/rewind/internal v0.1.0 // indirect
+	github.com/agent-rewind/rewind/internal v0.1.0
 	github.com/agent-rewind/rewind/tools/mockanthropic v0.1.0
 	golang.org/x/mod v0.43.0
 )

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agent-rewind/rewind/internal/durable"
 	"golang.org/x/mod/semver"
 )
 
@@ -62,6 +63,15 @@ func Build(ctx context.Context, o Options) (map[Target]Binaries, error) {
 	if o.Commit == "" {
 		return nil, errors.New("no commit to stamp: pass -commit or run in a git checkout")
 	}
+	// go build runs in cli/: a relative -o would land there, beside a SHA256SUMS of this folder.
+	out, err := filepath.Abs(o.Out)
+	if err != nil {
+		return nil, err
+	}
+	o.Out = out
+	if err := clearOut(o.Out, o.Log); err != nil {
+		return nil, err
+	}
 	if err := os.MkdirAll(o.Out, 0o755); err != nil {
 		return nil, err
 	}
@@ -78,6 +88,9 @@ func Build(ctx context.Context, o Options) (map[Target]Binaries, error) {
 			"GOFLAGS=", "GOEXPERIMENT=", "GOWORK="+filepath.Join(o.Root, "go.work"))
 		if b, err := cmd.CombinedOutput(); err != nil {
 			return "", fmt.Errorf("go build %s %s: %v\n%s", pkg, t, err, b)
+		}
+		if err := syncFile(out); err != nil { // on disk before SHA256SUMS says it is
+			return "", err
 		}
 		names = append(names, name)
 		return out, nil
@@ -102,7 +115,7 @@ func Build(ctx context.Context, o Options) (map[Target]Binaries, error) {
 		}
 		fmt.Fprintf(&sums, "%s  %s\n", sum, name) // the format sha256sum --check reads
 	}
-	return bins, writeFileDurable(filepath.Join(o.Out, "SHA256SUMS"), []byte(sums.String()), 0o644)
+	return bins, durable.WriteFile(filepath.Join(o.Out, "SHA256SUMS"), []byte(sums.String()), 0o644)
 }
 
 func fileSHA256(path string) (string, error) {
@@ -118,33 +131,15 @@ func fileSHA256(path string) (string, error) {
 	return fmt.Sprintf("%x", h.Sum(nil)), nil
 }
 
-// writeFileDurable writes data to path via a synced temporary file, a rename and a synced folder.
-func writeFileDurable(path string, data []byte, perm os.FileMode) error {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+// syncFile flushes a file go build wrote to the disk.
+func syncFile(path string) error {
+	f, err := os.Open(path)
 	if err != nil {
 		return err
 	}
-	defer os.Remove(f.Name())
-	if _, err := f.Write(data); err == nil {
-		err = f.Chmod(perm)
+	defer f.Close()
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("sync %s: %w", path, err)
 	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
+	return nil
 }

@@ -14,15 +14,16 @@ import (
 )
 
 const usage = `usage:
-  go run ./tools/release build -version vX.Y.Z [-out dist] [-targets all|host|linux/amd64,...] [-commit SHA] [-allow-dirty]
-  go run ./tools/release npm   -version vX.Y.Z [-out dist] [-targets all|host|linux/amd64,...] [-commit SHA] [-allow-dirty]
+  go run ./tools/release build -version vX.Y.Z [-out DIR] [-targets all|host|linux/amd64,...] [-commit SHA] [-allow-dirty]
+  go run ./tools/release npm   -version vX.Y.Z [-out DIR] [-targets all|host|linux/amd64,...] [-commit SHA] [-allow-dirty]
 
   go run ./tools/release tag   -version vX.Y.Z [-dry-run]
   go run ./tools/release proxy -version vX.Y.Z -out DIR
   go run ./tools/release check-tidy
   go run ./tools/release version
 
-build writes the binaries and SHA256SUMS to -out; npm also writes and packs the npm packages.
+build writes the binaries and SHA256SUMS to -out (default: dist/ at the repository root), after
+removing what an earlier release left there; npm also writes and packs the npm packages.
 tag checks the tree, makes every go.mod require its siblings at the version, commits and tags
 each module (hashchain/vX.Y.Z, ...) locally in dependency order; pushing is left to you.
 proxy writes the checkout's modules at the version into a file module proxy (GOPROXY=file://DIR).
@@ -66,7 +67,7 @@ func run(ctx context.Context, args []string, log io.Writer) error {
 	fs := flag.NewFlagSet(args[0], flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	version := fs.String("version", "", "release version, vX.Y.Z")
-	out := fs.String("out", "dist", "output folder")
+	out := fs.String("out", "", "output folder (default: dist at the repository root)")
 	targets := fs.String("targets", "all", "all, host, or a comma-separated list of GOOS/GOARCH")
 	commit := fs.String("commit", "", "commit to stamp (default: the checkout's HEAD)")
 	dirty := fs.Bool("allow-dirty", false, "build from a checkout with uncommitted changes (stamps COMMIT-dirty)")
@@ -75,6 +76,14 @@ func run(ctx context.Context, args []string, log io.Writer) error {
 	}
 	root, err := repoRoot()
 	if err != nil {
+		return err
+	}
+	// The default is the root's dist/, which .gitignore keeps out of git status (a checkout with
+	// untracked files is refused); a folder named on the command line is taken from here.
+	if *out == "" {
+		*out = filepath.Join(root, "dist")
+	}
+	if *out, err = filepath.Abs(*out); err != nil {
 		return err
 	}
 	o := Options{Root: root, Out: *out, Version: *version, Commit: *commit, Log: log}

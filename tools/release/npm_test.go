@@ -40,6 +40,7 @@ type npmInstall struct {
 	global   string   // G/bin/agent-rewind: what npm i -g puts on PATH
 	project  string   // L: a project with @agent-rewind/mcp installed with --ignore-scripts
 	launcher string   // L's bin/agent-rewind: the node launcher
+	tarballs []string // the packed packages, the main package's first
 }
 
 // closedPort is a loopback address nothing listens on: a registry request fails at once.
@@ -57,6 +58,7 @@ func closedPort(tb testing.TB) string {
 // installs the tarballs with no registry: --offline, and npm_config_registry on a closed port.
 func installNPM(tb testing.TB) *npmInstall {
 	tb.Helper()
+	endToEnd(tb)
 	_, err := exec.LookPath("node")
 	requireTool(tb, "node", err)
 	_, err = exec.LookPath("npm")
@@ -79,7 +81,7 @@ func installNPM(tb testing.TB) *npmInstall {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	n := &npmInstall{tmp: tmp, binary: bins[host[0]].Main, hook: bins[host[0]].Hook, project: filepath.Join(tmp, "project")}
+	n := &npmInstall{tmp: tmp, binary: bins[host[0]].Main, hook: bins[host[0]].Hook, project: filepath.Join(tmp, "project"), tarballs: tarballs}
 	n.env = append(os.Environ(),
 		"npm_config_registry=http://"+closedPort(tb)+"/", "npm_config_offline=true", "npm_config_fetch_retries=0",
 		"npm_config_cache="+filepath.Join(tmp, "npm-cache"), "npm_config_userconfig="+filepath.Join(tmp, "npmrc"),

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -40,11 +41,34 @@ func copyTree(t *testing.T, root, dst string) {
 	}
 }
 
+// gitClone copies the checkout into dir/clone and commits it there as one commit, with a
+// test identity and no global git configuration: a clean checkout of this tree. It returns the
+// clone's folder.
+func gitClone(t *testing.T, dir string) string {
+	t.Helper()
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	clone := filepath.Join(dir, "clone")
+	copyTree(t, root, clone)
+	t.Setenv("GIT_AUTHOR_NAME", "release test")
+	t.Setenv("GIT_AUTHOR_EMAIL", "release@test.invalid")
+	t.Setenv("GIT_COMMITTER_NAME", "release test")
+	t.Setenv("GIT_COMMITTER_EMAIL", "release@test.invalid")
+	t.Setenv("GIT_CONFIG_GLOBAL", os.DevNull)
+	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"commit", "-q", "-m", "tree"}} {
+		runCmd(t, clone, nil, "git", append([]string{"-C", clone}, args...)...)
+	}
+	return clone
+}
+
 // TestReproducible builds the host's release binary from two copies of this tree in different
 // folders and requires byte-identical binaries and SHA256SUMS. With REWIND_REPRO_COLD=1 the
 // second build starts from an empty build cache, so no compiled package is shared between the
 // two (slower: every dependency is compiled again).
 func TestReproducible(t *testing.T) {
+	endToEnd(t)
 	root, err := filepath.Abs(filepath.Join("..", ".."))
 	if err != nil {
 		t.Fatal(err)
@@ -84,6 +108,13 @@ func TestReproducible(t *testing.T) {
 	}
 	// The stamped version and commit are what the binary reports.
 	bin := filepath.Join(tmp, "a", "dist", BinaryName("v0.3.0", host(t)))
+	if runtime.GOOS == "linux" { // docs/install.md: the Linux binaries are static
+		for _, b := range []string{bin, filepath.Join(tmp, "a", "dist", HookBinaryName("v0.3.0", host(t)))} {
+			if interp := elfInterpreter(t, b); interp != "" {
+				t.Errorf("%s is dynamically linked (interpreter %s)", b, interp)
+			}
+		}
+	}
 	out, err := exec.Command(bin, "--json", "version").Output()
 	var v struct{ Version, Commit string }
 	if err != nil || json.Unmarshal(out, &v) != nil || v.Version != "v0.3.0" || v.Commit != "0123456789abcdef0123456789abcdef01234567" {
@@ -156,17 +187,10 @@ func TestPackageJSONLicense(t *testing.T) {
 	}
 }
 
-// TestCommandLine runs the tool as its usage shows (build for the host, an explicit commit) and
-// checks that a checkout with uncommitted changes is refused unless -allow-dirty, which stamps
+// TestCommandLine: a version without its v is refused (TestReleaseCommandAsDocumented runs
+// the build as docs/install.md shows it), and a checkout with uncommitted changes is refused unless -allow-dirty, which stamps
 // COMMIT-dirty.
 func TestCommandLine(t *testing.T) {
-	out := t.TempDir()
-	if err := run(t.Context(), []string{"build", "-version", "v0.3.0", "-targets", "host", "-out", out, "-commit", "abc123"}, io.Discard); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(out, BinaryName("v0.3.0", host(t)))); err != nil {
-		t.Fatal(err)
-	}
 	if err := run(t.Context(), []string{"build", "-version", "0.3.0"}, io.Discard); err == nil || !strings.Contains(err.Error(), "vMAJOR.MINOR.PATCH") {
 		t.Fatalf("version without v: %v", err)
 	}

@@ -1,12 +1,14 @@
 package main
 
 import (
+	"debug/elf"
 	"encoding/json"
 	"errors"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -18,27 +20,10 @@ import (
 // their own dependencies, and go install of the CLI at the version, whose version command says it.
 // Third-party modules come from this machine's module cache (a file proxy too), then upstream.
 func TestReleaseOffline(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the CLI from a file proxy")
-	}
+	endToEnd(t)
 	const version = "v0.9.0" // not the version the tree requires, so the rewrite is exercised
-	root, err := filepath.Abs(filepath.Join("..", ".."))
-	if err != nil {
-		t.Fatal(err)
-	}
 	tmp := t.TempDir()
-	clone := filepath.Join(tmp, "clone")
-	copyTree(t, root, clone)
-	t.Setenv("GIT_AUTHOR_NAME", "release test")
-	t.Setenv("GIT_AUTHOR_EMAIL", "release@test.invalid")
-	t.Setenv("GIT_COMMITTER_NAME", "release test")
-	t.Setenv("GIT_COMMITTER_EMAIL", "release@test.invalid")
-	t.Setenv("GIT_CONFIG_GLOBAL", os.DevNull)
-	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"commit", "-q", "-m", "tree"}} {
-		if out, err := exec.Command("git", append([]string{"-C", clone}, args...)...).CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
+	clone := gitClone(t, tmp)
 	proxy := filepath.Join(tmp, "proxy")
 	modcache := strings.TrimSpace(runCmd(t, "", nil, "go", "env", "GOMODCACHE"))
 	upstream := "file://" + filepath.ToSlash(filepath.Join(modcache, "cache", "download")) + "," + strings.TrimSpace(runCmd(t, "", nil, "go", "env", "GOPROXY"))
@@ -142,8 +127,10 @@ func main() { fmt.Println(tape.RequestHash(tape.Request{}, nil).String()[:7]) }
 		}
 	}
 
-	// go install of the CLI at the version, as a Go user installs it.
+	// go install of the CLI at the version, as docs/install.md shows it: CGO_ENABLED=0, which
+	// makes the binaries static (the go command's default links the C library where a C compiler is).
 	dir, env := consumer("install", "")
+	env = append(env, "CGO_ENABLED=0")
 	runCmd(t, dir, env, "go", "install", modulePrefix+"cli/cmd/agent-rewind@"+version)
 	var v VersionReport
 	if err := json.Unmarshal([]byte(runCmd(t, dir, nil, filepath.Join(tmp, "bin", "agent-rewind"), "--json", "version")), &v); err != nil || v.Version != version {
@@ -154,9 +141,37 @@ func main() { fmt.Println(tape.RequestHash(tape.Request{}, nil).String()[:7]) }
 	hook := exec.Command(filepath.Join(tmp, "bin", "agent-rewind-hook"), "version")
 	out, err := hook.CombinedOutput()
 	var xe *exec.ExitError
-	if !errors.As(err, &xe) || xe.ExitCode() != 2 || !strings.HasPrefix(string(out), "agent-rewind-hook ") {
-		t.Fatalf("installed agent-rewind-hook version: %v\n%s\nwant exit 2 and its usage", err, out)
+	// It names the same release as agent-rewind version (it once said devel).
+	if !errors.As(err, &xe) || xe.ExitCode() != 2 || !strings.HasPrefix(string(out), "agent-rewind-hook "+version+": usage: ") {
+		t.Fatalf("installed agent-rewind-hook version: %v\n%s\nwant exit 2 and its usage, naming %s", err, out, version)
 	}
+	if runtime.GOOS == "linux" {
+		for _, name := range []string{"agent-rewind", "agent-rewind-hook"} {
+			if interp := elfInterpreter(t, filepath.Join(tmp, "bin", name)); interp != "" {
+				t.Errorf("go install'd %s is dynamically linked (interpreter %s), want static", name, interp)
+			}
+		}
+	}
+}
+
+// elfInterpreter is the dynamic loader an ELF executable names (PT_INTERP), "" for a static one.
+func elfInterpreter(t *testing.T, path string) string {
+	t.Helper()
+	f, err := elf.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for _, p := range f.Progs {
+		if p.Type == elf.PT_INTERP {
+			b := make([]byte, p.Filesz)
+			if _, err := p.ReadAt(b, 0); err != nil {
+				t.Fatal(err)
+			}
+			return strings.TrimRight(string(b), "\x00")
+		}
+	}
+	return ""
 }
 
 // VersionReport is the part of "agent-rewind --json version" this test reads.
@@ -208,20 +223,7 @@ func runCmd(t *testing.T, dir string, env []string, name string, args ...string)
 // TestTagDryRunAndDirty: -dry-run checks and prints the tags in dependency order but changes
 // nothing; a checkout with uncommitted changes is refused, naming them.
 func TestTagDryRunAndDirty(t *testing.T) {
-	root, err := filepath.Abs(filepath.Join("..", ".."))
-	if err != nil {
-		t.Fatal(err)
-	}
-	clone := filepath.Join(t.TempDir(), "clone")
-	copyTree(t, root, clone)
-	t.Setenv("GIT_AUTHOR_NAME", "release test")
-	t.Setenv("GIT_AUTHOR_EMAIL", "release@test.invalid")
-	t.Setenv("GIT_COMMITTER_NAME", "release test")
-	t.Setenv("GIT_COMMITTER_EMAIL", "release@test.invalid")
-	t.Setenv("GIT_CONFIG_GLOBAL", os.DevNull)
-	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"commit", "-q", "-m", "tree"}} {
-		runCmd(t, clone, nil, "git", append([]string{"-C", clone}, args...)...)
-	}
+	clone := gitClone(t, t.TempDir())
 	head := runCmd(t, clone, nil, "git", "rev-parse", "HEAD")
 	var log strings.Builder
 	tags, err := Tag(t.Context(), TagOptions{Root: clone, Version: "v0.9.0", DryRun: true, NoVet: true, Log: &log})

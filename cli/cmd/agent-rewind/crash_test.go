@@ -17,10 +17,12 @@ import (
 // byte for byte (paths, types, modes, contents, link targets), either the state before the
 // rewind or the target, never a mix; the chain must agree (a rewind entry exactly when the
 // workspace is at the target) and verify; and the safety checkpoint must restore the state
-// before the rewind. 10 trials; REWIND_SOAK=1 runs 100. The workspace (2,000 files, a few MB
+// before the rewind. 5 trials (new random moments each run); REWIND_SOAK=1 runs 100. The workspace (2,000 files, a few MB
 // of them changed) makes a rewind take long enough to be killed at many different points.
 func TestKillDuringRewind(t *testing.T) {
-	trials := 10
+	// One of the package's slowest (each process a -race binary): run beside the others' tail.
+	t.Parallel()
+	trials := 5
 	if os.Getenv("REWIND_SOAK") == "1" {
 		trials = 100
 	}

@@ -572,6 +572,8 @@ var fixtureCases = []fixtureCase{
 
 // Every hook fixture in barrier/testdata/hooks, through the real binary, in a fresh workspace.
 func TestGuardHookFixtures(t *testing.T) {
+	// One of the package's slowest (each process a -race binary): run beside the others' tail.
+	t.Parallel()
 	dir := filepath.Join("..", "..", "..", "barrier", "testdata", "hooks")
 	var files []string
 	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {

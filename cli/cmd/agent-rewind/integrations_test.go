@@ -89,6 +89,8 @@ func hookCommands(t *testing.T, rel, event string) []string {
 }
 
 func TestIntegrationHooks(t *testing.T) {
+	// One of the package's slowest (each process a -race binary): run beside the others' tail.
+	t.Parallel()
 	home := t.TempDir()
 	for _, c := range []struct {
 		client, hooks, event string
@@ -198,6 +200,8 @@ func mcpArgs(t *testing.T, rel, key string) []string {
 }
 
 func TestIntegrationMCP(t *testing.T) {
+	// One of the package's slowest (each process a -race binary): run beside the others' tail.
+	t.Parallel()
 	home := t.TempDir()
 	codexArgs := func(t *testing.T) []string {
 		var args []string

@@ -61,6 +61,8 @@ func TestListPages(t *testing.T) {
 // After a rewind to the checkpoint the workspace had drifted from, list names the safety
 // checkpoint and the target, instead of "from X to X".
 func TestListAfterRewindToDriftedFrom(t *testing.T) {
+	// One of the package's slowest (each process a -race binary): run beside the others' tail.
+	t.Parallel()
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "f"), []byte("a"), 0o644)
 	a := jsonOK[cpOut](t, dir, "checkpoint", "a").ID

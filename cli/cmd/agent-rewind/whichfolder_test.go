@@ -204,6 +204,9 @@ func TestCLIRefusesFoldersThatAreNotProjects(t *testing.T) {
 	}{
 		{home, []string{"checkpoint"}, "the home folder"},
 		{home, []string{"--state-dir", t.TempDir(), "checkpoint"}, "the home folder"}, // what the old message advised
+		// The state folder in the home folder, where it is by default: refused as the home folder,
+		// not as a state folder inside the workspace (whose advice, --state-dir, led to the above).
+		{home, []string{"--state-dir", filepath.Join(home, ".local", "state", "agent-rewind"), "checkpoint"}, "the home folder"},
 		{home, []string{"list"}, "the home folder"},
 		{home, []string{"store"}, "the home folder"},
 		{home, []string{"rewind", "abc"}, "the home folder"},

@@ -23,6 +23,10 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	os.Setenv("REWIND_STATE_DIR", dir)
+	// A race-enabled child sleeps a second at exit (GORACE's atexit_sleep_ms) unless told not to.
+	if _, set := os.LookupEnv("GORACE"); !set {
+		os.Setenv("GORACE", "atexit_sleep_ms=0")
+	}
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)

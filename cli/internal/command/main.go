@@ -48,6 +48,9 @@ type CLI struct {
 	CacheCompare CacheCompareCmd `cmd:"" name:"cache-compare" help:"Compare two consecutive request bodies' cacheable prefixes: unchanged, appended, or where they diverge. Details: docs/offline-tools.md."`
 	Analyze      AnalyzeCmd      `cmd:"" name:"analyze" help:"Count the exact-repeat opportunities in a capture of provider traffic (an attested report; no model call, no workspace). Details: docs/offline-tools.md."`
 
+	Help       HelpCmd       `cmd:"" help:"Show the help of agent-rewind, or of a command: agent-rewind help chain verify."`
+	Completion CompletionCmd `cmd:"" help:"Print a shell completion script for bash, zsh or fish; its help says how to load it. Details: docs/install.md."`
+
 	MCP     MCPCmd       `cmd:"" name:"mcp" help:"Serve the MCP tools (checkpoint, rewind, guard_effect, ...) over stdio to a coding agent, until stdin closes. Details: docs/mcp.md."`
 	Gateway GatewayGroup `cmd:"" name:"gateway" help:"Run the token-saving reverse proxy in front of the Anthropic or OpenAI API: exact replay, cache preservation, pruning, the durable tape; migrate and keys for a team gateway. Details: docs/gateway.md."`
 	Savings SavingsCmd   `cmd:"" name:"savings" help:"Print the gateway's replay-savings receipt (savings.json in the store): replay savings only. Details: docs/gateway.md."`
@@ -138,6 +141,18 @@ func commandField(cli *CLI, name string) (reflect.StructField, reflect.Value, bo
 	return reflect.StructField{}, reflect.Value{}, false
 }
 
+// kongOptions are the parser's options: its name, description, the streams, and exits through
+// exitPanic.
+func kongOptions(env *Env) []kong.Option {
+	return []kong.Option{
+		kong.Name("agent-rewind"),
+		kong.Description("Checkpoint and rewind a coding agent's whole workspace, refuse repeated external effects, and keep a tamper-evident chain of both."),
+		kong.Writers(env.Stdout, env.Stderr),
+		kong.Exit(func(c int) { panic(exitPanic(c)) }),
+		kong.ShortUsageOnError(),
+	}
+}
+
 // exitPanic carries kong's requested exit code out of Parse (for --help and usage errors) so
 // that Main can return it instead of ending the process: tests call Main in-process.
 type exitPanic int
@@ -155,14 +170,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 		return code
 	}
 	var cli CLI
-	opts := []kong.Option{
-		kong.Name("agent-rewind"),
-		kong.Description("Checkpoint and rewind a coding agent's whole workspace, refuse repeated external effects, and keep a tamper-evident chain of both."),
-		kong.Writers(stdout, stderr),
-		kong.Exit(func(c int) { panic(exitPanic(c)) }),
-		kong.ShortUsageOnError(),
-	}
-	parser, err := newParser(&cli, args, opts...)
+	parser, err := newParser(&cli, args, kongOptions(&Env{Stdout: stdout, Stderr: stderr})...)
 	if err != nil { // a malformed command struct: a bug in this program, not in the input
 		fmt.Fprintf(stderr, "agent-rewind: internal error building the command line: %v\n", err)
 		return 1

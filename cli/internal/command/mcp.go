@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime/debug"
 
 	"github.com/agent-rewind/rewind/cli/internal/agentws"
 	"github.com/agent-rewind/rewind/cli/internal/hook"
@@ -67,15 +66,7 @@ func mcpFailure(env *Env, err error) error {
 }
 
 // mcpVersion is the version reported on initialize, as "agent-rewind version" prints it.
-func mcpVersion() string {
-	if version, _ := hook.Stamp(); version != "" {
-		return version
-	}
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
-	}
-	return "devel"
-}
+func mcpVersion() string { return hook.Release() }
 
 // mcpUsageError handles a command-line error in "agent-rewind mcp ...": an MCP client starts the
 // server, so the error goes to stderr with exit status 1 (kong's usage error status and its

@@ -128,8 +128,8 @@ function drawTimeline() {
     if (r.group) {
       const g = r.group, open = !state.collapsed.has(g.steps[0]);
       list.append(h("div", { class: "row group-row", onclick: () => { open ? state.collapsed.add(g.steps[0]) : state.collapsed.delete(g.steps[0]); drawTimeline(); } },
-        h("span", { class: "twisty" }, open ? "▾" : "▸"), h("span", { class: "label" }, `agent session ${g.session}`),
-        h("span", { class: "muted" }, ` · ${g.steps.length} tool call${g.steps.length === 1 ? "" : "s"}: ${[...new Set(g.tools.filter(Boolean))].join(", ")}`)));
+        h("span", { class: "twisty" }, open ? "▾" : "▸"), h("span", { class: "label", title: `agent session ${g.session}` }, `agent session ${shortSession(g.session)}`),
+        h("span", { class: "muted group-tools", title: toolSummary(g.tools) }, ` · ${g.steps.length} tool call${g.steps.length === 1 ? "" : "s"}: ${toolSummary(g.tools)}`)));
       continue;
     }
     const s = r.step, cur = s.id === tl.current;
@@ -146,6 +146,20 @@ function drawTimeline() {
   const wrap = h("div", { class: "timeline-body" }, svg, list);
   if (!tl.steps.length) wrap.append(h("p", { class: "muted empty" }, "No checkpoints yet: run agent-rewind checkpoint, or let an agent work."));
   put(box, wrap);
+}
+
+// shortSession shortens a session id such as a UUID to its first 8 characters on the row; the
+// header's title has it whole.
+function shortSession(id) {
+  return id.length > 12 ? id.slice(0, 8) + "…" : id;
+}
+
+// toolSummary names a group's tools by kind with their counts ("Edit ×12, Bash ×9"): each entry
+// is "Tool callid", and a list of every call would not fit one row.
+function toolSummary(tools) {
+  const n = new Map();
+  for (const t of tools) if (t) n.set(t.split(" ")[0], (n.get(t.split(" ")[0]) || 0) + 1);
+  return [...n].map(([tool, c]) => (c > 1 ? `${tool} ×${c}` : tool)).join(", ");
 }
 
 function pickButtons(id) {
