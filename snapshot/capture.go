@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 
 	"golang.org/x/sync/errgroup"
+
+	"github.com/agent-rewind/rewind/snapshot/internal/platform"
 )
 
 // capture is the live workspace as one checkpoint would record it.
@@ -26,7 +28,7 @@ type capture struct {
 
 	rules    Hash            // the key of the exclusion rules (treecache.go)
 	rulesOK  bool            // rules has a key: directory trees may be reused and recorded
-	rootSt   statInfo        // the root's lstat; zero when the paths came from a hint
+	rootSt   platform.Stat   // the root's lstat; zero when the paths came from a hint
 	dirTrees map[string]Hash // directories whose lstat the cache holds: their cached tree hash
 	trees    map[string]Hash // every directory's tree hash, once encoded (checkpointLocked)
 }
@@ -90,7 +92,7 @@ func (s *Store) captureLiveRules(ctx context.Context, store bool, ign matcher, h
 	// The root's own stat, for its tree (treecache.go), taken before its listing, as the walk
 	// takes every folder's: a change between the two then shows as a stat that differs, never
 	// as a stat that matches a listing older than it.
-	rootSt, rootErr := lstatPath(s.root)
+	rootSt, rootErr := platform.Lstat(s.root)
 	var seen atomic.Int64
 	stop := s.progress("scan", func() Progress { return Progress{Done: seen.Load()} })
 	var sc *scan

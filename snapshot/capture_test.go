@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/agent-rewind/rewind/snapshot/internal/platform"
 )
 
 // TestCaptureMergePairsEveryPath: the capture pairs each live file with its stat cache entry in
@@ -67,14 +69,14 @@ func TestCaptureMergePairsEveryPath(t *testing.T) {
 // vanished paths removed, settled equal entries left out.
 func TestIndexChanges(t *testing.T) {
 	h := Hash{1}
-	st := func(size int64) statInfo { return statInfo{Mode: 0o100644, Size: size, Mtime: 10} }
+	st := func(size int64) platform.Stat { return platform.Stat{Mode: 0o100644, Size: size, Mtime: 10} }
 	old := []indexEntry{
-		{Path: "", St: statInfo{Mode: 0o40755, Mtime: 10}, Blob: h},
+		{Path: "", St: platform.Stat{Mode: 0o40755, Mtime: 10}, Blob: h},
 		{Path: "a", St: st(1), Blob: h},
-		{Path: "a-b", St: st(2), Blob: h},                               // removed
-		{Path: "a/b", St: st(3), Blob: h},                               // changed
-		{Path: "a/c", St: statInfo{Mode: 0o100644, Mtime: 99}, Blob: h}, // racily clean
-		{Path: "z", St: st(4), Blob: h},                                 // removed, last
+		{Path: "a-b", St: st(2), Blob: h},                                    // removed
+		{Path: "a/b", St: st(3), Blob: h},                                    // changed
+		{Path: "a/c", St: platform.Stat{Mode: 0o100644, Mtime: 99}, Blob: h}, // racily clean
+		{Path: "z", St: st(4), Blob: h},                                      // removed, last
 	}
 	data := encodeIndex(old, Hash{})
 	body, _, err := checkIndex(data)
@@ -109,7 +111,7 @@ func TestIndexCursorAppliesLog(t *testing.T) {
 		for range r.IntN(12) {
 			if p := name(); !seen[p] {
 				seen[p] = true
-				base = append(base, indexEntry{Path: p, St: statInfo{Mode: 0o100644, Size: int64(r.IntN(9))}, Blob: Hash{byte(r.IntN(9))}})
+				base = append(base, indexEntry{Path: p, St: platform.Stat{Mode: 0o100644, Size: int64(r.IntN(9))}, Blob: Hash{byte(r.IntN(9))}})
 			}
 		}
 		sortIndex(base)
@@ -131,7 +133,7 @@ func TestIndexCursorAppliesLog(t *testing.T) {
 				if r.IntN(3) == 0 {
 					removed = append(removed, p)
 				} else {
-					set = append(set, indexEntry{Path: p, St: statInfo{Mode: 0o100644, Size: 100}, Blob: Hash{byte(trial)}})
+					set = append(set, indexEntry{Path: p, St: platform.Stat{Mode: 0o100644, Size: 100}, Blob: Hash{byte(trial)}})
 				}
 			}
 			sortIndex(set)
@@ -140,7 +142,7 @@ func TestIndexCursorAppliesLog(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		st, _ := lstatPath(index)
+		st, _ := platform.Lstat(index)
 		whole, _, err := decodeIndex(data)
 		if err != nil {
 			t.Fatal(err)

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"syscall"
+
+	"github.com/agent-rewind/rewind/snapshot/internal/platform"
 )
 
 // Changed is a change watcher's promise: since checkpoint Since was captured, nothing in the
@@ -134,7 +136,7 @@ func (s *Store) scanChanged(ctx context.Context, ign matcher, h *Changed, idx *s
 	j := 0
 	for i := range out {
 		e := &out[i]
-		if e.Type != TypeFile || e.St != (statInfo{}) {
+		if e.Type != TypeFile || e.St != (platform.Stat{}) {
 			continue
 		}
 		for j < len(idx.entries) && idx.entries[j].Path < e.Path {
@@ -194,7 +196,7 @@ func excludedAncestor(ign matcher, p string) bool {
 // entryAt is what a walk records for path p (see walker.dir), and false if p is not there.
 func (s *Store) entryAt(p string) (liveEntry, bool, error) {
 	full := filepath.Join(s.root, filepath.FromSlash(p))
-	st, err := lstatPath(full)
+	st, err := platform.Lstat(full)
 	if err != nil {
 		if errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.ENOTDIR) {
 			return liveEntry{}, false, nil

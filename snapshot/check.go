@@ -17,6 +17,7 @@ import (
 
 	"github.com/agent-rewind/rewind/internal/durable"
 	"github.com/agent-rewind/rewind/internal/regular"
+	"github.com/agent-rewind/rewind/snapshot/internal/platform"
 )
 
 // CheckOptions chooses how deep Check looks and whether it repairs.
@@ -420,7 +421,7 @@ func (c *checker) statCache(ctx context.Context, packed map[Hash]packLoc) error 
 			continue
 		}
 		full := filepath.Join(c.s.root, e.Path)
-		live, err := lstatPath(full)
+		live, err := platform.Lstat(full)
 		if err != nil || !idx.clean(e, live) {
 			continue // the cache does not vouch for this file now: a checkpoint reads it
 		}
@@ -454,7 +455,7 @@ func (c *checker) statCacheDir(e *indexEntry, idx *statIndex, packed map[Hash]pa
 		drop(Problem{Kind: "stat-cache-corrupt", Path: e.Path, What: "an entry's path is not a workspace path"})
 		return
 	}
-	live, err := lstatPath(filepath.Join(c.s.root, e.Path))
+	live, err := platform.Lstat(filepath.Join(c.s.root, e.Path))
 	if err != nil || !idx.clean(e, live) {
 		return // not vouched for now: a checkpoint encodes the tree
 	}

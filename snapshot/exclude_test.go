@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/agent-rewind/rewind/snapshot/internal/platform"
 )
 
 func TestExcludedPathsUntouched(t *testing.T) {
@@ -131,7 +133,7 @@ func TestRacyClean(t *testing.T) {
 		t.Fatal(err)
 	}
 	put(t, root, "f.txt", "version 2", 0o644) // same size
-	st, err := lstatPath(filepath.Join(root, "f.txt"))
+	st, err := platform.Lstat(filepath.Join(root, "f.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,11 +6,13 @@ import (
 	"encoding/hex"
 	"testing"
 	"time"
+
+	"github.com/agent-rewind/rewind/snapshot/internal/platform"
 )
 
 func FuzzDecodeIndex(f *testing.F) {
 	h, _ := ParseHash(blobA)
-	f.Add(encodeIndex([]indexEntry{{Path: "", St: statInfo{Mode: 0o40755}, Blob: h}, {Path: "a", St: statInfo{Mode: 0o100644, Size: 5, Mtime: 1, Ctime: 2, Ino: 3}, Blob: h}, {Path: "b/c", Blob: h}}, h))
+	f.Add(encodeIndex([]indexEntry{{Path: "", St: platform.Stat{Mode: 0o40755}, Blob: h}, {Path: "a", St: platform.Stat{Mode: 0o100644, Size: 5, Mtime: 1, Ctime: 2, Ino: 3}, Blob: h}, {Path: "b/c", Blob: h}}, h))
 	f.Add(encodeIndex(nil, Hash{}))
 	f.Add([]byte(indexMagic + "\xff\xff\xff\xff"))
 	f.Add([]byte(indexMagicV1 + "\x00\x00\x00\x00\xff\xff\xff\xff"))

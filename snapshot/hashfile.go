@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/agent-rewind/rewind/snapshot/internal/platform"
 )
 
 // errChanged says a file changed between its stat and the end of its read.
@@ -32,7 +34,7 @@ func (s *Store) hashEntry(e *liveEntry, stg *stager, bytes *atomic.Int64) error 
 		if !errors.Is(err, errChanged) {
 			return err
 		}
-		st, lerr := lstatPath(full)
+		st, lerr := platform.Lstat(full)
 		if try+1 == readTries || lerr != nil || st.Mode&syscall.S_IFMT != syscall.S_IFREG {
 			e.Type, e.Mode, e.Size, e.Reason = TypeSkipped, 0, 0, "changed while being read"
 			return nil
@@ -66,7 +68,7 @@ const racyWindow = 100 * time.Millisecond
 // O_NOFOLLOW and compares fstat before and after the read with want: any difference means the
 // file changed (errChanged) and nothing is staged. A recently changed file is read twice (see
 // racyWindow), so a read torn by a concurrent writer is never stored.
-func hashFile(full string, want statInfo, stg *stager, bytes *atomic.Int64) (Hash, error) {
+func hashFile(full string, want platform.Stat, stg *stager, bytes *atomic.Int64) (Hash, error) {
 	var h Hash
 	readStart := time.Now().UnixNano()
 	// O_NONBLOCK: a FIFO swapped in since the lstat must not block the open (fstat then differs
@@ -79,7 +81,7 @@ func hashFile(full string, want statInfo, stg *stager, bytes *atomic.Int64) (Has
 		return h, fmt.Errorf("read %s: %w (%s)", shortPath(full), err, readAdvice(err))
 	}
 	defer f.Close()
-	st1, err := fstatFile(f)
+	st1, err := platform.Fstat(f)
 	if err != nil {
 		return h, err
 	}
@@ -106,7 +108,7 @@ func hashFile(full string, want statInfo, stg *stager, bytes *atomic.Int64) (Has
 			return h, errChanged
 		}
 		h = sha256.Sum256(data)
-		if st2, err := fstatFile(f); err != nil || st2 != st1 {
+		if st2, err := platform.Fstat(f); err != nil || st2 != st1 {
 			return h, errChanged
 		}
 		if err := confirmQuiet(f, st1, readStart, h); err != nil {
@@ -145,7 +147,7 @@ func hashFile(full string, want statInfo, stg *stager, bytes *atomic.Int64) (Has
 		return h, fmt.Errorf("read %s: %w", full, err)
 	}
 	hasher.Sum(h[:0])
-	if st2, err := fstatFile(f); err != nil || st2 != st1 || n != st1.Size {
+	if st2, err := platform.Fstat(f); err != nil || st2 != st1 || n != st1.Size {
 		return h, errChanged
 	}
 	if err := confirmQuiet(f, st1, readStart, h); err != nil {
@@ -167,7 +169,7 @@ func hashFile(full string, want statInfo, stg *stager, bytes *atomic.Int64) (Has
 
 // confirmQuiet re-reads a file changed within racyWindow of its read and checks that it still
 // hashes to h with the same stat; otherwise errChanged.
-func confirmQuiet(f *os.File, st statInfo, readStart int64, h Hash) error {
+func confirmQuiet(f *os.File, st platform.Stat, readStart int64, h Hash) error {
 	if st.Ctime < readStart-int64(racyWindow) && st.Mtime < readStart-int64(racyWindow) {
 		return nil
 	}
@@ -181,7 +183,7 @@ func confirmQuiet(f *os.File, st statInfo, readStart int64, h Hash) error {
 	}
 	var again Hash
 	hasher.Sum(again[:0])
-	if st2, err := fstatFile(f); err != nil || st2 != st || n != st.Size || again != h {
+	if st2, err := platform.Fstat(f); err != nil || st2 != st || n != st.Size || again != h {
 		return errChanged
 	}
 	return nil

@@ -16,6 +16,7 @@ import (
 
 	"github.com/agent-rewind/rewind/internal/durable"
 	"github.com/agent-rewind/rewind/internal/regular"
+	"github.com/agent-rewind/rewind/snapshot/internal/platform"
 )
 
 // indexMagic starts the stat cache file; the last byte is the format version. Version 2 adds
@@ -31,7 +32,7 @@ const (
 // the tree's hash (treecache.go).
 type indexEntry struct {
 	Path string
-	St   statInfo
+	St   platform.Stat
 	Blob Hash
 	// recorded is the mtime (ns) of the index file, or the seal of the log record, that holds
 	// the entry: an entry whose St.Mtime is not older is racily clean and is hashed again.
@@ -52,7 +53,7 @@ type statIndex struct {
 }
 
 // clean reports whether a file whose lstat is st can reuse e's hash without being read.
-func (x *statIndex) clean(e *indexEntry, st statInfo) bool {
+func (x *statIndex) clean(e *indexEntry, st platform.Stat) bool {
 	return e != nil && e.St == st && e.St.Mtime < e.recorded
 }
 
@@ -77,7 +78,7 @@ func loadIndexLazy(name string) (*statIndex, string, error) {
 	if err != nil {
 		return nil, "", fmt.Errorf("read stat cache %s: %w", name, err)
 	}
-	st, err := lstatPath(name)
+	st, err := platform.Lstat(name)
 	if err != nil {
 		return nil, "", fmt.Errorf("stat %s: %w", name, err)
 	}

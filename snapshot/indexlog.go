@@ -14,6 +14,7 @@ import (
 	"unsafe"
 
 	"github.com/agent-rewind/rewind/internal/regular"
+	"github.com/agent-rewind/rewind/snapshot/internal/platform"
 )
 
 // The stat cache's log (FORMAT.md, "Index"): a checkpoint that changed a few files appends their
@@ -153,7 +154,7 @@ func appendIndexLog(index string, base uint32, body []byte) error {
 		return err
 	}
 	defer f.Close()
-	st, err := fstatFile(f)
+	st, err := platform.Fstat(f)
 	if err != nil {
 		return err
 	}
@@ -169,7 +170,7 @@ func appendIndexLog(index string, base uint32, body []byte) error {
 	if _, err := f.Write(body); err != nil {
 		return err
 	}
-	if st, err = fstatFile(f); err != nil {
+	if st, err = platform.Fstat(f); err != nil {
 		return err
 	}
 	if _, err := f.Write(sealLogRecord(body, st.Mtime)); err != nil {

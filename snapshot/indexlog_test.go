@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/agent-rewind/rewind/snapshot/internal/platform"
 )
 
 // logTree makes n files whose mtimes are an hour old (never racily clean) and a store with
@@ -160,7 +162,7 @@ func TestStatCacheLogOfAnotherIndex(t *testing.T) {
 func FuzzApplyIndexLog(f *testing.F) {
 	h, _ := ParseHash(blobA)
 	base := []indexEntry{{Path: "a", Blob: h}, {Path: "b/c", Blob: h}}
-	body := encodeLogRecord([]indexEntry{{Path: "a", St: statInfo{Size: 3}, Blob: h}, {Path: "z", Blob: h}}, []string{"b/c"})
+	body := encodeLogRecord([]indexEntry{{Path: "a", St: platform.Stat{Size: 3}, Blob: h}, {Path: "z", Blob: h}}, []string{"b/c"})
 	log := append([]byte(indexLogMagic), 1, 0, 0, 0)
 	log = append(log, body...)
 	log = append(log, sealLogRecord(body, 42)...)
@@ -196,7 +198,7 @@ func TestIndexLogMergesNewPaths(t *testing.T) {
 	mk := func(paths ...string) []indexEntry {
 		var es []indexEntry
 		for i, p := range paths {
-			es = append(es, indexEntry{Path: p, St: statInfo{Size: int64(i + 1)}})
+			es = append(es, indexEntry{Path: p, St: platform.Stat{Size: int64(i + 1)}})
 		}
 		return es
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/agent-rewind/rewind/internal/durable"
 	"github.com/agent-rewind/rewind/internal/regular"
+	"github.com/agent-rewind/rewind/snapshot/internal/platform"
 )
 
 // Maintenance keeps a store that hooks write to before every tool call from growing without
@@ -139,9 +140,9 @@ func (s *Store) packCount() (int, error) {
 
 // MaintenanceRunning reports whether a maintenance of this store is running (in any process).
 func (s *Store) MaintenanceRunning() bool {
-	unlock, err := tryFlockFile(filepath.Join(s.state, maintenanceLock))
+	unlock, err := platform.TryLock(filepath.Join(s.state, maintenanceLock))
 	if err != nil {
-		return errors.Is(err, errBusy)
+		return errors.Is(err, platform.ErrBusy)
 	}
 	unlock()
 	return false
@@ -164,8 +165,8 @@ type MaintainOptions struct {
 // Maintain early (Skipped).
 func (s *Store) Maintain(ctx context.Context, opts MaintainOptions) (*MaintainResult, error) {
 	res := &MaintainResult{}
-	unlockM, err := tryFlockFile(filepath.Join(s.state, maintenanceLock))
-	if errors.Is(err, errBusy) {
+	unlockM, err := platform.TryLock(filepath.Join(s.state, maintenanceLock))
+	if errors.Is(err, platform.ErrBusy) {
 		res.Skipped = "another maintenance of this store is running"
 		return res, nil
 	}
@@ -181,7 +182,7 @@ func (s *Store) Maintain(ctx context.Context, opts MaintainOptions) (*MaintainRe
 		res.MaxHold = Duration(res.MaxHoldExact)
 	}
 	busy := func(err error) bool {
-		if errors.Is(err, errBusy) {
+		if errors.Is(err, platform.ErrBusy) {
 			res.Skipped = "the store's lock was held for 2 s (a checkpoint, rewind or gc): maintenance gave way and goes on next time"
 			return true
 		}
@@ -253,23 +254,23 @@ func (s *Store) Maintain(ctx context.Context, opts MaintainOptions) (*MaintainRe
 	return res, nil
 }
 
-// tryLock takes the writers' lock if it is free (errBusy otherwise); Options.Lock, when set,
+// tryLock takes the writers' lock if it is free (platform.ErrBusy otherwise); Options.Lock, when set,
 // is called instead.
 func (s *Store) tryLock() (func() error, error) {
 	if s.opts.Lock != nil {
 		return s.opts.Lock()
 	}
-	return tryFlockFile(filepath.Join(s.state, "lock"))
+	return platform.TryLock(filepath.Join(s.state, "lock"))
 }
 
-// pollLock takes the writers' lock by trying it every lockPoll for at most lockWait (errBusy
+// pollLock takes the writers' lock by trying it every lockPoll for at most lockWait (platform.ErrBusy
 // then).
 func (s *Store) pollLock(ctx context.Context) func() (func() error, error) {
 	return func() (func() error, error) {
 		deadline := time.Now().Add(lockWait)
 		for {
 			unlock, err := s.tryLock()
-			if !errors.Is(err, errBusy) || time.Now().After(deadline) {
+			if !errors.Is(err, platform.ErrBusy) || time.Now().After(deadline) {
 				return unlock, err
 			}
 			select {

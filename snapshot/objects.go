@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/agent-rewind/rewind/internal/regular"
+	"github.com/agent-rewind/rewind/snapshot/internal/platform"
 )
 
 // objectStore is the content-addressed blob store: loose objects under StateDir/objects and
@@ -390,7 +391,7 @@ func (s *stager) commit() (err error) {
 // syncfs(2) of the file system holding fs otherwise.
 func flush(fs string, files, dirs []string) error {
 	if len(files)+len(dirs) > fewFiles {
-		return syncFS(fs)
+		return platform.SyncFS(fs)
 	}
 	return fsyncAll(append(files, dirs...), func(name string) (*os.File, error) { return os.Open(name) })
 }

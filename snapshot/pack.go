@@ -17,6 +17,7 @@ import (
 
 	"github.com/agent-rewind/rewind/internal/durable"
 	"github.com/agent-rewind/rewind/internal/regular"
+	"github.com/agent-rewind/rewind/snapshot/internal/platform"
 )
 
 // Packs hold the small objects of a large batch (a first checkpoint, an npm install) in one file
@@ -246,7 +247,7 @@ type packWriter struct {
 	entries []packEntry
 }
 
-// writebackChunk is how much a pack grows between two startWriteback calls.
+// writebackChunk is how much a pack grows between two platform.StartWriteback calls.
 const writebackChunk = 32 << 20
 
 func (o *objectStore) newPack() (*packWriter, error) {
@@ -274,7 +275,7 @@ func (p *packWriter) add(h Hash, data []byte) error {
 	p.entries = append(p.entries, packEntry{Hash: h, Off: p.off, Size: int64(len(data))})
 	p.off += int64(len(data))
 	if p.off-p.flushed >= writebackChunk {
-		startWriteback(p.f, p.flushed, p.off-p.flushed)
+		platform.StartWriteback(p.f, p.flushed, p.off-p.flushed)
 		p.flushed = p.off
 	}
 	return nil

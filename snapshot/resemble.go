@@ -10,6 +10,7 @@ import (
 	"syscall"
 
 	"github.com/agent-rewind/rewind/internal/regular"
+	"github.com/agent-rewind/rewind/snapshot/internal/platform"
 )
 
 // What a store knows of its workspace lets a new folder be recognised as a copy of it (cp -a,
@@ -75,7 +76,7 @@ func Resembles(stateDir, root string) (checkpoint string, ok bool) {
 	same := 0
 	for i := range n {
 		e := files[i*len(files)/n]
-		if st, err := lstatPath(filepath.Join(root, e.Path)); err == nil && st.Size == e.St.Size && st.Mode == e.St.Mode && sameTime(st.Mtime, e.St.Mtime) {
+		if st, err := platform.Lstat(filepath.Join(root, e.Path)); err == nil && st.Size == e.St.Size && st.Mode == e.St.Mode && sameTime(st.Mtime, e.St.Mtime) {
 			same++
 		}
 	}
@@ -114,7 +115,7 @@ func (s *Store) topEntries(h Hash) ([]Entry, error) {
 // liveMatches reports whether the path p holds what e records: type, mode, size or target, and
 // with content, a file's content.
 func liveMatches(p string, e Entry, content bool) bool {
-	st, err := lstatPath(p)
+	st, err := platform.Lstat(p)
 	if err != nil {
 		return false
 	}

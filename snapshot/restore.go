@@ -15,6 +15,8 @@ import (
 	"syscall"
 
 	"golang.org/x/sync/errgroup"
+
+	"github.com/agent-rewind/rewind/snapshot/internal/platform"
 )
 
 // Kept is a path a restore left alone, and why.
@@ -247,11 +249,11 @@ func (c *capture) contents(d string) (lo, hi int) {
 }
 
 // stat returns the stat the capture recorded for p.
-func (c *capture) stat(p string) (statInfo, bool) {
+func (c *capture) stat(p string) (platform.Stat, bool) {
 	es := c.scan.entries
 	i, ok := slices.BinarySearchFunc(es, p, func(e liveEntry, p string) int { return strings.Compare(e.Path, p) })
 	if !ok {
-		return statInfo{}, false
+		return platform.Stat{}, false
 	}
 	return es[i].St, true
 }
@@ -275,11 +277,11 @@ const tmpPrefix = ".rewind-tmp-"
 type applier struct {
 	s        *Store
 	root     *os.Root
-	seen     func(p string) (statInfo, bool) // the live capture's stat of p
-	mu       sync.Mutex                      // guards the maps and kept: files are written in parallel
-	verified map[string]bool                 // directories checked to be real directories
-	touched  map[string]bool                 // paths written or chmodded (their stat changed)
-	blocked  map[string]bool                 // paths left alone while applying: nothing under them is written
+	seen     func(p string) (platform.Stat, bool) // the live capture's stat of p
+	mu       sync.Mutex                           // guards the maps and kept: files are written in parallel
+	verified map[string]bool                      // directories checked to be real directories
+	touched  map[string]bool                      // paths written or chmodded (their stat changed)
+	blocked  map[string]bool                      // paths left alone while applying: nothing under them is written
 	kept     []Kept
 	done     *atomic.Int64
 }
@@ -447,8 +449,8 @@ func (a *applier) unchanged(p string, fi fs.FileInfo) bool {
 	if fi.IsDir() {
 		return was.Mode&syscall.S_IFMT == syscall.S_IFDIR
 	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	return ok && fromStat(st) == was
+	st, ok := platform.FileInfoStat(fi)
+	return ok && st == was
 }
 
 func describeMode(m fs.FileMode) string {
@@ -625,15 +627,16 @@ func (a *applier) chmodFile(c *Change) error {
 		return fmt.Errorf("restore the mode of %s: %w", a.full(c.Path), err)
 	}
 	defer f.Close()
-	var st syscall.Stat_t
-	if err := syscall.Fstat(int(f.Fd()), &st); err != nil {
+	fi, err := f.Stat()
+	if err != nil {
 		return fmt.Errorf("restore the mode of %s: %w", a.full(c.Path), err)
 	}
-	if was, ok := a.seen(c.Path); !ok || fromStat(&st) != was {
+	was, seen := a.seen(c.Path)
+	if st, ok := platform.FileInfoStat(fi); !seen || !ok || st != was {
 		a.leave(c.Path, reasonChanged, true, true)
 		return nil
 	}
-	if st.Nlink > 1 {
+	if platform.Links(fi) > 1 {
 		f.Close()
 		return a.writeFile(c)
 	}
@@ -746,7 +749,7 @@ func (s *Store) refreshIndex(c *capture, t *target, touched map[string]bool) err
 	for p := range changed {
 		if touched[p] {
 			if e := findEntry(t.entries, p); e != nil && e.Type == TypeFile { // a touched path is listed
-				st, err := lstatPath(filepath.Join(s.root, p))
+				st, err := platform.Lstat(filepath.Join(s.root, p))
 				if err == nil && st.Mode&syscall.S_IFMT == syscall.S_IFREG && st.Size == e.Size {
 					set = append(set, indexEntry{Path: p, St: st, Blob: e.Blob})
 					continue
@@ -817,7 +820,7 @@ func (s *Store) rebuildIndex(c *capture, t *target, touched map[string]bool) err
 			}
 		case TypeFile:
 			if touched[w.Path] {
-				st, err := lstatPath(filepath.Join(s.root, w.Path))
+				st, err := platform.Lstat(filepath.Join(s.root, w.Path))
 				if err == nil && st.Mode&syscall.S_IFMT == syscall.S_IFREG && st.Size == w.Size {
 					out = append(out, indexEntry{Path: w.Path, St: st, Blob: w.Blob})
 				}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/agent-rewind/rewind/internal/durable"
+	"github.com/agent-rewind/rewind/snapshot/internal/platform"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -264,7 +265,7 @@ func nonNil(c []Change) []Change {
 // the directories whose entries changed.
 func (s *Store) flushRestored(touched map[string]bool) error {
 	if len(touched) > fewFiles/2 {
-		return syncFS(s.root)
+		return platform.SyncFS(s.root)
 	}
 	root, err := os.OpenRoot(s.root)
 	if err != nil {

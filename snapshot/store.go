@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/agent-rewind/rewind/internal/regular"
+	"github.com/agent-rewind/rewind/snapshot/internal/platform"
 )
 
 // Recorder appends an entry to the hash chain. data marshals with encoding/json to a JSON object;
@@ -170,7 +171,7 @@ func (s *Store) lock() (func() error, error) {
 	if s.opts.Lock != nil {
 		return s.opts.Lock()
 	}
-	return flockFile(filepath.Join(s.state, "lock"))
+	return platform.Lock(filepath.Join(s.state, "lock"))
 }
 
 // lockAndRecover takes the writers' lock, finishes an interrupted restore if a journal is there

@@ -10,13 +10,15 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
+
+	"github.com/agent-rewind/rewind/snapshot/internal/platform"
 )
 
 // liveEntry is a path of the live workspace: its manifest entry (Blob filled in once known) and
 // the lstat it was seen with.
 type liveEntry struct {
 	Entry
-	St     statInfo
+	St     platform.Stat
 	cached bool // a file whose Blob the stat cache vouched for (not read, but maybe sampled)
 }
 
@@ -145,7 +147,7 @@ func (w *walker) work() {
 // bytes) is built once, in emit's output, not once per directory and copied again.
 type dirList struct {
 	paths []string
-	st    []statInfo
+	st    []platform.Stat
 	links []dirLink // in the order of their entries
 }
 
@@ -238,18 +240,18 @@ func (w *walker) dir(rel string) ([]string, error) {
 	if rel != "" {
 		prefix = rel + "/"
 	}
-	fd, paths, err := openDir(full, prefix)
+	fd, paths, err := platform.OpenDir(full, prefix)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ELOOP) || errors.Is(err, syscall.ENOTDIR) {
 			return nil, nil // removed or replaced while we walked: it is simply not there now
 		}
 		return nil, fmt.Errorf("read directory %s: %w (%s)", shortPath(full), err, readAdvice(err))
 	}
-	defer closeDir(fd)
+	defer platform.CloseDir(fd)
 	// In name order (they share the prefix): emit relies on it.
 	slices.Sort(paths)
 	// The kept entries move down in place: paths is this directory's own slice.
-	d := &dirList{paths: paths[:0], st: make([]statInfo, 0, len(paths))}
+	d := &dirList{paths: paths[:0], st: make([]platform.Stat, 0, len(paths))}
 	var subdirs []string
 	var excl []string
 	for _, p := range paths {
@@ -257,7 +259,7 @@ func (w *walker) dir(rel string) ([]string, error) {
 		if len(w.stateRel) > 0 && slices.Contains(w.stateRel, p) {
 			continue
 		}
-		st, err := lstatAt(fd, full, name)
+		st, err := platform.LstatAt(fd, full, name)
 		if err != nil {
 			if errors.Is(err, syscall.ENOENT) {
 				continue
@@ -273,7 +275,7 @@ func (w *walker) dir(rel string) ([]string, error) {
 		case syscall.S_IFDIR:
 			subdirs = append(subdirs, p)
 		case syscall.S_IFLNK:
-			t, err := readlinkAt(fd, full, name)
+			t, err := platform.ReadlinkAt(fd, full, name)
 			if err != nil {
 				if errors.Is(err, syscall.ENOENT) {
 					continue
@@ -285,7 +287,7 @@ func (w *walker) dir(rel string) ([]string, error) {
 			}
 			d.links = append(d.links, dirLink{len(d.paths), t})
 		}
-		if len(p) > maxPathLen { // a listed name holds no NUL byte (see openDir)
+		if len(p) > maxPathLen { // a listed name holds no NUL byte (see platform.OpenDir)
 			return nil, fmt.Errorf("path %q cannot be captured (%d bytes, longer than %d, or holding a NUL byte); list it, or a folder above it, in %s", shortPath(p), len(p), maxPathLen, IgnoreFile)
 		}
 		d.paths = append(d.paths, p)

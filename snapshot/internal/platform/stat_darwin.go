@@ -1,4 +1,4 @@
-package snapshot
+package platform
 
 import (
 	"os"
@@ -9,8 +9,8 @@ import (
 // The macOS versions of stat_linux.go: the syscall package has no *at calls here, so paths are
 // joined (a little slower), and there is no syncfs(2): sync(2) flushes every file system.
 
-func fromStat(st *syscall.Stat_t) statInfo {
-	return statInfo{
+func fromStat(st *syscall.Stat_t) Stat {
+	return Stat{
 		Mode:  uint32(st.Mode),
 		Size:  st.Size,
 		Mtime: st.Mtimespec.Sec*1e9 + st.Mtimespec.Nsec,
@@ -19,15 +19,15 @@ func fromStat(st *syscall.Stat_t) statInfo {
 	}
 }
 
-func lstatAt(_ int, dir, name string) (statInfo, error) {
-	return lstatPath(filepath.Join(dir, name))
+func LstatAt(_ int, dir, name string) (Stat, error) {
+	return Lstat(filepath.Join(dir, name))
 }
 
-func readlinkAt(_ int, dir, name string) (string, error) {
+func ReadlinkAt(_ int, dir, name string) (string, error) {
 	return os.Readlink(filepath.Join(dir, name))
 }
 
-func syncFS(string) error {
+func SyncFS(string) error {
 	syscall.Sync()
 	return nil
 }

@@ -1,4 +1,4 @@
-package snapshot
+package platform
 
 import (
 	"bytes"
@@ -12,14 +12,14 @@ import (
 // 8 KiB takes two or more), and pooling it keeps a walk from allocating one per directory.
 var direntBuf = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
 
-// openDir opens the directory full without following a final symlink and lists its entries
+// OpenDir opens the directory full without following a final symlink and lists its entries
 // ("." and ".." left out) as prefix+name, in no particular order. It returns the open descriptor
-// for lstatAt and readlinkAt, which the caller closes. Not os.File: an os.File of a directory
+// for LstatAt and ReadlinkAt, which the caller closes. Not os.File: an os.File of a directory
 // costs four fcntl and a failed epoll_ctl on every open, which at tens of thousands of
-// directories is measurable next to the lstat walk itself. Raw system calls, as lstatAt's (see
+// directories is measurable next to the lstat walk itself. Raw system calls, as LstatAt's (see
 // there why). The paths are substrings of one string: one allocation per directory, not one per
 // name and another per path.
-func openDir(full, prefix string) (int, []string, error) {
+func OpenDir(full, prefix string) (int, []string, error) {
 	p, err := syscall.BytePtrFromString(full)
 	if err != nil {
 		return -1, nil, err
@@ -48,7 +48,7 @@ func openDir(full, prefix string) (int, []string, error) {
 			continue
 		}
 		if e != 0 {
-			closeDir(int(fd))
+			CloseDir(int(fd))
 			return -1, nil, e
 		}
 		if n == 0 {
@@ -113,6 +113,7 @@ func appendDirents(arena []byte, ends []int, buf []byte, prefix string) ([]byte,
 	return arena, ends
 }
 
-func closeDir(fd int) { syscall.RawSyscall(syscall.SYS_CLOSE, uintptr(fd), 0, 0) }
+// CloseDir closes a descriptor OpenDir returned.
+func CloseDir(fd int) { syscall.RawSyscall(syscall.SYS_CLOSE, uintptr(fd), 0, 0) }
 
 const atFDCWD = ^uintptr(99) // AT_FDCWD, -100

@@ -1,4 +1,4 @@
-package snapshot
+package platform
 
 import (
 	"os"
@@ -7,8 +7,8 @@ import (
 	"unsafe"
 )
 
-func fromStat(st *syscall.Stat_t) statInfo {
-	return statInfo{
+func fromStat(st *syscall.Stat_t) Stat {
+	return Stat{
 		Mode:  st.Mode,
 		Size:  int64(st.Size),
 		Mtime: int64(st.Mtim.Sec)*1e9 + int64(st.Mtim.Nsec),
@@ -17,7 +17,7 @@ func fromStat(st *syscall.Stat_t) statInfo {
 	}
 }
 
-// lstatAt stats name in the directory open as dirfd (whose path is dir) without following a
+// LstatAt stats name in the directory open as dirfd (whose path is dir) without following a
 // final symlink: one syscall and no path walk, which keeps a no-change checkpoint close to a bare
 // stat walk. It is a raw system call, which does not tell the Go scheduler: an lstat of a
 // directory entry the walk just listed takes about a microsecond, and telling the scheduler
@@ -25,9 +25,9 @@ func fromStat(st *syscall.Stat_t) statInfo {
 // processors between threads (thousands of nanosleep and futex calls per checkpoint, more time
 // than the lstat calls themselves). A slow lstat (a cold disk) holds one of the walk's workers'
 // processors meanwhile, which is all the walk would do with it anyway.
-func lstatAt(dirfd int, dir, name string) (statInfo, error) {
+func LstatAt(dirfd int, dir, name string) (Stat, error) {
 	if sysFstatat == 0 {
-		return lstatPath(dir + "/" + name)
+		return Lstat(dir + "/" + name)
 	}
 	// A name read from a directory fits in 256 bytes with its NUL: pass it from the stack rather
 	// than allocating a C string per entry.
@@ -39,7 +39,7 @@ func lstatAt(dirfd int, dir, name string) (statInfo, error) {
 	} else {
 		var err error
 		if p, err = syscall.BytePtrFromString(name); err != nil {
-			return statInfo{}, err
+			return Stat{}, err
 		}
 	}
 	var st syscall.Stat_t
@@ -49,7 +49,7 @@ func lstatAt(dirfd int, dir, name string) (statInfo, error) {
 			continue
 		}
 		if e != 0 {
-			return statInfo{}, e
+			return Stat{}, e
 		}
 		return fromStat(&st), nil
 	}
@@ -57,8 +57,8 @@ func lstatAt(dirfd int, dir, name string) (statInfo, error) {
 
 const atSymlinkNofollow = 0x100
 
-// readlinkAt reads the target of the symlink name in the directory open as dirfd.
-func readlinkAt(dirfd int, _, name string) (string, error) {
+// ReadlinkAt reads the target of the symlink name in the directory open as dirfd.
+func ReadlinkAt(dirfd int, _, name string) (string, error) {
 	p, err := syscall.BytePtrFromString(name)
 	if err != nil {
 		return "", err
@@ -78,9 +78,9 @@ func readlinkAt(dirfd int, _, name string) (string, error) {
 	}
 }
 
-// syncFS flushes the whole filesystem holding dir (syncfs(2)): one flush makes a batch of
+// SyncFS flushes the whole filesystem holding dir (syncfs(2)): one flush makes a batch of
 // unsynced writes durable, instead of one fsync per file.
-func syncFS(dir string) error {
+func SyncFS(dir string) error {
 	f, err := os.Open(dir)
 	if err != nil {
 		return err

@@ -1,6 +1,4 @@
-//go:build !linux
-
-package snapshot
+package platform
 
 import (
 	"os"
@@ -8,13 +6,13 @@ import (
 	"syscall"
 )
 
-// openFiles keeps the os.File of each directory openDir returned, so that closeDir closes it
+// openFiles keeps the os.File of each directory OpenDir returned, so that CloseDir closes it
 // (its descriptor must stay valid while the walk stats the entries).
 var openFiles sync.Map // fd -> *os.File
 
-// openDir opens the directory full without following a final symlink and lists its entries as
-// prefix+name. It returns the open descriptor for lstatAt and readlinkAt, which the caller closes.
-func openDir(full, prefix string) (int, []string, error) {
+// OpenDir opens the directory full without following a final symlink and lists its entries as
+// prefix+name. It returns the open descriptor for LstatAt and ReadlinkAt, which the caller closes.
+func OpenDir(full, prefix string) (int, []string, error) {
 	f, err := os.OpenFile(full, os.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NOFOLLOW, 0)
 	if err != nil {
 		return -1, nil, err
@@ -32,7 +30,8 @@ func openDir(full, prefix string) (int, []string, error) {
 	return fd, names, nil
 }
 
-func closeDir(fd int) {
+// CloseDir closes a descriptor OpenDir returned.
+func CloseDir(fd int) {
 	if f, ok := openFiles.LoadAndDelete(fd); ok {
 		f.(*os.File).Close()
 	}
