@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/agent-rewind/rewind/snapshot/internal/objects"
 	"github.com/agent-rewind/rewind/snapshot/internal/platform"
 )
 
@@ -21,8 +22,8 @@ type capture struct {
 	verified   int  // files the cache vouched for, read again to check it (see sample.go)
 	distrusted bool // the sample caught the cache vouching for wrong content: every file was read
 	warnings   []string
-	stager     *stager    // nil when hashing only
-	index      *statIndex // the stat cache the capture started from
+	stager     *objects.Stager // nil when hashing only
+	index      *statIndex      // the stat cache the capture started from
 	indexDirty bool
 	walk       Walk // how the paths were found (changed.go)
 
@@ -224,7 +225,7 @@ func (s *Store) captureLiveRules(ctx context.Context, store bool, ign matcher, h
 	}
 	c.indexDirty = len(todo) > 0 || files+dirs != ic.count
 	if store {
-		c.stager = newStager(s.objects)
+		c.stager = objects.NewStager(s.objects)
 	}
 	c.hashed = len(todo)
 	if len(todo) == 0 {
@@ -254,7 +255,7 @@ func (s *Store) captureLiveRules(ctx context.Context, store bool, ign matcher, h
 	}
 	if err != nil {
 		if c.stager != nil {
-			c.stager.discard() // a full disk must not leave a partial pack behind (see stager.discard)
+			c.stager.Discard() // a full disk must not leave a partial pack behind (see stager.discard)
 		}
 		return nil, err
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/agent-rewind/rewind/internal/durable"
 	"github.com/agent-rewind/rewind/internal/regular"
+	"github.com/agent-rewind/rewind/snapshot/internal/objects"
 	"github.com/agent-rewind/rewind/snapshot/internal/platform"
 )
 
@@ -143,7 +144,7 @@ type need struct {
 // checkpoints reads every checkpoint's metadata; the readable ones are returned.
 func (c *checker) checkpoints() []*Checkpoint {
 	sec := c.section("checkpoints")
-	names, err := readDirNames(filepath.Join(c.s.state, "checkpoints"))
+	names, err := platform.ReadDirNames(filepath.Join(c.s.state, "checkpoints"))
 	if err != nil {
 		sec.Problems = append(sec.Problems, Problem{Kind: "checkpoints-unreadable", Where: "checkpoints/", What: err.Error(),
 			Fix: "make the state directory readable by this user"})
@@ -225,13 +226,13 @@ func (c *checker) manifests(cps []*Checkpoint) map[Hash]*need {
 // packs reads every pack index and returns where each packed content is, from the readable ones
 // (and from the trailer of a pack whose index file is missing: the next writer rebuilds it).
 // rebuilt are the problems rebuildPacks repaired.
-func (c *checker) packs(rebuilt []Problem) map[Hash]packLoc {
+func (c *checker) packs(rebuilt []Problem) map[Hash]objects.PackLoc {
 	sec := c.section("packs")
 	sec.Problems = append(sec.Problems, rebuilt...)
 	sec.Checked += len(rebuilt)
-	out := map[Hash]packLoc{}
+	out := map[Hash]objects.PackLoc{}
 	c.indexless(sec, out)
-	ids, err := c.s.objects.packIDs()
+	ids, err := c.s.objects.PackIDs()
 	if err != nil {
 		sec.Problems = append(sec.Problems, Problem{Kind: "packs-unreadable", Where: "packs/", What: err.Error(),
 			Fix: "make the state directory readable by this user"})
@@ -240,7 +241,7 @@ func (c *checker) packs(rebuilt []Problem) map[Hash]packLoc {
 	slices.Sort(ids)
 	for _, id := range ids {
 		sec.Checked++
-		entries, err := c.s.objects.readPackIdx(id)
+		entries, err := c.s.objects.ReadPackIdx(id)
 		if err != nil {
 			what := err.Error()
 			var ce *CorruptError
@@ -251,10 +252,10 @@ func (c *checker) packs(rebuilt []Problem) map[Hash]packLoc {
 				Fix: "restore packs/" + id + ".pack and .idx from a backup of the state directory; the contents it held are reported missing below"})
 			continue
 		}
-		pack := filepath.Join(c.s.objects.packDir, id+".pack")
+		pack := filepath.Join(c.s.objects.PackDir, id+".pack")
 		for _, e := range entries {
 			if _, dup := out[e.Hash]; !dup {
-				out[e.Hash] = packLoc{pack: pack, packEntry: e}
+				out[e.Hash] = objects.PackLoc{Pack: pack, PackEntry: e}
 			}
 		}
 	}
@@ -263,7 +264,7 @@ func (c *checker) packs(rebuilt []Problem) map[Hash]packLoc {
 
 // objects checks that every needed content is stored with its size, and with ReadData that it
 // hashes to its name.
-func (c *checker) objects(ctx context.Context, needs map[Hash]*need, packed map[Hash]packLoc) error {
+func (c *checker) objects(ctx context.Context, needs map[Hash]*need, packed map[Hash]objects.PackLoc) error {
 	sec := c.section("objects")
 	hashes := make([]Hash, 0, len(needs))
 	for h := range needs {
@@ -276,7 +277,7 @@ func (c *checker) objects(ctx context.Context, needs map[Hash]*need, packed map[
 		}
 		n := needs[h]
 		sec.Checked++
-		loose := c.s.objects.path(h)
+		loose := c.s.objects.Path(h)
 		where := c.rel(loose)
 		problem := func(kind, what, fix string) {
 			sec.Problems = append(sec.Problems, Problem{Kind: kind, Where: where, Path: n.path, What: what, Fix: fix, Checkpoints: n.checkpoints})
@@ -292,16 +293,16 @@ func (c *checker) objects(ctx context.Context, needs map[Hash]*need, packed map[
 			size = fi.Size()
 			open = func() (io.ReadCloser, error) { return regular.Open(loose) }
 		} else if loc, ok := packed[h]; ok {
-			where = fmt.Sprintf("%s (offset %d)", c.rel(loc.pack), loc.Off)
+			where = fmt.Sprintf("%s (offset %d)", c.rel(loc.Pack), loc.Off)
 			size = loc.Size
 			open = func() (io.ReadCloser, error) {
-				f, err := regular.Open(loc.pack)
+				f, err := regular.Open(loc.Pack)
 				if err != nil {
 					return nil, err
 				}
-				return sectionCloser{io.NewSectionReader(f, loc.Off, loc.Size), f}, nil
+				return objects.SectionCloser{SectionReader: io.NewSectionReader(f, loc.Off, loc.Size), File: f}, nil
 			}
-		} else if list := c.s.objects.listPath(h); c.s.objects.hasList(h) {
+		} else if list := c.s.objects.ListPath(h); c.s.objects.HasList(h) {
 			where = c.rel(list)
 			if kind, at, what := c.chunked(h, n.size, packed); kind != "" {
 				if at != "" {
@@ -380,7 +381,7 @@ func safetyOf(p *position) string {
 // statCache checks every entry of the stat cache that vouches for a live file (its stat matches
 // and it is not racily clean): that its content is stored, and by reading the file that it is
 // the file's content.
-func (c *checker) statCache(ctx context.Context, packed map[Hash]packLoc) error {
+func (c *checker) statCache(ctx context.Context, packed map[Hash]objects.PackLoc) error {
 	sec := c.section("statCache")
 	name := filepath.Join(c.s.state, "index")
 	data, err := os.ReadFile(name)
@@ -426,7 +427,7 @@ func (c *checker) statCache(ctx context.Context, packed map[Hash]packLoc) error 
 			continue // the cache does not vouch for this file now: a checkpoint reads it
 		}
 		if _, ok := packed[e.Blob]; !ok {
-			if _, err := os.Lstat(c.s.objects.path(e.Blob)); err != nil && !c.s.objects.hasList(e.Blob) {
+			if _, err := os.Lstat(c.s.objects.Path(e.Blob)); err != nil && !c.s.objects.HasList(e.Blob) {
 				drop(Problem{Kind: "stat-cache-unstored", Path: e.Path,
 					What: fmt.Sprintf("vouches for content %s, which is not stored: the next checkpoint would name a content it cannot restore", e.Blob)})
 				continue
@@ -450,7 +451,7 @@ func (c *checker) statCache(ctx context.Context, packed map[Hash]packLoc) error 
 // statCacheDir checks a directory entry of the stat cache (treecache.go): that the tree it
 // vouches for, while the directory's stat is the entry's, is stored (the root's as a manifest).
 // Whether the tree is the directory's is what a checkpoint decides from its children's entries.
-func (c *checker) statCacheDir(e *indexEntry, idx *statIndex, packed map[Hash]packLoc, drop func(Problem)) {
+func (c *checker) statCacheDir(e *indexEntry, idx *statIndex, packed map[Hash]objects.PackLoc, drop func(Problem)) {
 	if e.Path != "" && checkPath(e.Path) != nil {
 		drop(Problem{Kind: "stat-cache-corrupt", Path: e.Path, What: "an entry's path is not a workspace path"})
 		return
@@ -464,7 +465,7 @@ func (c *checker) statCacheDir(e *indexEntry, idx *statIndex, packed map[Hash]pa
 		if _, ok := packed[e.Blob]; ok {
 			return
 		}
-		stored = c.s.objects.path(e.Blob)
+		stored = c.s.objects.Path(e.Blob)
 	}
 	if _, err := os.Lstat(stored); err != nil {
 		drop(Problem{Kind: "stat-cache-unstored", Path: e.Path,
@@ -499,12 +500,12 @@ func (c *checker) leftovers() error {
 	var found []string
 	// In the state directory itself only this module's files are ours (other modules write
 	// theirs there under their own locks).
-	stateNames, err := readDirNames(c.s.state)
+	stateNames, err := platform.ReadDirNames(c.s.state)
 	if err != nil {
 		return err
 	}
 	for _, dir := range []string{"checkpoints", "manifests"} {
-		names, err := readDirNames(filepath.Join(c.s.state, dir))
+		names, err := platform.ReadDirNames(filepath.Join(c.s.state, dir))
 		if err != nil {
 			return err
 		}
@@ -514,14 +515,14 @@ func (c *checker) leftovers() error {
 			}
 		}
 	}
-	names, err := readDirNames(c.s.objects.tmpDir())
+	names, err := platform.ReadDirNames(c.s.objects.TmpDir())
 	if err != nil {
 		return err
 	}
 	for _, n := range names {
 		found = append(found, filepath.Join("objects", "tmp", n))
 	}
-	names, err = readDirNames(c.s.objects.packDir)
+	names, err = platform.ReadDirNames(c.s.objects.PackDir)
 	if err != nil {
 		return err
 	}
@@ -530,9 +531,9 @@ func (c *checker) leftovers() error {
 			found = append(found, filepath.Join("packs", n))
 		}
 	}
-	_, indexless := splitPacks(names)
+	_, indexless := objects.SplitPacks(names)
 	for _, id := range indexless {
-		if c.s.objects.orphanPack(id).kind == packInterrupted {
+		if c.s.objects.Orphan(id).Kind == objects.PackInterrupted {
 			found = append(found, filepath.Join("packs", id+".pack"))
 		}
 	}
@@ -621,10 +622,10 @@ func (c *checker) storeFrom(h Hash, full string) (bool, error) {
 		return false, nil
 	}
 	defer f.Close()
-	if err := os.MkdirAll(c.s.objects.tmpDir(), 0o700); err != nil {
+	if err := os.MkdirAll(c.s.objects.TmpDir(), 0o700); err != nil {
 		return false, err
 	}
-	tmp, err := os.CreateTemp(c.s.objects.tmpDir(), "obj-*")
+	tmp, err := os.CreateTemp(c.s.objects.TmpDir(), "obj-*")
 	if err != nil {
 		return false, err
 	}
@@ -645,7 +646,7 @@ func (c *checker) storeFrom(h Hash, full string) (bool, error) {
 	if got != h {
 		return false, nil
 	}
-	name := c.s.objects.path(h)
+	name := c.s.objects.Path(h)
 	if _, err := os.Lstat(name); err == nil {
 		if err := c.moveAside(c.rel(name)); err != nil {
 			return false, err
@@ -658,10 +659,10 @@ func (c *checker) storeFrom(h Hash, full string) (bool, error) {
 		return false, fmt.Errorf("store %s again: %w", h, err)
 	}
 	// The whole content is read before its chunks: a damaged chunk list goes aside.
-	if list := c.s.objects.listPath(h); c.s.objects.hasList(h) {
+	if list := c.s.objects.ListPath(h); c.s.objects.HasList(h) {
 		if err := c.moveAside(c.rel(list)); err != nil {
 			return false, err
 		}
 	}
-	return true, fsyncAll([]string{filepath.Dir(name), c.s.objects.dir}, func(n string) (*os.File, error) { return os.Open(n) })
+	return true, objects.FsyncAll([]string{filepath.Dir(name), c.s.objects.Dir}, func(n string) (*os.File, error) { return os.Open(n) })
 }

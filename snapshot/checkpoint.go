@@ -148,11 +148,11 @@ func (s *Store) checkpointLocked(ctx context.Context, label string, kind Kind, r
 	mname := filepath.Join(s.state, "manifests", mh.String())
 	treesStored := s.manifestStored(mh) // a manifest file that exists names only stored trees
 	// What the result reports as stored: the contents; the trees are counted by neither.
-	newObjects, newBytes := c.stager.count(), c.stager.newBytes
+	newObjects, newBytes := c.stager.Count(), c.stager.NewBytes
 	if !treesStored {
 		for h, b := range tr.nodes {
-			if err := c.stager.putBytes(h, b); err != nil {
-				c.stager.discard()
+			if err := c.stager.PutBytes(h, b); err != nil {
+				c.stager.Discard()
 				return nil, nil, fmt.Errorf("write manifest trees: %w", err)
 			}
 		}
@@ -164,7 +164,7 @@ func (s *Store) checkpointLocked(ctx context.Context, label string, kind Kind, r
 	if !treesStored {
 		staged = make(chan stagedFile, 1)
 		go func() {
-			f, err := durable.StageIn(s.objects.tmpDir(), mname, tr.root, 0o600)
+			f, err := durable.StageIn(s.objects.TmpDir(), mname, tr.root, 0o600)
 			staged <- stagedFile{f, err}
 		}()
 		defer func() {
@@ -175,7 +175,7 @@ func (s *Store) checkpointLocked(ctx context.Context, label string, kind Kind, r
 			}
 		}()
 	}
-	if err := c.stager.commit(); err != nil {
+	if err := c.stager.Commit(); err != nil {
 		return nil, nil, err
 	}
 	// The stat cache may be written as soon as the objects it names are stored: do it while the
@@ -235,7 +235,7 @@ func (s *Store) checkpointLocked(ctx context.Context, label string, kind Kind, r
 	pos.Current, pos.Time = id, cp.Time
 	stagedCheckpoint, stagedPosition := make(chan stagedFile, 1), make(chan stagedFile, 1)
 	go func() {
-		f, err := durable.StageIn(s.objects.tmpDir(), cname, b, 0o600)
+		f, err := durable.StageIn(s.objects.TmpDir(), cname, b, 0o600)
 		stagedCheckpoint <- stagedFile{f, err}
 	}()
 	newPos := *pos
@@ -313,7 +313,7 @@ type stagedFile struct {
 // allStored reports whether every tree of hs is stored (a lookup error counts as not).
 func (s *Store) allStored(hs []Hash) bool {
 	for _, h := range hs {
-		if ok, err := s.objects.has(h); !ok || err != nil {
+		if ok, err := s.objects.Has(h); !ok || err != nil {
 			return false
 		}
 	}

@@ -195,7 +195,7 @@ func TestCorruptObjectNotRestored(t *testing.T) {
 	a, _ := s.Checkpoint(ctx, "a")
 	entries, _ := s.Entries(a.ID)
 	loosen(t, s)
-	os.WriteFile(s.objects.path(entries[0].Blob), []byte("damaged content!"), 0o600)
+	os.WriteFile(s.objects.Path(entries[0].Blob), []byte("damaged content!"), 0o600)
 	put(t, root, "a.txt", "edited", 0o644)
 	_, err := s.Rewind(ctx, a.ID, RestoreOptions{})
 	if err == nil || !strings.Contains(err.Error(), "corrupt") {

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agent-rewind/rewind/snapshot/internal/objects"
 	"github.com/agent-rewind/rewind/snapshot/internal/platform"
 )
 
@@ -63,10 +64,10 @@ func FuzzDecodeCheckpoint(f *testing.F) {
 
 func FuzzDecodePackIdx(f *testing.F) {
 	h, _ := ParseHash(blobA)
-	f.Add(encodePackIdx([]packEntry{{Hash: h, Off: 0, Size: 5}}), int64(5))
-	f.Add(encodePackIdx(nil), int64(0))
+	f.Add(objects.EncodePackIdx([]objects.PackEntry{{Hash: h, Off: 0, Size: 5}}), int64(5))
+	f.Add(objects.EncodePackIdx(nil), int64(0))
 	f.Fuzz(func(t *testing.T, data []byte, size int64) {
-		entries, err := decodePackIdx(data, size)
+		entries, err := objects.DecodePackIdx(data, size)
 		if err != nil {
 			return
 		}

@@ -13,6 +13,8 @@ import (
 
 	"github.com/agent-rewind/rewind/internal/durable"
 	"github.com/agent-rewind/rewind/internal/regular"
+	"github.com/agent-rewind/rewind/snapshot/internal/objects"
+	"github.com/agent-rewind/rewind/snapshot/internal/platform"
 )
 
 // GCOptions chooses which checkpoints GC keeps. A checkpoint is kept when any rule keeps it; with
@@ -78,7 +80,7 @@ func (s *Store) gcLocked(ctx context.Context, opts GCOptions) (*GCResult, error)
 	kept := retained(cps, pos, opts, now, res)
 	// What the kept checkpoints and the stat cache need.
 	manifests := map[Hash]bool{}
-	objects := map[Hash]bool{}
+	liveObjects := map[Hash]bool{}
 	// A subtree an earlier manifest had is marked with everything under it: it is not read
 	// again (checkpoints share most of their trees, and reading each whole manifest was most
 	// of a gc's time).
@@ -94,12 +96,12 @@ func (s *Store) gcLocked(ctx context.Context, opts GCOptions) (*GCResult, error)
 			return nil, fmt.Errorf("gc: checkpoint %s: %w (nothing was removed)", c.ID, err)
 		}
 		for _, h := range subtrees {
-			objects[h] = true
+			liveObjects[h] = true
 			trees[h] = true
 		}
 		for i := range entries {
 			if entries[i].Type == TypeFile {
-				objects[entries[i].Blob] = true
+				liveObjects[entries[i].Blob] = true
 			}
 		}
 	}
@@ -112,18 +114,18 @@ func (s *Store) gcLocked(ctx context.Context, opts GCOptions) (*GCResult, error)
 	staleDirs := false
 	for i := range idx.entries {
 		if e := &idx.entries[i]; !isDirEntry(e) {
-			objects[e.Blob] = true
-		} else if !treeKept(e, manifests, objects) {
+			liveObjects[e.Blob] = true
+		} else if !treeKept(e, manifests, liveObjects) {
 			staleDirs = true
 		}
 	}
 	if staleDirs && !opts.DryRun {
-		keep := idx.settled(func(e *indexEntry) bool { return !isDirEntry(e) || treeKept(e, manifests, objects) })
+		keep := idx.settled(func(e *indexEntry) bool { return !isDirEntry(e) || treeKept(e, manifests, liveObjects) })
 		if err := s.saveIndex(keep, idx.rules); err != nil {
 			return nil, fmt.Errorf("gc: %w", err)
 		}
 	}
-	if err := s.keepChunks(objects); err != nil {
+	if err := s.keepChunks(liveObjects); err != nil {
 		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
@@ -170,7 +172,7 @@ func (s *Store) gcLocked(ctx context.Context, opts GCOptions) (*GCResult, error)
 	// the store under their own locks (the chain, the ledger, the gateway's receipt), so there
 	// only those too old to belong to a write in progress go.
 	for _, dir := range []string{s.state, filepath.Join(s.state, "checkpoints"), filepath.Join(s.state, "manifests")} {
-		names, err := readDirNames(dir)
+		names, err := platform.ReadDirNames(dir)
 		if err != nil {
 			return nil, err
 		}
@@ -186,7 +188,7 @@ func (s *Store) gcLocked(ctx context.Context, opts GCOptions) (*GCResult, error)
 		}
 	}
 	mdir := filepath.Join(s.state, "manifests")
-	names, err := readDirNames(mdir)
+	names, err := platform.ReadDirNames(mdir)
 	if err != nil {
 		return nil, err
 	}
@@ -200,25 +202,25 @@ func (s *Store) gcLocked(ctx context.Context, opts GCOptions) (*GCResult, error)
 		}
 		res.ManifestsRemoved++
 	}
-	if err := s.removeChunkLists(objects, res, opts.DryRun); err != nil {
+	if err := s.removeChunkLists(liveObjects, res, opts.DryRun); err != nil {
 		return nil, err
 	}
-	fans, err := readDirNames(s.objects.dir)
+	fans, err := platform.ReadDirNames(s.objects.Dir)
 	if err != nil {
 		return nil, err
 	}
 	for _, fan := range fans {
-		if len(fan) != 2 || !isLowerHex(fan) {
+		if len(fan) != 2 || !objects.IsLowerHex(fan) {
 			continue // tmp/
 		}
-		dir := filepath.Join(s.objects.dir, fan)
-		names, err := readDirNames(dir)
+		dir := filepath.Join(s.objects.Dir, fan)
+		names, err := platform.ReadDirNames(dir)
 		if err != nil {
 			return nil, err
 		}
 		for _, n := range names {
 			h, err := ParseHash(fan + n)
-			if err != nil || objects[h] {
+			if err != nil || liveObjects[h] {
 				continue
 			}
 			if fi, err := os.Lstat(filepath.Join(dir, n)); err == nil {
@@ -233,7 +235,7 @@ func (s *Store) gcLocked(ctx context.Context, opts GCOptions) (*GCResult, error)
 			return nil, err
 		}
 	}
-	if err := s.gcPacks(objects, res, opts.DryRun); err != nil {
+	if err := s.gcPacks(liveObjects, res, opts.DryRun); err != nil {
 		return nil, err
 	}
 	return res, nil
@@ -299,18 +301,18 @@ const mergeBelow = 16 << 20
 // unneeded objects is rewritten alone. A new pack's index is durable before an old index goes,
 // so a crash leaves an object in two packs, never in none.
 func (s *Store) gcPacks(keep map[Hash]bool, res *GCResult, dryRun bool) error {
-	ids, err := s.objects.packIDs()
+	ids, err := s.objects.PackIDs()
 	if err != nil {
 		return err
 	}
 	var small []packSource // the small packs, with the objects needed from each
 	var smallDead bool
 	for _, id := range ids {
-		entries, err := s.objects.readPackIdx(id)
+		entries, err := s.objects.ReadPackIdx(id)
 		if err != nil {
 			return fmt.Errorf("gc: %w", err)
 		}
-		src := packSource{base: filepath.Join(s.objects.packDir, id)}
+		src := packSource{base: filepath.Join(s.objects.PackDir, id)}
 		var size int64
 		for _, e := range entries {
 			if keep[e.Hash] {
@@ -356,7 +358,7 @@ func (s *Store) gcPacks(keep map[Hash]bool, res *GCResult, dryRun bool) error {
 // packSource is a pack (its path without .pack or .idx) and the objects needed from it.
 type packSource struct {
 	base string
-	live []packEntry
+	live []objects.PackEntry
 }
 
 // remove removes the pack: its index first, durably (the index makes its objects exist), then
@@ -371,29 +373,29 @@ func (p packSource) remove() error {
 // repack copies the needed objects of the packs srcs into one new pack, verifying each as it is
 // copied, then removes srcs. An object in two of them is copied once.
 func (s *Store) repack(srcs []packSource) error {
-	p, err := s.objects.newPack()
+	p, err := s.objects.NewPack()
 	if err != nil {
 		return err
 	}
 	copied := map[Hash]bool{}
 	for _, src := range srcs {
 		if err := copyLive(p, src, copied); err != nil {
-			p.abort()
+			p.Abort()
 			return err
 		}
 	}
-	if err := s.objects.finishPack(p); err != nil {
-		p.abort()
+	if err := s.objects.FinishPack(p); err != nil {
+		p.Abort()
 		return err
 	}
-	s.objects.forget()
+	s.objects.Forget()
 	// The old indexes go first, durably (one directory flush for all), then their packs.
 	for _, src := range srcs {
 		if err := os.Remove(src.base + ".idx"); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return err
 		}
 	}
-	if err := durable.SyncDir(s.objects.packDir); err != nil {
+	if err := durable.SyncDir(s.objects.PackDir); err != nil {
 		return err
 	}
 	for _, src := range srcs {
@@ -405,7 +407,7 @@ func (s *Store) repack(srcs []packSource) error {
 }
 
 // copyLive appends the needed objects of src to p, verifying each against its hash.
-func copyLive(p *packWriter, src packSource, copied map[Hash]bool) error {
+func copyLive(p *objects.PackWriter, src packSource, copied map[Hash]bool) error {
 	f, err := regular.Open(src.base + ".pack")
 	if err != nil {
 		return err
@@ -419,10 +421,10 @@ func copyLive(p *packWriter, src packSource, copied map[Hash]bool) error {
 		if _, err := f.ReadAt(data, e.Off); err != nil {
 			return err
 		}
-		if Hash(sha256Sum(data)) != e.Hash {
+		if objects.Sum(data) != e.Hash {
 			return &CorruptError{Path: src.base + ".pack", Reason: fmt.Sprintf("object %s at offset %d does not match its hash", e.Hash, e.Off)}
 		}
-		if err := p.add(e.Hash, data); err != nil {
+		if err := p.Add(e.Hash, data); err != nil {
 			return err
 		}
 		copied[e.Hash] = true
@@ -433,11 +435,11 @@ func copyLive(p *packWriter, src packSource, copied map[Hash]bool) error {
 // treeKept reports whether the tree a directory entry of the stat cache names is kept: the
 // root's as a manifest, another's as an object (with every tree and content under it, since the
 // kept checkpoints' trees are kept whole).
-func treeKept(e *indexEntry, manifests, objects map[Hash]bool) bool {
+func treeKept(e *indexEntry, manifests, liveObjects map[Hash]bool) bool {
 	if e.Path == "" {
 		return manifests[e.Blob]
 	}
-	return objects[e.Blob]
+	return liveObjects[e.Blob]
 }
 
 // tempAge is how old a temporary file in the state directory must be before GC takes it for one a

@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/agent-rewind/rewind/snapshot/internal/objects"
 	"github.com/agent-rewind/rewind/snapshot/internal/platform"
 )
 
@@ -23,7 +24,7 @@ const readTries = 3
 
 // hashEntry hashes (and stages) the file e, retrying while it changes under us; a file that keeps
 // changing becomes a TypeSkipped entry, so a torn read is never stored.
-func (s *Store) hashEntry(e *liveEntry, stg *stager, bytes *atomic.Int64) error {
+func (s *Store) hashEntry(e *liveEntry, stg *objects.Stager, bytes *atomic.Int64) error {
 	full := filepath.Join(s.root, e.Path)
 	for try := 0; ; try++ {
 		h, err := hashFile(full, e.St, stg, bytes)
@@ -43,11 +44,7 @@ func (s *Store) hashEntry(e *liveEntry, stg *stager, bytes *atomic.Int64) error 
 	}
 }
 
-// smallFile is the size up to which a file is read whole into memory (one read, one hash, and a
-// write only if the content is new); larger files are streamed to a staging file while hashed.
-const smallFile = 1 << 20
-
-var bufPool = sync.Pool{New: func() any { b := make([]byte, smallFile); return &b }}
+var bufPool = sync.Pool{New: func() any { b := make([]byte, objects.SmallFile); return &b }}
 
 // tinyFile is the size up to which a file is read into a buffer of tinyPool: most files of a
 // workspace are that small, and a no-change checkpoint reads a sample of them only, which then
@@ -68,7 +65,7 @@ const racyWindow = 100 * time.Millisecond
 // O_NOFOLLOW and compares fstat before and after the read with want: any difference means the
 // file changed (errChanged) and nothing is staged. A recently changed file is read twice (see
 // racyWindow), so a read torn by a concurrent writer is never stored.
-func hashFile(full string, want platform.Stat, stg *stager, bytes *atomic.Int64) (Hash, error) {
+func hashFile(full string, want platform.Stat, stg *objects.Stager, bytes *atomic.Int64) (Hash, error) {
 	var h Hash
 	readStart := time.Now().UnixNano()
 	// O_NONBLOCK: a FIFO swapped in since the lstat must not block the open (fstat then differs
@@ -95,7 +92,7 @@ func hashFile(full string, want platform.Stat, stg *stager, bytes *atomic.Int64)
 	bp := pool.Get().(*[]byte)
 	defer pool.Put(bp)
 	buf := *bp
-	if st1.Size <= smallFile {
+	if st1.Size <= objects.SmallFile {
 		data := buf[:st1.Size]
 		if _, err := io.ReadFull(f, data); err != nil {
 			if err == io.ErrUnexpectedEOF || err == io.EOF {
@@ -116,16 +113,16 @@ func hashFile(full string, want platform.Stat, stg *stager, bytes *atomic.Int64)
 		}
 		bytes.Add(st1.Size)
 		if stg != nil {
-			return h, stg.putBytes(h, data)
+			return h, stg.PutBytes(h, data)
 		}
 		return h, nil
 	}
 	hasher := sha256.New()
 	var w io.Writer = hasher
 	var tmp *os.File
-	chunked := stg != nil && st1.Size > chunkedFile // stored in chunks (chunked.go)
+	chunked := stg != nil && st1.Size > objects.ChunkedFile // stored in chunks (chunked.go)
 	if stg != nil && !chunked {
-		if tmp, err = stg.tempFile(); err != nil {
+		if tmp, err = stg.TempFile(); err != nil {
 			return h, err
 		}
 		defer func() {
@@ -137,9 +134,9 @@ func hashFile(full string, want platform.Stat, stg *stager, bytes *atomic.Int64)
 		w = io.MultiWriter(hasher, tmp)
 	}
 	var n int64
-	var chunks []chunkRef
+	var chunks []objects.ChunkRef
 	if chunked {
-		chunks, n, err = stg.putChunks(countingReader{f, bytes}, hasher)
+		chunks, n, err = stg.PutChunks(countingReader{f, bytes}, hasher)
 	} else {
 		n, err = io.CopyBuffer(w, countingReader{f, bytes}, buf)
 	}
@@ -154,7 +151,7 @@ func hashFile(full string, want platform.Stat, stg *stager, bytes *atomic.Int64)
 		return h, err
 	}
 	if chunked {
-		return h, stg.putList(h, chunks)
+		return h, stg.PutList(h, chunks)
 	}
 	if tmp != nil {
 		if err := tmp.Close(); err != nil {
@@ -162,7 +159,7 @@ func hashFile(full string, want platform.Stat, stg *stager, bytes *atomic.Int64)
 		}
 		name := tmp.Name()
 		tmp = nil
-		return h, stg.adopt(h, name, n)
+		return h, stg.Adopt(h, name, n)
 	}
 	return h, nil
 }

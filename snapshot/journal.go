@@ -97,8 +97,8 @@ func (s *Store) recoverLocked(ctx context.Context) error {
 		}
 		what = "the checkpoint"
 	}
-	s.objects.forget()
-	if err := s.objects.cleanTmp(); err != nil {
+	s.objects.Forget()
+	if err := s.objects.CleanTmp(); err != nil {
 		return &RecoveryError{Journal: *j, Err: err}
 	}
 	// Paths excluded by the pre-operation rules stay untouched even if the interrupted run had

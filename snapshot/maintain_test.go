@@ -74,7 +74,7 @@ func (h *history) restoresAll(t testing.TB, s *Store) (gone []string) {
 // packCount counts the pack indexes of s.
 func packCount(t testing.TB, s *Store) int {
 	t.Helper()
-	names, err := readDirNames(s.objects.packDir)
+	names, err := platform.ReadDirNames(s.objects.PackDir)
 	if err != nil {
 		t.Fatal(err)
 	}

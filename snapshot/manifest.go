@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/agent-rewind/rewind/snapshot/internal/objects"
 )
 
 // manifestMagic starts every manifest; the number is the format version.
@@ -75,7 +77,7 @@ func ParseManifest(data []byte) ([]Entry, error) {
 	if nl < 0 || !bytes.HasPrefix(data[:nl], []byte(manifestMagic)) {
 		return nil, &ManifestError{Entry: -1, Reason: fmt.Sprintf("does not start with %q", manifestMagic+"<count>")}
 	}
-	count, ok := parseCanonicalInt(string(data[len(manifestMagic):nl]))
+	count, ok := objects.ParseCanonicalInt(string(data[len(manifestMagic):nl]))
 	if !ok {
 		return nil, &ManifestError{Entry: -1, Reason: fmt.Sprintf("count %q is not a canonical decimal", data[len(manifestMagic):nl])}
 	}
@@ -167,7 +169,7 @@ func parseEntryOf(b string, inTree bool) (Entry, int, error) {
 	}
 	m, _ := strconv.ParseUint(modeS, 8, 32)
 	e.Mode = uint32(m)
-	size, ok := parseCanonicalInt(sizeS)
+	size, ok := objects.ParseCanonicalInt(sizeS)
 	if !ok {
 		return e, 0, fmt.Errorf("size %q is not a canonical decimal", sizeS)
 	}
@@ -219,22 +221,6 @@ func parseEntryOf(b string, inTree bool) (Entry, int, error) {
 		e.Reason = extra
 	}
 	return e, pos, nil
-}
-
-// parseCanonicalInt parses a non-negative decimal without sign or leading zeros, so that every
-// number has exactly one encoding.
-func parseCanonicalInt(s string) (int64, bool) {
-	if s == "" || len(s) > 18 || (len(s) > 1 && s[0] == '0') {
-		return 0, false
-	}
-	var n int64
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return 0, false
-		}
-		n = n*10 + int64(s[i]-'0')
-	}
-	return n, true
 }
 
 // checkPath enforces the path rules: relative, slash-separated, no empty, "." or ".." segment,

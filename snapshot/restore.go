@@ -16,6 +16,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/agent-rewind/rewind/snapshot/internal/objects"
 	"github.com/agent-rewind/rewind/snapshot/internal/platform"
 )
 
@@ -127,7 +128,7 @@ func (s *Store) checkStateDir(entries []Entry) error {
 func (s *Store) ignoreOf(entries []Entry) (*Ignore, error) {
 	for i := range entries {
 		if entries[i].Path == IgnoreFile && entries[i].Type == TypeFile {
-			r, err := s.objects.open(entries[i].Blob)
+			r, err := s.objects.Open(entries[i].Blob)
 			if err != nil {
 				return nil, err
 			}
@@ -389,7 +390,7 @@ func (a *applier) checkParents(p string) error {
 		}
 		fi, err := os.Lstat(a.full(d))
 		if err != nil {
-			return fmt.Errorf("%w: %s: %v", ErrUnsafePath, a.full(d), bare(err))
+			return fmt.Errorf("%w: %s: %v", ErrUnsafePath, a.full(d), objects.Bare(err))
 		}
 		if !fi.IsDir() {
 			return fmt.Errorf("%w: %s is a %s, not a directory; nothing is written through it (move it away and retry)", ErrUnsafePath, a.full(d), describeMode(fi.Mode()))
@@ -670,7 +671,7 @@ func (a *applier) chmodDir(e *Entry) error {
 // content is verified against its hash while copied; a damaged object fails before the rename.
 func (a *applier) writeFile(c *Change) error {
 	e := c.To
-	src, err := a.s.objects.open(e.Blob)
+	src, err := a.s.objects.Open(e.Blob)
 	if err != nil {
 		return err
 	}
@@ -706,7 +707,7 @@ func (a *applier) writeFile(c *Change) error {
 }
 
 func tempSibling(p string) string {
-	return filepath.Join(filepath.Dir(p), tmpPrefix+randomHex(8))
+	return filepath.Join(filepath.Dir(p), tmpPrefix+objects.RandomHex(8))
 }
 
 // fileMode converts stored permission bits (07777) to an os.FileMode.

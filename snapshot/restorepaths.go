@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/agent-rewind/rewind/internal/durable"
+	"github.com/agent-rewind/rewind/snapshot/internal/objects"
 )
 
 // PathsResult is what RestorePaths returns: a RestoreResult with Op "restore", To the checkpoint
@@ -51,7 +52,7 @@ func (s *Store) RestorePaths(ctx context.Context, id string, paths []string, opt
 			return nil, err
 		}
 	}
-	s.objects.forget()
+	s.objects.Forget()
 	if !opts.DryRun {
 		unlock, err := s.lockAndRecover(ctx)
 		if err != nil {
@@ -96,7 +97,7 @@ func (s *Store) RestorePaths(ctx context.Context, id string, paths []string, opt
 	if _, _, err := selectPaths(c.manifest(), t.entries, paths, id, true); err != nil {
 		return nil, s.keepPosition(pos.Current, err)
 	}
-	j := &Journal{Op: "restore", OpID: randomHex(8), From: pos.Current, To: id, Safety: safety.ID, Time: time.Now().UTC(), Paths: paths}
+	j := &Journal{Op: "restore", OpID: objects.RandomHex(8), From: pos.Current, To: id, Safety: safety.ID, Time: time.Now().UTC(), Paths: paths}
 	if err := s.writeJournal(j); err != nil {
 		return nil, s.keepPosition(pos.Current, fmt.Errorf("write journal (nothing was changed): %w", err))
 	}

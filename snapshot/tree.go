@@ -4,14 +4,12 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
-	"io"
-	"io/fs"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/agent-rewind/rewind/snapshot/internal/objects"
 )
 
 // treeMagic starts every tree (FORMAT.md, "Manifests"); the number is the tree format version.
@@ -136,7 +134,7 @@ func parseTree(data []byte) ([]Entry, error) {
 	if nl < 0 || !bytes.HasPrefix(data[:nl], []byte(treeMagic)) {
 		return nil, &ManifestError{Entry: -1, Reason: fmt.Sprintf("does not start with %q", treeMagic+"<count>")}
 	}
-	count, ok := parseCanonicalInt(string(data[len(treeMagic):nl]))
+	count, ok := objects.ParseCanonicalInt(string(data[len(treeMagic):nl]))
 	if !ok {
 		return nil, &ManifestError{Entry: -1, Reason: fmt.Sprintf("count %q is not a canonical decimal", data[len(treeMagic):nl])}
 	}
@@ -252,64 +250,4 @@ func expandTreeKnown(root []byte, src treeSource, known knownTree) ([]Entry, []H
 		return nil, nil, err
 	}
 	return out, subtrees, nil
-}
-
-// readTreeObject reads a subdirectory's tree from the object store, verified against its hash.
-func (o *objectStore) readTreeObject(h Hash) ([]byte, error) {
-	r, err := o.open(h)
-	if err != nil {
-		return nil, err
-	}
-	defer r.Close()
-	return io.ReadAll(r)
-}
-
-// treeReader reads the trees of one manifest. Trees are packed, so it reads them from the pack
-// files it keeps open until close: a manifest of thousands of folders opens each pack once, not
-// once per tree. A tree with a loose copy (read before a packed one, see objectStore.open), or
-// one it cannot find or open, goes through readTreeObject, which says what is wrong.
-type treeReader struct {
-	o     *objectStore
-	files map[string]*os.File
-}
-
-func newTreeReader(o *objectStore) *treeReader {
-	return &treeReader{o: o, files: map[string]*os.File{}}
-}
-
-func (r *treeReader) read(h Hash) ([]byte, error) {
-	if _, err := os.Lstat(r.o.path(h)); !errors.Is(err, fs.ErrNotExist) {
-		return r.o.readTreeObject(h)
-	}
-	loc, ok, err := r.o.packed(h)
-	if err != nil || !ok {
-		return r.o.readTreeObject(h)
-	}
-	f := r.files[loc.pack]
-	if f == nil {
-		if f, err = openRead(r.o, loc.pack); err != nil {
-			return r.o.readTreeObject(h)
-		}
-		r.files[loc.pack] = f
-	}
-	name := fmt.Sprintf("%s (object %s at offset %d)", loc.pack, h, loc.Off)
-	b := make([]byte, loc.Size)
-	err = r.o.check(loc.pack)
-	if err == nil {
-		_, err = f.ReadAt(b, loc.Off)
-	}
-	if err != nil {
-		return nil, &CorruptError{Path: name, Reason: fmt.Sprintf("cannot be read: %v", bare(err))}
-	}
-	if got := Hash(sha256.Sum256(b)); got != h {
-		return nil, &CorruptError{Path: name, Reason: fmt.Sprintf("content hashes to %s", got)}
-	}
-	return b, nil
-}
-
-// close closes the pack files read.
-func (r *treeReader) close() {
-	for _, f := range r.files {
-		f.Close()
-	}
 }

@@ -267,7 +267,7 @@ func TestRewindReadsOnlyChangedTrees(t *testing.T) {
 	want := readState(t, root)
 	put(t, root, "d07/f.txt", "changed", 0o644)
 	reads := 0
-	s.objects.fault = func(name string) error {
+	s.objects.Fault = func(name string) error {
 		if strings.HasSuffix(name, ".pack") {
 			reads++
 		}

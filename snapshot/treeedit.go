@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+
+	"github.com/agent-rewind/rewind/snapshot/internal/objects"
 )
 
 // A checkpoint at the cost of what changed (docs/watch.md): with a watcher's hint naming a few
@@ -149,11 +151,11 @@ func (s *Store) editTrees(ctx context.Context, ign matcher, hint *Changed, cur *
 	t.excluded = append(t.excluded, w.excluded...)
 	t.nExcl += w.nExcl
 	slices.SortFunc(t.looked, func(a, b liveEntry) int { return strings.Compare(a.Path, b.Path) })
-	stg := newStager(s.objects)
+	stg := objects.NewStager(s.objects)
 	for i := range t.looked {
 		if e := &t.looked[i]; e.Type == TypeFile {
 			if err := s.hashEntry(e, stg, new(atomic.Int64)); err != nil {
-				stg.discard()
+				stg.Discard()
 				return nil, "", err
 			}
 			t.hashed = append(t.hashed, e)
@@ -161,7 +163,7 @@ func (s *Store) editTrees(ctx context.Context, ign matcher, hint *Changed, cur *
 	}
 	t.in = countEntries(t.looked)
 	if err := t.put(); err != nil {
-		stg.discard()
+		stg.Discard()
 		return nil, "", err
 	}
 	tr := &trees{root: t.encode(t.root), nodes: t.written}
@@ -200,7 +202,7 @@ func (t *treeEdit) dir(d string) (*editNode, error) {
 		if !ok || n.entries[i].Type != TypeDir {
 			return nil, nil
 		}
-		b, err := t.s.objects.readTreeObject(n.entries[i].Blob)
+		b, err := t.s.objects.ReadAll(n.entries[i].Blob)
 		if err != nil {
 			return nil, fmt.Errorf("tree %s of %q: %w", n.entries[i].Blob, d, err)
 		}
@@ -236,11 +238,11 @@ func (t *treeEdit) take(parent *editNode, p string) (string, error) {
 	t.dirty(path.Dir(p))
 	gone := []Entry{e}
 	if e.Type == TypeDir {
-		b, err := t.s.objects.readTreeObject(e.Blob)
+		b, err := t.s.objects.ReadAll(e.Blob)
 		if err != nil {
 			return "", fmt.Errorf("tree %s of %q: %w", e.Blob, p, err)
 		}
-		under, _, err := expandTree(b, t.s.objects.readTreeObject)
+		under, _, err := expandTree(b, t.s.objects.ReadAll)
 		if err != nil {
 			return "", fmt.Errorf("tree of %q: %w", p, err)
 		}

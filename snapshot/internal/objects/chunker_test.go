@@ -1,4 +1,4 @@
-package snapshot
+package objects
 
 import (
 	"bytes"
@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"syscall"
 	"testing"
 	"testing/iotest"
+	"time"
 )
 
 // randomBytes returns n pseudo-random bytes of the given seed.
@@ -28,7 +30,7 @@ func chunkAll(t testing.TB, b []byte) []int {
 
 func chunkFrom(t testing.TB, r io.Reader) []int {
 	t.Helper()
-	c := newChunker(r, io.Discard, make([]byte, 2*maxChunk))
+	c := newChunker(r, io.Discard, make([]byte, 2*MaxChunk))
 	var sizes []int
 	for {
 		ch, err := c.next()
@@ -75,14 +77,14 @@ const (
 )
 
 func TestChunkBounds(t *testing.T) {
-	for _, n := range []int{0, 1, minChunk, minChunk + 1, maxChunk, 3*maxChunk + 5, 20 << 20} {
+	for _, n := range []int{0, 1, minChunk, minChunk + 1, MaxChunk, 3*MaxChunk + 5, 20 << 20} {
 		b := randomBytes(n, uint64(n))
 		sizes := chunkAll(t, b)
 		total := 0
 		for i, s := range sizes {
 			total += s
-			if s > maxChunk || s < 1 || (s < minChunk && i != len(sizes)-1) {
-				t.Errorf("n=%d: chunk %d is %d bytes, want %d to %d (only the last may be shorter)", n, i, s, minChunk, maxChunk)
+			if s > MaxChunk || s < 1 || (s < minChunk && i != len(sizes)-1) {
+				t.Errorf("n=%d: chunk %d is %d bytes, want %d to %d (only the last may be shorter)", n, i, s, minChunk, MaxChunk)
 			}
 		}
 		if total != n {
@@ -130,9 +132,9 @@ func TestChunkShiftResistance(t *testing.T) {
 					newBytes += n
 				}
 			}
-			// The edit plus at most two chunks around it (each at most maxChunk).
-			if newBytes > 1<<20+2*maxChunk {
-				t.Fatalf("%d bytes of new chunks after the edit, want at most %d", newBytes, 1<<20+2*maxChunk)
+			// The edit plus at most two chunks around it (each at most MaxChunk).
+			if newBytes > 1<<20+2*MaxChunk {
+				t.Fatalf("%d bytes of new chunks after the edit, want at most %d", newBytes, 1<<20+2*MaxChunk)
 			}
 		})
 	}
@@ -154,7 +156,7 @@ func chunkSet(t *testing.T, b []byte) map[Hash]int {
 // MB/s of wall time and of CPU time (cpu-MB/s), which the load of other processes disturbs less.
 func BenchmarkChunkHash(b *testing.B) {
 	data := randomBytes(64<<20, 5)
-	buf := make([]byte, 2*maxChunk)
+	buf := make([]byte, 2*MaxChunk)
 	run := func(name string, f func()) {
 		b.Run(name, func(b *testing.B) {
 			b.SetBytes(int64(len(data)))
@@ -183,4 +185,11 @@ func BenchmarkChunkHash(b *testing.B) {
 		}
 		whole.Sum(nil)
 	})
+}
+
+// cpuTime is the process's CPU time so far (user and system).
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

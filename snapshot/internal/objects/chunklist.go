@@ -1,4 +1,4 @@
-package snapshot
+package objects
 
 import (
 	"bytes"
@@ -13,14 +13,14 @@ import (
 // chunkListMagic starts a chunk list; "1" is its version.
 const chunkListMagic = "rewind-chunks 1 "
 
-// chunkRef is one chunk of a chunked content: the object holding it and its length.
-type chunkRef struct {
+// ChunkRef is one chunk of a chunked content: the object holding it and its length.
+type ChunkRef struct {
 	Hash Hash
 	Size int64
 }
 
-// encodeChunkList writes the list of a content of the sum of the chunks' sizes.
-func encodeChunkList(chunks []chunkRef) []byte {
+// EncodeChunkList writes the list of a content of the sum of the chunks' sizes.
+func EncodeChunkList(chunks []ChunkRef) []byte {
 	var total int64
 	for _, c := range chunks {
 		total += c.Size
@@ -40,10 +40,10 @@ func encodeChunkList(chunks []chunkRef) []byte {
 	return b
 }
 
-// parseChunkList parses a chunk list strictly and returns its chunks and the content's size:
-// header and lines exactly as encodeChunkList writes them, at least one chunk, each of 1 to
-// maxChunk bytes, sizes adding up to the header's, nothing after the last line.
-func parseChunkList(b []byte) ([]chunkRef, int64, error) {
+// ParseChunkList parses a chunk list strictly and returns its chunks and the content's size:
+// header and lines exactly as EncodeChunkList writes them, at least one chunk, each of 1 to
+// MaxChunk bytes, sizes adding up to the header's, nothing after the last line.
+func ParseChunkList(b []byte) ([]ChunkRef, int64, error) {
 	rest, ok := bytes.CutPrefix(b, []byte(chunkListMagic))
 	if !ok {
 		return nil, 0, fmt.Errorf("does not start with %q", chunkListMagic)
@@ -56,11 +56,11 @@ func parseChunkList(b []byte) ([]chunkRef, int64, error) {
 	if !ok {
 		return nil, 0, fmt.Errorf("header %q is not %q count size", line, chunkListMagic)
 	}
-	count, ok := parseCanonicalInt(string(countText))
+	count, ok := ParseCanonicalInt(string(countText))
 	if !ok || count < 1 {
 		return nil, 0, fmt.Errorf("chunk count %q is not a positive decimal number", countText)
 	}
-	total, ok := parseCanonicalInt(string(sizeText))
+	total, ok := ParseCanonicalInt(string(sizeText))
 	if !ok {
 		return nil, 0, fmt.Errorf("size %q is not a decimal number", sizeText)
 	}
@@ -68,7 +68,7 @@ func parseChunkList(b []byte) ([]chunkRef, int64, error) {
 	if count > int64(len(rest)/67) {
 		return nil, 0, fmt.Errorf("header says %d chunks, the list holds fewer", count)
 	}
-	chunks := make([]chunkRef, 0, count)
+	chunks := make([]ChunkRef, 0, count)
 	var sum int64
 	for i := int64(0); i < count; i++ {
 		line, rest, ok = bytes.Cut(rest, []byte("\n"))
@@ -83,12 +83,12 @@ func parseChunkList(b []byte) ([]chunkRef, int64, error) {
 		if err != nil {
 			return nil, 0, fmt.Errorf("chunk %d: %w", i, err)
 		}
-		size, ok := parseCanonicalInt(string(sizeText))
-		if !ok || size < 1 || size > maxChunk {
-			return nil, 0, fmt.Errorf("chunk %d: size %q is not a decimal number from 1 to %d", i, sizeText, maxChunk)
+		size, ok := ParseCanonicalInt(string(sizeText))
+		if !ok || size < 1 || size > MaxChunk {
+			return nil, 0, fmt.Errorf("chunk %d: size %q is not a decimal number from 1 to %d", i, sizeText, MaxChunk)
 		}
 		sum += size
-		chunks = append(chunks, chunkRef{h, size})
+		chunks = append(chunks, ChunkRef{h, size})
 	}
 	if len(rest) != 0 {
 		return nil, 0, fmt.Errorf("%d bytes after the last chunk", len(rest))

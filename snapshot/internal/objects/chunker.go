@@ -1,4 +1,4 @@
-package snapshot
+package objects
 
 import (
 	"io"
@@ -11,15 +11,15 @@ import (
 // 1 MiB plus a chunk or two, not the file. The boundaries are part of the format (they decide
 // which chunks two versions share): the table and the constants below never change.
 const (
-	// chunkedFile is the size above which a stored file is cut into chunks; smaller files stay
+	// ChunkedFile is the size above which a stored file is cut into chunks; smaller files stay
 	// whole objects (a change to one stores at most this much).
-	chunkedFile = 4 << 20
-	// minChunk, avgChunk and maxChunk bound the chunks: no cut before minChunk bytes (those are
-	// not even hashed), a cut forced at maxChunk, about avgChunk on average. maxChunk bounds what
-	// an append costs: the old last chunk (at most maxChunk) is stored again with the new bytes.
+	ChunkedFile = 4 << 20
+	// minChunk, avgChunk and MaxChunk bound the chunks: no cut before minChunk bytes (those are
+	// not even hashed), a cut forced at MaxChunk, about avgChunk on average. MaxChunk bounds what
+	// an append costs: the old last chunk (at most MaxChunk) is stored again with the new bytes.
 	minChunk = 128 << 10
 	avgChunk = 512 << 10
-	maxChunk = 2 << 20
+	MaxChunk = 2 << 20
 	// maskSmall and maskLarge are the normalised-chunking masks (FastCDC's level 2): before
 	// avgChunk a cut needs the top log2(avgChunk)+2 bits of the hash clear (harder), after it
 	// the top log2(avgChunk)-2 (easier), which narrows the spread of chunk sizes around avgChunk.
@@ -30,15 +30,15 @@ const (
 )
 
 // cutPoint returns the length of the chunk that starts b: the first boundary in b, or len(b)
-// capped at maxChunk when b holds none (the caller passes at least maxChunk bytes unless they
+// capped at MaxChunk when b holds none (the caller passes at least MaxChunk bytes unless they
 // are the file's last).
 func cutPoint(b []byte) int {
 	n := len(b)
 	if n <= minChunk {
 		return n
 	}
-	if n > maxChunk {
-		n = maxChunk
+	if n > MaxChunk {
+		n = MaxChunk
 	}
 	b = b[:n] // lets the compiler drop the bounds checks below
 	normal := min(n, avgChunk)
@@ -60,7 +60,7 @@ func cutPoint(b []byte) int {
 }
 
 // chunker cuts what it reads into chunks, hashing every byte it reads into whole, so a file is
-// read once for both its own hash and its chunks'. It holds at most 2*maxChunk bytes.
+// read once for both its own hash and its chunks'. It holds at most 2*MaxChunk bytes.
 type chunker struct {
 	r     io.Reader
 	whole io.Writer
@@ -72,13 +72,13 @@ type chunker struct {
 }
 
 func newChunker(r io.Reader, whole io.Writer, buf []byte) *chunker {
-	return &chunker{r: r, whole: whole, buf: buf[:2*maxChunk]}
+	return &chunker{r: r, whole: whole, buf: buf[:2*MaxChunk]}
 }
 
 // next returns the next chunk, valid until the following call, or io.EOF after the last.
 func (c *chunker) next() ([]byte, error) {
-	if c.end-c.start < maxChunk && !c.eof {
-		// Keep the unread rest, then fill: a cut can always see maxChunk bytes ahead.
+	if c.end-c.start < MaxChunk && !c.eof {
+		// Keep the unread rest, then fill: a cut can always see MaxChunk bytes ahead.
 		c.end = copy(c.buf, c.buf[c.start:c.end])
 		c.start = 0
 		for c.end < len(c.buf) && !c.eof {

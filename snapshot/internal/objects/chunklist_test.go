@@ -1,4 +1,4 @@
-package snapshot
+package objects
 
 import (
 	"bytes"
@@ -7,8 +7,8 @@ import (
 )
 
 func TestChunkListRoundTrip(t *testing.T) {
-	chunks := []chunkRef{{Hash{1}, maxChunk}, {Hash{2}, 1}, {Hash{1}, 300}}
-	b := encodeChunkList(chunks)
+	chunks := []ChunkRef{{Hash{1}, MaxChunk}, {Hash{2}, 1}, {Hash{1}, 300}}
+	b := EncodeChunkList(chunks)
 	want := "rewind-chunks 1 3 2097453\n" +
 		"0100000000000000000000000000000000000000000000000000000000000000 2097152\n" +
 		"0200000000000000000000000000000000000000000000000000000000000000 1\n" +
@@ -16,7 +16,7 @@ func TestChunkListRoundTrip(t *testing.T) {
 	if string(b) != want {
 		t.Fatalf("encoded:\n%s\nwant:\n%s", b, want)
 	}
-	got, size, err := parseChunkList(b)
+	got, size, err := ParseChunkList(b)
 	if err != nil || size != 2097453 || len(got) != 3 || got[2] != chunks[2] {
 		t.Fatalf("parse: %v %d %v", got, size, err)
 	}
@@ -34,7 +34,7 @@ func TestChunkListRefused(t *testing.T) {
 		{"sizes disagree", "rewind-chunks 1 1 6\n" + h + " 5\n"},
 		{"leading zero", "rewind-chunks 1 1 05\n" + h + " 5\n"},
 		{"chunk of 0 bytes", "rewind-chunks 1 2 5\n" + h + " 5\n" + h + " 0\n"},
-		{"chunk over maxChunk", "rewind-chunks 1 1 2097153\n" + h + " 2097153\n"},
+		{"chunk over MaxChunk", "rewind-chunks 1 1 2097153\n" + h + " 2097153\n"},
 		{"upper-case hash", "rewind-chunks 1 1 5\n" + strings.ToUpper(h) + " 5\n"},
 		{"short hash", "rewind-chunks 1 1 5\n" + h[2:] + " 5\n"},
 		{"no final newline", "rewind-chunks 1 1 5\n" + h + " 5"},
@@ -43,7 +43,7 @@ func TestChunkListRefused(t *testing.T) {
 		{"negative", "rewind-chunks 1 1 -5\n" + h + " -5\n"},
 		{"huge count", "rewind-chunks 1 999999999999999999 5\n" + h + " 5\n"},
 	} {
-		if _, _, err := parseChunkList([]byte(c.in)); err == nil {
+		if _, _, err := ParseChunkList([]byte(c.in)); err == nil {
 			t.Errorf("%s: parsed %q", c.name, c.in)
 		}
 	}
@@ -52,21 +52,21 @@ func TestChunkListRefused(t *testing.T) {
 // FuzzParseChunkList: the parser never panics, and what it accepts is canonical (encoding it
 // again gives the same bytes) and obeys its rules.
 func FuzzParseChunkList(f *testing.F) {
-	f.Add(encodeChunkList([]chunkRef{{Hash{1}, 5}}))
-	f.Add(encodeChunkList([]chunkRef{{Hash{1}, maxChunk}, {Hash{9}, 7}, {Hash{1}, 300}}))
+	f.Add(EncodeChunkList([]ChunkRef{{Hash{1}, 5}}))
+	f.Add(EncodeChunkList([]ChunkRef{{Hash{1}, MaxChunk}, {Hash{9}, 7}, {Hash{1}, 300}}))
 	f.Add([]byte("rewind-chunks 1 1 5\n"))
 	f.Add([]byte("rewind-chunks 1 999999999999999999 5\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		chunks, size, err := parseChunkList(b)
+		chunks, size, err := ParseChunkList(b)
 		if err != nil {
 			return
 		}
-		if !bytes.Equal(encodeChunkList(chunks), b) {
+		if !bytes.Equal(EncodeChunkList(chunks), b) {
 			t.Fatalf("accepted a non-canonical list %q", b)
 		}
 		var sum int64
 		for _, c := range chunks {
-			if c.Size < 1 || c.Size > maxChunk {
+			if c.Size < 1 || c.Size > MaxChunk {
 				t.Fatalf("accepted a chunk of %d bytes", c.Size)
 			}
 			sum += c.Size

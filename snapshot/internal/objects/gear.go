@@ -1,4 +1,4 @@
-package snapshot
+package objects
 
 // gear is the gear hash's table: gear[b] is the first 8 bytes, big-endian, of
 // SHA-256("rewind-gear " + byte b). Deriving it from a hash documents it in one line and makes

@@ -1,4 +1,4 @@
-package snapshot
+package objects
 
 import (
 	"bytes"
@@ -24,30 +24,31 @@ import (
 // instead of one file each: creating tens of thousands of files is what a first checkpoint would
 // otherwise spend most of its time on (FORMAT.md, "Packs").
 
-// packIdxMagic starts a pack index; the last byte is the version.
-const packIdxMagic = "RWPACKI\x01"
+// PackIdxMagic starts a pack index; the last byte is the version.
+const PackIdxMagic = "RWPACKI\x01"
 
-// packMagic starts a pack written since 2026-12, whose end holds a copy of its index (the
+// PackMagic starts a pack written since 2026-12, whose end holds a copy of its index (the
 // trailer, see packtrailer.go); packs written before have neither and start with their first
 // object.
-const packMagic = "RWPACKD\x02"
+const PackMagic = "RWPACKD\x02"
 
-// packEntry locates one object in a pack.
-type packEntry struct {
+// PackEntry locates one object in a pack.
+type PackEntry struct {
 	Hash Hash
 	Off  int64
 	Size int64
 }
 
-// packLoc is where a packed object is: the pack file and the entry.
-type packLoc struct {
-	pack string // path of the .pack file
-	packEntry
+// PackLoc is where a packed object is: the pack file and the entry.
+type PackLoc struct {
+	Pack string // path of the .pack file
+	PackEntry
 }
 
-func encodePackIdx(entries []packEntry) []byte {
-	b := make([]byte, 0, len(packIdxMagic)+4+len(entries)*48+32)
-	b = append(b, packIdxMagic...)
+// EncodePackIdx writes the index file of a pack holding entries (sorted by hash).
+func EncodePackIdx(entries []PackEntry) []byte {
+	b := make([]byte, 0, len(PackIdxMagic)+4+len(entries)*48+32)
+	b = append(b, PackIdxMagic...)
 	b = binary.LittleEndian.AppendUint32(b, uint32(len(entries)))
 	for _, e := range entries {
 		b = append(b, e.Hash[:]...)
@@ -58,23 +59,23 @@ func encodePackIdx(entries []packEntry) []byte {
 	return append(b, sum[:]...)
 }
 
-// decodePackIdx parses a pack index and checks it against the pack's size: entries sorted by
+// DecodePackIdx parses a pack index and checks it against the pack's size: entries sorted by
 // hash, strictly, each inside the pack.
-func decodePackIdx(b []byte, packSize int64) ([]packEntry, error) {
-	if len(b) < len(packIdxMagic)+4+32 || !bytes.Equal(b[:len(packIdxMagic)], []byte(packIdxMagic)) {
+func DecodePackIdx(b []byte, packSize int64) ([]PackEntry, error) {
+	if len(b) < len(PackIdxMagic)+4+32 || !bytes.Equal(b[:len(PackIdxMagic)], []byte(PackIdxMagic)) {
 		return nil, fmt.Errorf("not a version 1 pack index")
 	}
 	body, sum := b[:len(b)-32], b[len(b)-32:]
 	if s := sha256.Sum256(body); !bytes.Equal(s[:], sum) {
 		return nil, fmt.Errorf("checksum mismatch")
 	}
-	r := body[len(packIdxMagic):]
+	r := body[len(PackIdxMagic):]
 	n := binary.LittleEndian.Uint32(r)
 	r = r[4:]
 	if uint64(len(r)) != uint64(n)*48 {
 		return nil, fmt.Errorf("%d entries do not fill %d bytes", n, len(r))
 	}
-	out := make([]packEntry, n)
+	out := make([]PackEntry, n)
 	for i := range out {
 		e := &out[i]
 		copy(e.Hash[:], r[:32])
@@ -91,59 +92,59 @@ func decodePackIdx(b []byte, packSize int64) ([]packEntry, error) {
 	return out, nil
 }
 
-// packIndex is one pack's index: the pack file and its entries, sorted by hash. A pack this
+// PackIndex is one pack's index: the pack file and its entries, sorted by hash. A pack this
 // process wrote keeps its decoded entries; one read from its index file keeps the file's entry
 // bytes as they are (raw, 48 bytes an entry), searched in place: a process that looks up a few
 // objects (the hook before a tool call) neither decodes nor hashes every entry of every index.
 // Each object is verified against its hash when it is read, and check verifies whole indexes.
-type packIndex struct {
-	pack    string
-	entries []packEntry
+type PackIndex struct {
+	Pack    string
+	Entries []PackEntry
 	raw     []byte
 	size    int64 // the pack's size: a raw entry outside it is not found
 }
 
 // find returns h's entry in the pack, by binary search.
-func (p *packIndex) find(h Hash) (packEntry, bool) {
+func (p *PackIndex) find(h Hash) (PackEntry, bool) {
 	if p.raw == nil {
-		i, ok := slices.BinarySearchFunc(p.entries, h, func(e packEntry, h Hash) int { return bytes.Compare(e.Hash[:], h[:]) })
+		i, ok := slices.BinarySearchFunc(p.Entries, h, func(e PackEntry, h Hash) int { return bytes.Compare(e.Hash[:], h[:]) })
 		if !ok {
-			return packEntry{}, false
+			return PackEntry{}, false
 		}
-		return p.entries[i], true
+		return p.Entries[i], true
 	}
 	i, ok := sort.Find(len(p.raw)/48, func(i int) int { return bytes.Compare(h[:], p.raw[i*48:i*48+32]) })
 	if !ok {
-		return packEntry{}, false
+		return PackEntry{}, false
 	}
 	r := p.raw[i*48:]
-	e := packEntry{Hash: h, Off: int64(binary.LittleEndian.Uint64(r[32:])), Size: int64(binary.LittleEndian.Uint64(r[40:]))}
+	e := PackEntry{Hash: h, Off: int64(binary.LittleEndian.Uint64(r[32:])), Size: int64(binary.LittleEndian.Uint64(r[40:]))}
 	if e.Off < 0 || e.Size < 0 || e.Off > p.size || e.Size > p.size-e.Off {
-		return packEntry{}, false // a damaged index: the object is missing, which open reports
+		return PackEntry{}, false // a damaged index: the object is missing, which open reports
 	}
 	return e, true
 }
 
-// packIDs lists the packs of the store: those with an index (a pack without one is not, or not
+// PackIDs lists the packs of the store: those with an index (a pack without one is not, or not
 // yet, part of the store), in the folder's order.
-func (o *objectStore) packIDs() ([]string, error) {
+func (o *Store) PackIDs() ([]string, error) {
 	ids, _, err := o.packListing()
 	return ids, err
 }
 
 // packListing lists the packs with an index, and the packs without one (see cleanPacks).
-func (o *objectStore) packListing() (indexed, indexless []string, err error) {
-	names, err := readDirNames(o.packDir)
+func (o *Store) packListing() (indexed, indexless []string, err error) {
+	names, err := platform.ReadDirNames(o.PackDir)
 	if err != nil {
 		return nil, nil, err
 	}
-	indexed, indexless = splitPacks(names)
+	indexed, indexless = SplitPacks(names)
 	return indexed, indexless, nil
 }
 
-// splitPacks sorts the names in packs/ into the ids of the packs with an index and of those
+// SplitPacks sorts the names in packs/ into the ids of the packs with an index and of those
 // without one; temporary files are neither.
-func splitPacks(names []string) (indexed, indexless []string) {
+func SplitPacks(names []string) (indexed, indexless []string) {
 	have := make(map[string]bool, len(names))
 	for _, n := range names {
 		have[n] = true
@@ -163,12 +164,12 @@ func splitPacks(names []string) (indexed, indexless []string) {
 
 // loadPacks reads every pack index for lookups, and the index a pack whose index file is
 // missing holds in its trailer: its objects stay readable until a writer writes the file back.
-func (o *objectStore) loadPacks() ([]packIndex, error) {
+func (o *Store) loadPacks() ([]PackIndex, error) {
 	ids, indexless, err := o.packListing()
 	if err != nil {
 		return nil, err
 	}
-	var out []packIndex
+	var out []PackIndex
 	for _, id := range ids {
 		p, err := o.readPackIdxRaw(id)
 		if err != nil {
@@ -177,50 +178,50 @@ func (o *objectStore) loadPacks() ([]packIndex, error) {
 		out = append(out, p)
 	}
 	for _, id := range indexless {
-		if op := o.orphanPack(id); op.kind == packTrailed {
-			out = append(out, packIndex{pack: filepath.Join(o.packDir, id+".pack"), entries: op.entries})
+		if op := o.Orphan(id); op.Kind == PackTrailed {
+			out = append(out, PackIndex{Pack: filepath.Join(o.PackDir, id+".pack"), Entries: op.Entries})
 		}
 	}
 	return out, nil
 }
 
 // readPackIdxRaw reads a pack index for lookups: its header and length are checked, its entries
-// are not (see packIndex).
-func (o *objectStore) readPackIdxRaw(id string) (packIndex, error) {
-	idx := filepath.Join(o.packDir, id+".idx")
+// are not (see PackIndex).
+func (o *Store) readPackIdxRaw(id string) (PackIndex, error) {
+	idx := filepath.Join(o.PackDir, id+".idx")
 	b, size, err := o.readPackIdxFile(id)
 	if err != nil {
-		return packIndex{}, err
+		return PackIndex{}, err
 	}
-	hdr := len(packIdxMagic) + 4
-	if len(b) < hdr+32 || !bytes.Equal(b[:len(packIdxMagic)], []byte(packIdxMagic)) {
-		return packIndex{}, &CorruptError{Path: idx, Reason: "not a version 1 pack index"}
+	hdr := len(PackIdxMagic) + 4
+	if len(b) < hdr+32 || !bytes.Equal(b[:len(PackIdxMagic)], []byte(PackIdxMagic)) {
+		return PackIndex{}, &CorruptError{Path: idx, Reason: "not a version 1 pack index"}
 	}
 	raw := b[hdr : len(b)-32]
-	if n := binary.LittleEndian.Uint32(b[len(packIdxMagic):]); uint64(len(raw)) != uint64(n)*48 {
-		return packIndex{}, &CorruptError{Path: idx, Reason: fmt.Sprintf("%d entries do not fill %d bytes", n, len(raw))}
+	if n := binary.LittleEndian.Uint32(b[len(PackIdxMagic):]); uint64(len(raw)) != uint64(n)*48 {
+		return PackIndex{}, &CorruptError{Path: idx, Reason: fmt.Sprintf("%d entries do not fill %d bytes", n, len(raw))}
 	}
-	return packIndex{pack: filepath.Join(o.packDir, id+".pack"), raw: raw, size: size}, nil
+	return PackIndex{Pack: filepath.Join(o.PackDir, id+".pack"), raw: raw, size: size}, nil
 }
 
-// readPackIdx reads and verifies a whole pack index (its checksum, order and bounds), as check
+// ReadPackIdx reads and verifies a whole pack index (its checksum, order and bounds), as check
 // and gc need it.
-func (o *objectStore) readPackIdx(id string) ([]packEntry, error) {
+func (o *Store) ReadPackIdx(id string) ([]PackEntry, error) {
 	b, size, err := o.readPackIdxFile(id)
 	if err != nil {
 		return nil, err
 	}
-	entries, err := decodePackIdx(b, size)
+	entries, err := DecodePackIdx(b, size)
 	if err != nil {
-		return nil, &CorruptError{Path: filepath.Join(o.packDir, id+".idx"), Reason: err.Error()}
+		return nil, &CorruptError{Path: filepath.Join(o.PackDir, id+".idx"), Reason: err.Error()}
 	}
 	return entries, nil
 }
 
 // readPackIdxFile reads pack id's index file, and the size of its pack, which must exist.
-func (o *objectStore) readPackIdxFile(id string) ([]byte, int64, error) {
-	idx := filepath.Join(o.packDir, id+".idx")
-	pack := filepath.Join(o.packDir, id+".pack")
+func (o *Store) readPackIdxFile(id string) ([]byte, int64, error) {
+	idx := filepath.Join(o.PackDir, id+".idx")
+	pack := filepath.Join(o.PackDir, id+".pack")
 	if err := o.check(idx); err != nil {
 		return nil, 0, &fs.PathError{Op: "read", Path: idx, Err: err}
 	}
@@ -238,41 +239,42 @@ func (o *objectStore) readPackIdxFile(id string) ([]byte, int64, error) {
 	return b, fi.Size(), nil
 }
 
-// packWriter appends the objects of one batch to a new pack file.
-type packWriter struct {
+// PackWriter appends the objects of one batch to a new pack file.
+type PackWriter struct {
 	id      string
 	f       *os.File
 	off     int64
 	flushed int64 // offset up to which writeback was started
-	entries []packEntry
+	Entries []PackEntry
 }
 
 // writebackChunk is how much a pack grows between two platform.StartWriteback calls.
 const writebackChunk = 32 << 20
 
-func (o *objectStore) newPack() (*packWriter, error) {
-	if err := os.MkdirAll(o.packDir, 0o700); err != nil {
+// NewPack starts a new pack file in packs/ (its name a random id), for FinishPack or Abort.
+func (o *Store) NewPack() (*PackWriter, error) {
+	if err := os.MkdirAll(o.PackDir, 0o700); err != nil {
 		return nil, err
 	}
-	id := randomHex(8)
-	f, err := os.OpenFile(filepath.Join(o.packDir, id+".pack"), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	id := RandomHex(8)
+	f, err := os.OpenFile(filepath.Join(o.PackDir, id+".pack"), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := f.WriteString(packMagic); err != nil {
+	if _, err := f.WriteString(PackMagic); err != nil {
 		f.Close()
 		os.Remove(f.Name())
 		return nil, err
 	}
-	return &packWriter{id: id, f: f, off: int64(len(packMagic))}, nil
+	return &PackWriter{id: id, f: f, off: int64(len(PackMagic))}, nil
 }
 
-// add appends data as object h; the caller serialises calls.
-func (p *packWriter) add(h Hash, data []byte) error {
+// Add appends data as object h; the caller serialises calls.
+func (p *PackWriter) Add(h Hash, data []byte) error {
 	if _, err := p.f.Write(data); err != nil {
 		return err
 	}
-	p.entries = append(p.entries, packEntry{Hash: h, Off: p.off, Size: int64(len(data))})
+	p.Entries = append(p.Entries, PackEntry{Hash: h, Off: p.off, Size: int64(len(data))})
 	p.off += int64(len(data))
 	if p.off-p.flushed >= writebackChunk {
 		platform.StartWriteback(p.f, p.flushed, p.off-p.flushed)
@@ -281,18 +283,18 @@ func (p *packWriter) add(h Hash, data []byte) error {
 	return nil
 }
 
-// finishPack appends the index to the pack as its trailer, makes the pack and its index durable,
+// FinishPack appends the index to the pack as its trailer, makes the pack and its index durable,
 // then names the index: the index is what makes the pack's objects exist, so its rename is the
 // commit. The pack and the index's temporary file are flushed together (concurrent fsyncs share a
 // journal commit), not one after the other.
-func (o *objectStore) finishPack(p *packWriter) error {
-	slices.SortFunc(p.entries, func(a, b packEntry) int { return bytes.Compare(a.Hash[:], b.Hash[:]) })
-	idx := encodePackIdx(p.entries)
-	if _, err := p.f.Write(appendPackTrailer(nil, idx)); err != nil {
+func (o *Store) FinishPack(p *PackWriter) error {
+	slices.SortFunc(p.Entries, func(a, b PackEntry) int { return bytes.Compare(a.Hash[:], b.Hash[:]) })
+	idx := EncodePackIdx(p.Entries)
+	if _, err := p.f.Write(AppendPackTrailer(nil, idx)); err != nil {
 		p.f.Close()
 		return err
 	}
-	tmp, err := os.CreateTemp(o.packDir, ".tmp-"+p.id+".idx-*")
+	tmp, err := os.CreateTemp(o.PackDir, ".tmp-"+p.id+".idx-*")
 	if err != nil {
 		p.f.Close()
 		return err
@@ -310,51 +312,51 @@ func (o *objectStore) finishPack(p *packWriter) error {
 		}
 	}
 	if err == nil {
-		err = os.Rename(tmp.Name(), filepath.Join(o.packDir, p.id+".idx"))
+		err = os.Rename(tmp.Name(), filepath.Join(o.PackDir, p.id+".idx"))
 	}
 	if err != nil {
 		os.Remove(tmp.Name())
 		return err
 	}
-	return durable.SyncDir(o.packDir)
+	return durable.SyncDir(o.PackDir)
 }
 
-// abort removes an unfinished pack: its index first (finishPack may have renamed it into place
+// Abort removes an unfinished pack: its index first (finishPack may have renamed it into place
 // before failing to flush its directory), then the pack. Both are this writer's own new files,
 // created under the lock, so nothing else refers to them.
-func (p *packWriter) abort() {
+func (p *PackWriter) Abort() {
 	p.f.Close()
 	os.Remove(strings.TrimSuffix(p.f.Name(), ".pack") + ".idx")
 	os.Remove(p.f.Name())
 }
 
-// cleanPacks removes temporary index files and the packs an interrupted write left, and gives a
+// CleanPacks removes temporary index files and the packs an interrupted write left, and gives a
 // pack whose index is missing its index back from the copy at its end (packtrailer.go): a crash
 // between the pack's flush and the index's rename, or an index lost, loses no object. A pack
 // without an index that was written before packs had that copy is left for check --repair,
 // which rebuilds its index from the manifests (packsalvage.go): it may hold what a checkpoint
 // needs, so no writer removes it. Call it under the lock.
-func (o *objectStore) cleanPacks() error {
-	names, err := readDirNames(o.packDir)
+func (o *Store) CleanPacks() error {
+	names, err := platform.ReadDirNames(o.PackDir)
 	if err != nil {
 		return err
 	}
 	for _, n := range names {
 		if strings.HasPrefix(n, ".tmp-") {
-			if err := os.Remove(filepath.Join(o.packDir, n)); err != nil && !os.IsNotExist(err) {
+			if err := os.Remove(filepath.Join(o.PackDir, n)); err != nil && !os.IsNotExist(err) {
 				return err
 			}
 		}
 	}
-	_, indexless := splitPacks(names)
+	_, indexless := SplitPacks(names)
 	for _, id := range indexless {
-		switch st := o.orphanPack(id); st.kind {
-		case packTrailed:
-			if err := o.writeIdxBytes(id, st.idx); err != nil {
+		switch st := o.Orphan(id); st.Kind {
+		case PackTrailed:
+			if err := o.WriteIdxBytes(id, st.Idx); err != nil {
 				return fmt.Errorf("rebuild the index of %s.pack from its trailer: %w", id, err)
 			}
-		case packInterrupted:
-			if err := os.Remove(filepath.Join(o.packDir, id+".pack")); err != nil && !os.IsNotExist(err) {
+		case PackInterrupted:
+			if err := os.Remove(filepath.Join(o.PackDir, id+".pack")); err != nil && !os.IsNotExist(err) {
 				return err
 			}
 		}
@@ -362,10 +364,31 @@ func (o *objectStore) cleanPacks() error {
 	return nil
 }
 
-// sectionCloser reads one object out of a pack file.
-type sectionCloser struct {
-	*io.SectionReader
-	f *os.File
+// WritePackIdx writes the index of pack id for entries (sorted by hash), durably.
+func (o *Store) WritePackIdx(id string, entries []PackEntry) error {
+	return o.WriteIdxBytes(id, EncodePackIdx(entries))
 }
 
-func (s sectionCloser) Close() error { return s.f.Close() }
+// LoadedPacks is how many packs this Store has loaded and written since it last forgot them,
+// and whether it has loaded them at all.
+func (o *Store) LoadedPacks() (int, bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return len(o.packs), o.loaded
+}
+
+// IndexlessPacks lists the ids of the packs that have no index file, sorted.
+func (o *Store) IndexlessPacks() ([]string, error) {
+	_, ids, err := o.packListing()
+	slices.Sort(ids)
+	return ids, err
+}
+
+// SectionCloser reads one object out of a pack file, and closes the file when done.
+type SectionCloser struct {
+	*io.SectionReader
+	File *os.File
+}
+
+// Close closes the pack file.
+func (s SectionCloser) Close() error { return s.File.Close() }
