@@ -13,17 +13,19 @@ import (
 
 	"github.com/agent-rewind/rewind/snapshot/internal/objects"
 	"github.com/agent-rewind/rewind/snapshot/internal/platform"
+	"github.com/agent-rewind/rewind/snapshot/internal/statcache"
+	"github.com/agent-rewind/rewind/snapshot/internal/walk"
 )
 
 // capture is the live workspace as one checkpoint would record it.
 type capture struct {
-	scan       *scan
+	scan       *walk.Scan
 	hashed     int
 	verified   int  // files the cache vouched for, read again to check it (see sample.go)
 	distrusted bool // the sample caught the cache vouching for wrong content: every file was read
 	warnings   []string
-	stager     *objects.Stager // nil when hashing only
-	index      *statIndex      // the stat cache the capture started from
+	stager     *objects.Stager  // nil when hashing only
+	index      *statcache.Index // the stat cache the capture started from
 	indexDirty bool
 	walk       Walk // how the paths were found (changed.go)
 
@@ -36,9 +38,9 @@ type capture struct {
 
 // manifest returns the entries as a manifest lists them.
 func (c *capture) manifest() []Entry {
-	out := make([]Entry, len(c.scan.entries))
-	for i := range c.scan.entries {
-		out[i] = c.scan.entries[i].Entry
+	out := make([]Entry, len(c.scan.Entries))
+	for i := range c.scan.Entries {
+		out[i] = c.scan.Entries[i].Entry
 	}
 	return out
 }
@@ -62,21 +64,21 @@ func (s *Store) captureLive(ctx context.Context, store bool) (*capture, error) {
 
 // captureLiveRules is captureLive with the exclusion rules given, and a watcher's hint, if any,
 // of what may have changed (changed.go).
-func (s *Store) captureLiveRules(ctx context.Context, store bool, ign matcher, hint *Changed) (*capture, error) {
+func (s *Store) captureLiveRules(ctx context.Context, store bool, ign walk.Matcher, hint *Changed) (*capture, error) {
 	// The stat cache is read while the walk runs (a full walk does not need it until the end):
 	// reading and decoding it is a few ms for 20,000 files, and the walk leaves a core idle at times.
 	type loaded struct {
-		idx  *statIndex
+		idx  *statcache.Index
 		warn string
 		err  error
 	}
 	index := make(chan loaded, 1)
 	go func() {
-		idx, warn, err := loadIndexLazy(filepath.Join(s.state, "index"))
+		idx, warn, err := statcache.LoadLazy(filepath.Join(s.state, "index"))
 		index <- loaded{idx, warn, err}
 	}()
 	var (
-		idx  *statIndex
+		idx  *statcache.Index
 		warn string
 		err  error
 	)
@@ -96,21 +98,21 @@ func (s *Store) captureLiveRules(ctx context.Context, store bool, ign matcher, h
 	rootSt, rootErr := platform.Lstat(s.root)
 	var seen atomic.Int64
 	stop := s.progress("scan", func() Progress { return Progress{Done: seen.Load()} })
-	var sc *scan
+	var sc *walk.Scan
 	how := Walk{Mode: "full"}
 	if hint != nil {
 		if err := waitIndex(); err != nil {
 			stop()
 			return nil, err
 		}
-		idx.decode()
+		idx.Decode()
 		sc, how.Reason, err = s.scanChanged(ctx, ign, hint, idx, &seen)
 		if sc != nil {
 			how = hint.walk()
 		}
 	}
 	if sc == nil && err == nil {
-		sc, err = walk(ctx, s.root, s.stateRel, ign, s.opts.Parallelism, &seen)
+		sc, err = walk.Walk(ctx, s.root, s.stateRel, ign, s.opts.Parallelism, &seen)
 	}
 	stop()
 	if err != nil {
@@ -132,51 +134,51 @@ func (s *Store) captureLiveRules(ctx context.Context, store bool, ign matcher, h
 		// A hint's scan has no folder stats: its trees are neither reused nor recorded.
 		c.rootSt = rootSt
 	}
-	ic := idx.cursor()
-	if c.rulesOK && idx.rules == c.rules && c.rootSt.Mode != 0 {
+	ic := idx.Cursor()
+	if c.rulesOK && idx.Rules == c.rules && c.rootSt.Mode != 0 {
 		c.dirTrees = map[string]Hash{}
-		if r := ic.entry(); r != nil && r.Path == "" && idx.clean(r, c.rootSt) {
+		if r := ic.Entry(); r != nil && r.Path == "" && idx.Clean(r, c.rootSt) {
 			c.dirTrees[""] = r.Blob
 		}
 	}
 	// Both lists are sorted by path: one merge pass pairs each file and directory with its cache
 	// entry.
 	var todo, vouched []int
-	var match indexEntry // the cache entry of the path at hand (the cursor moves past it)
+	var match statcache.Entry // the cache entry of the path at hand (the cursor moves past it)
 	files, dirs := 0, 0
-	for i := range sc.entries {
-		e := &sc.entries[i]
+	for i := range sc.Entries {
+		e := &sc.Entries[i]
 		if e.Type != TypeFile && e.Type != TypeDir {
 			continue
 		}
 		// Equality first: in the usual case the next cache entry is this path, and one equality
 		// test (which stops at a length that differs) is cheaper than ordering long paths that
 		// share their folders.
-		var ie *indexEntry
-		for r := ic.entry(); r != nil; r = ic.entry() {
+		var ie *statcache.Entry
+		for r := ic.Entry(); r != nil; r = ic.Entry() {
 			if r.Path == e.Path {
 				match = *r
 				ie = &match
-				ic.advance()
+				ic.Advance()
 				break
 			} else if r.Path > e.Path {
 				break
 			}
-			ic.advance()
+			ic.Advance()
 		}
 		if e.Type == TypeDir {
 			if e.St.Mode != 0 {
 				dirs++
 			}
-			if c.dirTrees != nil && idx.clean(ie, e.St) {
+			if c.dirTrees != nil && idx.Clean(ie, e.St) {
 				c.dirTrees[e.Path] = ie.Blob
 			}
 			continue
 		}
 		files++
-		if idx.clean(ie, e.St) {
+		if idx.Clean(ie, e.St) {
 			e.Blob = ie.Blob
-			e.cached = true
+			e.Cached = true
 			if e.St.Size <= sampleMaxSize {
 				vouched = append(vouched, i)
 			}
@@ -186,7 +188,7 @@ func (s *Store) captureLiveRules(ctx context.Context, store bool, ign matcher, h
 	}
 	if len(vouched) > 0 {
 		sample := pickSample(vouched, sampleCount(len(vouched)))
-		wrong, err := s.verifySample(ctx, sc.entries, sample)
+		wrong, err := s.verifySample(ctx, sc.Entries, sample)
 		if err != nil {
 			return nil, err
 		}
@@ -202,16 +204,16 @@ func (s *Store) captureLiveRules(ctx context.Context, store bool, ign matcher, h
 				if err := os.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
 					return nil, fmt.Errorf("drop the stat cache, found wrong: %w", err)
 				}
-				if err := removeIndexLog(name); err != nil {
+				if err := statcache.RemoveLog(name); err != nil {
 					return nil, fmt.Errorf("drop the stat cache, found wrong: %w", err)
 				}
 			}
 			c.warnings = append(c.warnings, distrustWarning(wrong, len(sample), then))
 			c.dirTrees = nil
 			todo = todo[:0]
-			for i := range sc.entries {
-				if sc.entries[i].Type == TypeFile {
-					sc.entries[i].cached = false
+			for i := range sc.Entries {
+				if sc.Entries[i].Type == TypeFile {
+					sc.Entries[i].Cached = false
 					todo = append(todo, i)
 				}
 			}
@@ -220,10 +222,10 @@ func (s *Store) captureLiveRules(ctx context.Context, store bool, ign matcher, h
 	if c.rootSt.Mode != 0 {
 		dirs++
 	}
-	for ic.entry() != nil { // the cache's entries past the last path: counted
-		ic.advance()
+	for ic.Entry() != nil { // the cache's entries past the last path: counted
+		ic.Advance()
 	}
-	c.indexDirty = len(todo) > 0 || files+dirs != ic.count
+	c.indexDirty = len(todo) > 0 || files+dirs != ic.Count
 	if store {
 		c.stager = objects.NewStager(s.objects)
 	}
@@ -242,7 +244,7 @@ func (s *Store) captureLiveRules(ctx context.Context, store bool, ign matcher, h
 		if gctx.Err() != nil {
 			break
 		}
-		e := &sc.entries[i]
+		e := &sc.Entries[i]
 		g.Go(func() error {
 			err := s.hashEntry(e, c.stager, &bytes)
 			done.Add(1)

@@ -17,8 +17,10 @@ import (
 
 	"github.com/agent-rewind/rewind/internal/durable"
 	"github.com/agent-rewind/rewind/internal/regular"
+	"github.com/agent-rewind/rewind/snapshot/internal/manifest"
 	"github.com/agent-rewind/rewind/snapshot/internal/objects"
 	"github.com/agent-rewind/rewind/snapshot/internal/platform"
+	"github.com/agent-rewind/rewind/snapshot/internal/statcache"
 )
 
 // CheckOptions chooses how deep Check looks and whether it repairs.
@@ -397,15 +399,15 @@ func (c *checker) statCache(ctx context.Context, packed map[Hash]objects.PackLoc
 		drop(Problem{Kind: "stat-cache-corrupt", What: err.Error()})
 		return c.dropCache(sec)
 	}
-	if _, _, err := decodeIndex(data); err != nil {
+	if _, _, err := statcache.Decode(data); err != nil {
 		drop(Problem{Kind: "stat-cache-corrupt", What: err.Error() + " (checkpoints ignore it and read every file)"})
 		return c.dropCache(sec)
 	}
-	idx, _, err := loadIndex(name) // with its log applied: what a checkpoint trusts
+	idx, _, err := statcache.Load(name) // with its log applied: what a checkpoint trusts
 	if err != nil {
 		return err
 	}
-	entries := idx.entries
+	entries := idx.Entries
 	var n atomic.Int64
 	for i := range entries {
 		if err := ctx.Err(); err != nil {
@@ -413,17 +415,17 @@ func (c *checker) statCache(ctx context.Context, packed map[Hash]objects.PackLoc
 		}
 		e := &entries[i]
 		sec.Checked++
-		if isDirEntry(e) {
+		if statcache.IsDir(e) {
 			c.statCacheDir(e, idx, packed, drop)
 			continue
 		}
-		if checkPath(e.Path) != nil {
+		if manifest.CheckPath(e.Path) != nil {
 			drop(Problem{Kind: "stat-cache-corrupt", Path: e.Path, What: "an entry's path is not a workspace path"})
 			continue
 		}
 		full := filepath.Join(c.s.root, e.Path)
 		live, err := platform.Lstat(full)
-		if err != nil || !idx.clean(e, live) {
+		if err != nil || !idx.Clean(e, live) {
 			continue // the cache does not vouch for this file now: a checkpoint reads it
 		}
 		if _, ok := packed[e.Blob]; !ok {
@@ -451,13 +453,13 @@ func (c *checker) statCache(ctx context.Context, packed map[Hash]objects.PackLoc
 // statCacheDir checks a directory entry of the stat cache (treecache.go): that the tree it
 // vouches for, while the directory's stat is the entry's, is stored (the root's as a manifest).
 // Whether the tree is the directory's is what a checkpoint decides from its children's entries.
-func (c *checker) statCacheDir(e *indexEntry, idx *statIndex, packed map[Hash]objects.PackLoc, drop func(Problem)) {
-	if e.Path != "" && checkPath(e.Path) != nil {
+func (c *checker) statCacheDir(e *statcache.Entry, idx *statcache.Index, packed map[Hash]objects.PackLoc, drop func(Problem)) {
+	if e.Path != "" && manifest.CheckPath(e.Path) != nil {
 		drop(Problem{Kind: "stat-cache-corrupt", Path: e.Path, What: "an entry's path is not a workspace path"})
 		return
 	}
 	live, err := platform.Lstat(filepath.Join(c.s.root, e.Path))
-	if err != nil || !idx.clean(e, live) {
+	if err != nil || !idx.Clean(e, live) {
 		return // not vouched for now: a checkpoint encodes the tree
 	}
 	stored := filepath.Join(c.s.state, "manifests", e.Blob.String())
@@ -482,7 +484,7 @@ func (c *checker) dropCache(sec *CheckSection) error {
 	if err := os.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("drop the stat cache: %w", err)
 	}
-	if err := removeIndexLog(name); err != nil {
+	if err := statcache.RemoveLog(name); err != nil {
 		return fmt.Errorf("drop the stat cache: %w", err)
 	}
 	for i := range sec.Problems {
@@ -594,8 +596,8 @@ func (c *checker) storeFromLive(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	for i := range live.scan.entries {
-		e := &live.scan.entries[i]
+	for i := range live.scan.Entries {
+		e := &live.scan.Entries[i]
 		b, ok := c.bad[e.Blob]
 		if e.Type != TypeFile || !ok {
 			continue

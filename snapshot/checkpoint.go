@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/agent-rewind/rewind/internal/durable"
+	"github.com/agent-rewind/rewind/snapshot/internal/manifest"
+	"github.com/agent-rewind/rewind/snapshot/internal/walk"
 )
 
 // CheckpointResult is what Checkpoint returns: the new checkpoint and what it took.
@@ -121,7 +123,7 @@ func (s *Store) checkpointLocked(ctx context.Context, label string, kind Kind, r
 		return nil, nil, err
 	}
 	var c *capture
-	var tr *trees
+	var tr *manifest.Trees
 	var counts Counts
 	saveCache := func() error { return s.writeIndex(c) }
 	if ed != nil {
@@ -130,27 +132,27 @@ func (s *Store) checkpointLocked(ctx context.Context, label string, kind Kind, r
 		if c, err = s.captureLiveRules(ctx, true, ign, hint); err != nil {
 			return nil, nil, err
 		}
-		live := c.scan.entries
+		live := c.scan.Entries
 		at := func(i int) *Entry { return &live[i].Entry }
-		tr = encodeTrees(len(live), at, c.reusableTrees())
-		if (tr.root == nil && !s.manifestStored(tr.hash)) || !s.allStored(tr.reused) {
+		tr = manifest.EncodeTrees(len(live), at, c.reusableTrees())
+		if (tr.Root == nil && !s.manifestStored(tr.Hash)) || !s.allStored(tr.Reused) {
 			// A tree the cache names is no longer stored (removed by hand, or a repair): encode all.
-			tr = encodeTrees(len(live), at, nil)
+			tr = manifest.EncodeTrees(len(live), at, nil)
 		}
-		c.trees = tr.dirs
-		if tr.root != nil {
+		c.trees = tr.Dirs
+		if tr.Root != nil {
 			c.indexDirty = true // a directory's tree was encoded: record it, so the next one is not
 		}
 		counts = countEntries(live)
 	}
-	live := c.scan.entries
-	mh := tr.hash
+	live := c.scan.Entries
+	mh := tr.Hash
 	mname := filepath.Join(s.state, "manifests", mh.String())
 	treesStored := s.manifestStored(mh) // a manifest file that exists names only stored trees
 	// What the result reports as stored: the contents; the trees are counted by neither.
 	newObjects, newBytes := c.stager.Count(), c.stager.NewBytes
 	if !treesStored {
-		for h, b := range tr.nodes {
+		for h, b := range tr.Nodes {
 			if err := c.stager.PutBytes(h, b); err != nil {
 				c.stager.Discard()
 				return nil, nil, fmt.Errorf("write manifest trees: %w", err)
@@ -164,7 +166,7 @@ func (s *Store) checkpointLocked(ctx context.Context, label string, kind Kind, r
 	if !treesStored {
 		staged = make(chan stagedFile, 1)
 		go func() {
-			f, err := durable.StageIn(s.objects.TmpDir(), mname, tr.root, 0o600)
+			f, err := durable.StageIn(s.objects.TmpDir(), mname, tr.Root, 0o600)
 			staged <- stagedFile{f, err}
 		}()
 		defer func() {
@@ -194,7 +196,7 @@ func (s *Store) checkpointLocked(ctx context.Context, label string, kind Kind, r
 		return nil, nil, err
 	}
 	res := &CheckpointResult{NewObjects: newObjects, NewBytes: newBytes, Hashed: c.hashed, Verified: c.verified,
-		Excluded: c.scan.excluded, ExcludedCount: c.scan.excludedCount, Warnings: c.warnings, Walk: c.walk}
+		Excluded: c.scan.Excluded, ExcludedCount: c.scan.ExcludedCount, Warnings: c.warnings, Walk: c.walk}
 	for i := range live {
 		if e := &live[i]; e.Type == TypeSkipped {
 			res.Skipped = append(res.Skipped, Skipped{Path: e.Path, Reason: e.Reason})
@@ -333,7 +335,7 @@ func (s *Store) intend(kind string, data any, file string, content []byte) (reco
 	}
 }
 
-func countEntries(entries []liveEntry) Counts {
+func countEntries(entries []walk.LiveEntry) Counts {
 	var n Counts
 	for i := range entries {
 		switch entries[i].Type {

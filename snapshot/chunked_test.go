@@ -14,6 +14,7 @@ import (
 
 	"github.com/agent-rewind/rewind/snapshot/internal/objects"
 	"github.com/agent-rewind/rewind/snapshot/internal/platform"
+	"github.com/agent-rewind/rewind/snapshot/internal/statcache"
 )
 
 // contentBytes is what the store holds in contents: objects, the objects in packs (not a pack's
@@ -488,7 +489,7 @@ func TestWholeLargeContentsStayReadable(t *testing.T) {
 		t.Fatalf("check found %v", found)
 	}
 	os.Remove(filepath.Join(s.state, "index")) // read the file again
-	removeIndexLog(filepath.Join(s.state, "index"))
+	statcache.RemoveLog(filepath.Join(s.state, "index"))
 	c2, err := s.Checkpoint(ctx, "same content")
 	if err != nil {
 		t.Fatal(err)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/agent-rewind/rewind/snapshot/internal/manifest"
 	"github.com/agent-rewind/rewind/snapshot/internal/objects"
 )
 
@@ -18,7 +19,7 @@ var (
 	// ErrAmbiguous: an id prefix names more than one checkpoint (see *AmbiguousError).
 	ErrAmbiguous = errors.New("ambiguous checkpoint id")
 	// ErrBadManifest: a manifest is malformed or unsafe and was refused (see *ManifestError).
-	ErrBadManifest = errors.New("manifest refused")
+	ErrBadManifest = manifest.ErrBadManifest
 	// ErrCorrupt: a stored file does not match its name or format (see *CorruptError).
 	ErrCorrupt = objects.ErrCorrupt
 	// ErrNotForward: Replay was asked for a checkpoint that is not after the current position.

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/agent-rewind/rewind/snapshot/internal/platform"
+	"github.com/agent-rewind/rewind/snapshot/internal/statcache"
 )
 
 func TestExcludedPathsUntouched(t *testing.T) {
@@ -143,8 +144,8 @@ func TestRacyClean(t *testing.T) {
 	forge := func(indexMtime time.Time) {
 		t.Helper()
 		name := filepath.Join(s.StateDir(), "index")
-		os.Remove(indexLogName(name)) // the whole cache is forged: the index, no log
-		os.WriteFile(name, encodeIndex([]indexEntry{{Path: "f.txt", St: st, Blob: entries[0].Blob}}, Hash{}), 0o600)
+		os.Remove(statcache.LogName(name)) // the whole cache is forged: the index, no log
+		os.WriteFile(name, statcache.Encode([]statcache.Entry{{Path: "f.txt", St: st, Blob: entries[0].Blob}}, Hash{}), 0o600)
 		if err := os.Chtimes(name, indexMtime, indexMtime); err != nil {
 			t.Fatal(err)
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/agent-rewind/rewind/internal/regular"
 	"github.com/agent-rewind/rewind/snapshot/internal/objects"
 	"github.com/agent-rewind/rewind/snapshot/internal/platform"
+	"github.com/agent-rewind/rewind/snapshot/internal/statcache"
 )
 
 // GCOptions chooses which checkpoints GC keeps. A checkpoint is kept when any rule keeps it; with
@@ -105,23 +106,23 @@ func (s *Store) gcLocked(ctx context.Context, opts GCOptions) (*GCResult, error)
 			}
 		}
 	}
-	idx, _, err := loadIndex(filepath.Join(s.state, "index"))
+	idx, _, err := statcache.Load(filepath.Join(s.state, "index"))
 	if err != nil {
 		return nil, err
 	}
 	// A directory's entry vouches for its tree and everything under it: one whose tree only
 	// removed checkpoints hold goes from the cache, before what it names is removed.
 	staleDirs := false
-	for i := range idx.entries {
-		if e := &idx.entries[i]; !isDirEntry(e) {
+	for i := range idx.Entries {
+		if e := &idx.Entries[i]; !statcache.IsDir(e) {
 			liveObjects[e.Blob] = true
 		} else if !treeKept(e, manifests, liveObjects) {
 			staleDirs = true
 		}
 	}
 	if staleDirs && !opts.DryRun {
-		keep := idx.settled(func(e *indexEntry) bool { return !isDirEntry(e) || treeKept(e, manifests, liveObjects) })
-		if err := s.saveIndex(keep, idx.rules); err != nil {
+		keep := idx.Settled(func(e *statcache.Entry) bool { return !statcache.IsDir(e) || treeKept(e, manifests, liveObjects) })
+		if err := s.saveIndex(keep, idx.Rules); err != nil {
 			return nil, fmt.Errorf("gc: %w", err)
 		}
 	}
@@ -435,7 +436,7 @@ func copyLive(p *objects.PackWriter, src packSource, copied map[Hash]bool) error
 // treeKept reports whether the tree a directory entry of the stat cache names is kept: the
 // root's as a manifest, another's as an object (with every tree and content under it, since the
 // kept checkpoints' trees are kept whole).
-func treeKept(e *indexEntry, manifests, liveObjects map[Hash]bool) bool {
+func treeKept(e *statcache.Entry, manifests, liveObjects map[Hash]bool) bool {
 	if e.Path == "" {
 		return manifests[e.Blob]
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/agent-rewind/rewind/snapshot/internal/objects"
 	"github.com/agent-rewind/rewind/snapshot/internal/platform"
+	"github.com/agent-rewind/rewind/snapshot/internal/walk"
 )
 
 // errChanged says a file changed between its stat and the end of its read.
@@ -24,7 +25,7 @@ const readTries = 3
 
 // hashEntry hashes (and stages) the file e, retrying while it changes under us; a file that keeps
 // changing becomes a TypeSkipped entry, so a torn read is never stored.
-func (s *Store) hashEntry(e *liveEntry, stg *objects.Stager, bytes *atomic.Int64) error {
+func (s *Store) hashEntry(e *walk.LiveEntry, stg *objects.Stager, bytes *atomic.Int64) error {
 	full := filepath.Join(s.root, e.Path)
 	for try := 0; ; try++ {
 		h, err := hashFile(full, e.St, stg, bytes)
@@ -75,7 +76,7 @@ func hashFile(full string, want platform.Stat, stg *objects.Stager, bytes *atomi
 		if errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ELOOP) {
 			return h, errChanged
 		}
-		return h, fmt.Errorf("read %s: %w (%s)", shortPath(full), err, readAdvice(err))
+		return h, fmt.Errorf("read %s: %w (%s)", walk.ShortPath(full), err, walk.ReadAdvice(err))
 	}
 	defer f.Close()
 	st1, err := platform.Fstat(f)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/agent-rewind/rewind/internal/durable"
 	"github.com/agent-rewind/rewind/internal/regular"
+	"github.com/agent-rewind/rewind/snapshot/internal/manifest"
 )
 
 // Journal is the content of StateDir/journal: a rewind or replay in flight (FORMAT.md, "Journal").
@@ -49,7 +50,7 @@ func validJournalOp(j Journal) bool {
 		return len(j.Paths) == 0
 	case "restore":
 		for _, p := range j.Paths {
-			if checkPath(p) != nil {
+			if manifest.CheckPath(p) != nil {
 				return false
 			}
 		}

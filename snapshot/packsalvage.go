@@ -10,8 +10,10 @@ import (
 	"syscall"
 
 	"github.com/agent-rewind/rewind/internal/regular"
+	"github.com/agent-rewind/rewind/snapshot/internal/manifest"
 	"github.com/agent-rewind/rewind/snapshot/internal/objects"
 	"github.com/agent-rewind/rewind/snapshot/internal/platform"
+	"github.com/agent-rewind/rewind/snapshot/internal/statcache"
 )
 
 // A pack written before packs had a trailer (packtrailer.go) is its objects' bytes alone: once
@@ -56,7 +58,7 @@ func mapPack(name string) (data []byte, done func(), err error) {
 func findTrees(data []byte) map[int64]objects.PackEntry {
 	trees := map[int64]objects.PackEntry{}
 	for at := 0; ; {
-		i := bytes.Index(data[at:], []byte(treeMagic))
+		i := bytes.Index(data[at:], []byte(manifest.TreeMagic))
 		if i < 0 {
 			return trees
 		}
@@ -74,8 +76,8 @@ func treeLen(data []byte) (int, bool) {
 	if nl < 0 {
 		return 0, false
 	}
-	count, ok := objects.ParseCanonicalInt(string(data[len(treeMagic):nl]))
-	if !ok || count > int64(maxTreeEntries) || count > int64(len(data)-nl)/12 {
+	count, ok := objects.ParseCanonicalInt(string(data[len(manifest.TreeMagic):nl]))
+	if !ok || count > int64(manifest.MaxTreeEntries) || count > int64(len(data)-nl)/12 {
 		return 0, false
 	}
 	end := nl + 1
@@ -86,7 +88,7 @@ func treeLen(data []byte) (int, bool) {
 		}
 		end += i + 1
 	}
-	if _, err := parseTree(data[:end]); err != nil {
+	if _, err := manifest.ParseTree(data[:end]); err != nil {
 		return 0, false
 	}
 	return end, true
@@ -211,9 +213,9 @@ func (s *Store) wantedContents(cps []*Checkpoint) map[Hash]int64 {
 			}
 		}
 	}
-	if idx, _, err := loadIndex(filepath.Join(s.state, "index")); err == nil {
-		for i := range idx.entries {
-			if e := &idx.entries[i]; !isDirEntry(e) {
+	if idx, _, err := statcache.Load(filepath.Join(s.state, "index")); err == nil {
+		for i := range idx.Entries {
+			if e := &idx.Entries[i]; !statcache.IsDir(e) {
 				want[e.Blob] = e.St.Size
 			}
 		}

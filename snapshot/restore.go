@@ -16,8 +16,11 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/agent-rewind/rewind/snapshot/internal/manifest"
 	"github.com/agent-rewind/rewind/snapshot/internal/objects"
 	"github.com/agent-rewind/rewind/snapshot/internal/platform"
+	"github.com/agent-rewind/rewind/snapshot/internal/statcache"
+	"github.com/agent-rewind/rewind/snapshot/internal/walk"
 )
 
 // Kept is a path a restore left alone, and why.
@@ -84,7 +87,7 @@ func (s *Store) loadTargetLive(id string, c *capture) (*target, error) {
 		return nil, err
 	}
 	t := &target{meta: meta}
-	var known knownTree
+	var known manifest.KnownTree
 	if c != nil && c.trees != nil {
 		known = func(dir string, h Hash) ([]Entry, bool) {
 			if got, ok := c.trees[dir]; !ok || got != h {
@@ -218,7 +221,7 @@ func (s *Store) allEntries(t *target, c *capture) ([]Entry, error) {
 // entriesExcept returns the capture's entries but for the contents of the folders shared (as
 // target.shared: in the order of their contents' paths), which a restore compares with nothing.
 func (c *capture) entriesExcept(shared []string) []Entry {
-	live := c.scan.entries
+	live := c.scan.Entries
 	n := len(live)
 	for _, d := range shared {
 		lo, hi := c.contents(d)
@@ -241,9 +244,9 @@ func (c *capture) entriesExcept(shared []string) []Entry {
 
 // contents returns the range of the capture's entries under folder d.
 func (c *capture) contents(d string) (lo, hi int) {
-	live := c.scan.entries
+	live := c.scan.Entries
 	at := func(p string) int {
-		i, _ := slices.BinarySearchFunc(live, p, func(e liveEntry, p string) int { return strings.Compare(e.Path, p) })
+		i, _ := slices.BinarySearchFunc(live, p, func(e walk.LiveEntry, p string) int { return strings.Compare(e.Path, p) })
 		return i
 	}
 	return at(d + "/"), at(d + "0") // '0' follows '/': every path under d sorts between the two
@@ -251,8 +254,8 @@ func (c *capture) contents(d string) (lo, hi int) {
 
 // stat returns the stat the capture recorded for p.
 func (c *capture) stat(p string) (platform.Stat, bool) {
-	es := c.scan.entries
-	i, ok := slices.BinarySearchFunc(es, p, func(e liveEntry, p string) int { return strings.Compare(e.Path, p) })
+	es := c.scan.Entries
+	i, ok := slices.BinarySearchFunc(es, p, func(e walk.LiveEntry, p string) int { return strings.Compare(e.Path, p) })
 	if !ok {
 		return platform.Stat{}, false
 	}
@@ -745,27 +748,27 @@ func (s *Store) refreshIndex(c *capture, t *target, touched map[string]bool) err
 	for p := range touched {
 		markUp(changed, p)
 	}
-	var set []indexEntry
+	var set []statcache.Entry
 	var removed []string
 	for p := range changed {
 		if touched[p] {
 			if e := findEntry(t.entries, p); e != nil && e.Type == TypeFile { // a touched path is listed
 				st, err := platform.Lstat(filepath.Join(s.root, p))
 				if err == nil && st.Mode&syscall.S_IFMT == syscall.S_IFREG && st.Size == e.Size {
-					set = append(set, indexEntry{Path: p, St: st, Blob: e.Blob})
+					set = append(set, statcache.Entry{Path: p, St: st, Blob: e.Blob})
 					continue
 				}
 			}
 		}
 		removed = append(removed, p)
 	}
-	sortIndex(set)
+	statcache.Sort(set)
 	slices.Sort(removed)
-	body := encodeLogRecord(set, removed)
+	body := statcache.EncodeLogRecord(set, removed)
 	if tail.logSize+int64(len(body)) > max(tail.size/4, 64<<10) {
 		return s.rebuildIndex(c, t, touched)
 	}
-	if err := appendIndexLog(name, tail.base, body); err != nil {
+	if err := statcache.AppendLog(name, tail.base, body); err != nil {
 		return fmt.Errorf("write stat cache: %w", err)
 	}
 	return nil
@@ -790,7 +793,7 @@ func (s *Store) rebuildIndex(c *capture, t *target, touched map[string]bool) err
 	if err != nil {
 		return fmt.Errorf("write stat cache: %w", err)
 	}
-	live := c.scan.entries
+	live := c.scan.Entries
 	changed := map[string]bool{} // touched paths and every directory above one
 	for p := range touched {
 		markUp(changed, p)
@@ -800,9 +803,9 @@ func (s *Store) rebuildIndex(c *capture, t *target, touched map[string]bool) err
 	if !keepTrees {
 		rules = Hash{}
 	}
-	var out []indexEntry
+	var out []statcache.Entry
 	if h, ok := c.trees[""]; ok && keepTrees && !changed[""] && c.rootSt.Mode != 0 {
-		out = append(out, indexEntry{Path: "", St: c.rootSt, Blob: h})
+		out = append(out, statcache.Entry{Path: "", St: c.rootSt, Blob: h})
 	}
 	j := 0
 	for i := range want {
@@ -810,25 +813,25 @@ func (s *Store) rebuildIndex(c *capture, t *target, touched map[string]bool) err
 		for j < len(live) && live[j].Path < w.Path {
 			j++
 		}
-		lv := (*liveEntry)(nil)
+		lv := (*walk.LiveEntry)(nil)
 		if j < len(live) && live[j].Path == w.Path {
 			lv = &live[j]
 		}
 		switch w.Type {
 		case TypeDir:
 			if h, ok := c.trees[w.Path]; ok && keepTrees && !changed[w.Path] && lv != nil && lv.Type == TypeDir && lv.St.Mode != 0 {
-				out = append(out, indexEntry{Path: w.Path, St: lv.St, Blob: h})
+				out = append(out, statcache.Entry{Path: w.Path, St: lv.St, Blob: h})
 			}
 		case TypeFile:
 			if touched[w.Path] {
 				st, err := platform.Lstat(filepath.Join(s.root, w.Path))
 				if err == nil && st.Mode&syscall.S_IFMT == syscall.S_IFREG && st.Size == w.Size {
-					out = append(out, indexEntry{Path: w.Path, St: st, Blob: w.Blob})
+					out = append(out, statcache.Entry{Path: w.Path, St: st, Blob: w.Blob})
 				}
 				continue
 			}
 			if lv != nil && lv.Type == TypeFile && lv.Blob == w.Blob {
-				out = append(out, indexEntry{Path: w.Path, St: lv.St, Blob: w.Blob})
+				out = append(out, statcache.Entry{Path: w.Path, St: lv.St, Blob: w.Blob})
 			}
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/agent-rewind/rewind/internal/durable"
+	"github.com/agent-rewind/rewind/snapshot/internal/manifest"
 	"github.com/agent-rewind/rewind/snapshot/internal/objects"
 )
 
@@ -182,7 +183,7 @@ func (s *Store) undoPathsLocked(ctx context.Context, j *Journal, r rules, recove
 // (absolute, "..", empty segments, NUL) or that names the store. Callers that take paths from
 // outside (the web UI) check them here, by the same rules.
 func (s *Store) CheckPath(p string) error {
-	if err := checkPath(p); err != nil {
+	if err := manifest.CheckPath(p); err != nil {
 		return fmt.Errorf("%w: %q: %v: give a path relative to the workspace root %s, inside it", ErrUnsafePath, p, err, s.root)
 	}
 	for _, sr := range s.stateRel {

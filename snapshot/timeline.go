@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/agent-rewind/rewind/internal/regular"
+	"github.com/agent-rewind/rewind/snapshot/internal/manifest"
 	"github.com/agent-rewind/rewind/snapshot/internal/objects"
 	"github.com/agent-rewind/rewind/snapshot/internal/platform"
 )
@@ -142,13 +143,13 @@ func (s *Store) readManifestTrees(h Hash) ([]Entry, []Hash, error) {
 
 // readManifestKnown is readManifestTrees that takes the subtrees known gives without reading
 // them (see expandTreeKnown).
-func (s *Store) readManifestKnown(h Hash, known knownTree) ([]Entry, []Hash, error) {
+func (s *Store) readManifestKnown(h Hash, known manifest.KnownTree) ([]Entry, []Hash, error) {
 	name := filepath.Join(s.state, "manifests", h.String())
 	b, err := s.readManifestRoot(h)
 	if err != nil {
 		return nil, nil, err
 	}
-	if bytes.HasPrefix(b, []byte(manifestMagic)) {
+	if bytes.HasPrefix(b, []byte(manifest.Magic)) {
 		entries, err := ParseManifest(b) // a flat manifest (FORMAT.md, "Manifests written before trees")
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", name, err)
@@ -157,7 +158,7 @@ func (s *Store) readManifestKnown(h Hash, known knownTree) ([]Entry, []Hash, err
 	}
 	tr := objects.NewReader(s.objects)
 	defer tr.Close()
-	entries, subtrees, err := expandTreeKnown(b, tr.Read, known)
+	entries, subtrees, err := manifest.ExpandTreeKnown(b, tr.Read, known)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", name, err)
 	}

@@ -1,6 +1,8 @@
-package snapshot
+package statcache
 
-import "slices"
+import (
+	"slices"
+)
 
 // The stat cache's log applied to a decoded cache, whole: what a capture's indexCursor does one
 // entry at a time (index.go), kept as the reference the cursor and the log's tests check.
@@ -10,10 +12,10 @@ import "slices"
 // records. A log of another index, or a record that is torn or damaged, ends what is applied
 // (torn is set): the cache then holds what it held before that record, older facts that a
 // changed stat makes a checkpoint read again.
-func applyIndexLog(entries []indexEntry, base uint32, data []byte) (out []indexEntry, valid int, torn bool) {
+func applyIndexLog(entries []Entry, base uint32, data []byte) (out []Entry, valid int, torn bool) {
 	// The log is small next to the index: gather its outcome per path (nil: removed), then
 	// apply it in one pass over the sorted entries.
-	ops, at, torn := readLogOps(base, data)
+	ops, at, torn := ReadLogOps(base, data)
 	if len(ops) == 0 {
 		return entries, at, torn
 	}
@@ -32,13 +34,13 @@ func applyIndexLog(entries []indexEntry, base uint32, data []byte) (out []indexE
 	}
 	if len(ops) > 0 { // paths new to the cache: sorted, then merged in (sorting the whole cache
 		// again costs more than the rest of loading it)
-		var added []indexEntry
+		var added []Entry
 		for _, e := range ops {
 			if e != nil {
 				added = append(added, *e)
 			}
 		}
-		sortIndex(added)
+		Sort(added)
 		out = mergeIndex(out, added)
 	}
 	return out, at, torn
@@ -46,7 +48,7 @@ func applyIndexLog(entries []indexEntry, base uint32, data []byte) (out []indexE
 
 // mergeIndex returns the entries of a and b (each sorted, no path in both), sorted; a's backing
 // array is reused when it has room.
-func mergeIndex(a, b []indexEntry) []indexEntry {
+func mergeIndex(a, b []Entry) []Entry {
 	if len(b) == 0 {
 		return a
 	}

@@ -1,4 +1,4 @@
-package snapshot
+package walk
 
 import (
 	"errors"
@@ -8,9 +8,9 @@ import (
 	"unicode/utf8"
 )
 
-// shortPath shortens a path for a message: a path near the system's 4 KB limit printed whole
+// ShortPath shortens a path for a message: a path near the system's 4 KB limit printed whole
 // buries the message. The start and the end stay, which locate it; the middle becomes a count.
-func shortPath(p string) string {
+func ShortPath(p string) string {
 	const keep = 60
 	if len(p) <= 2*keep+30 {
 		return p
@@ -25,9 +25,9 @@ func shortPath(p string) string {
 	return p[:i] + "…(" + strconv.Itoa(j-i) + " bytes, " + strconv.Itoa(len(p)) + " in all)…" + p[j:]
 }
 
-// readAdvice says what to do about a path the walk cannot read. A path longer than the system
+// ReadAdvice says what to do about a path the walk cannot read. A path longer than the system
 // allows cannot be made readable, only left out.
-func readAdvice(err error) string {
+func ReadAdvice(err error) string {
 	if errors.Is(err, syscall.ENAMETOOLONG) {
 		return fmt.Sprintf("the path is longer than this system allows: list it, or a folder above it, in %s", IgnoreFile)
 	}

@@ -1,4 +1,4 @@
-package snapshot
+package manifest
 
 import (
 	"bytes"
@@ -12,15 +12,15 @@ import (
 	"github.com/agent-rewind/rewind/snapshot/internal/objects"
 )
 
-// treeMagic starts every tree (FORMAT.md, "Manifests"); the number is the tree format version.
-const treeMagic = "rewind-tree 1 "
+// TreeMagic starts every tree (FORMAT.md, "Manifests"); the number is the tree format version.
+const TreeMagic = "rewind-tree 1 "
 
-// maxTreeEntries bounds the paths one manifest may expand to. Trees are addressed by hash, so a
+// MaxTreeEntries bounds the paths one manifest may expand to. Trees are addressed by hash, so a
 // hostile store could name one subtree many times over and expand a few bytes into billions of
 // entries (identical directories do share a tree, so naming one many times is not itself
 // wrong); four million paths is far beyond any workspace a checkpoint is meant for. A variable
 // for tests.
-var maxTreeEntries = 1 << 22
+var MaxTreeEntries = 1 << 22
 
 // A checkpoint's manifest is a tree of directory listings, each addressed by the SHA-256 of its
 // bytes, as git's trees and restic's are: a checkpoint after a change writes the listings of the
@@ -28,29 +28,29 @@ var maxTreeEntries = 1 << 22
 // before it. The root listing is the manifest file (manifests/<hash>); the others are stored as
 // objects, in one pack per checkpoint.
 
-// trees is a workspace's manifest encoded as trees: the root's bytes and every subdirectory's.
-type trees struct {
-	root  []byte
-	hash  Hash            // sha256 of root
-	nodes map[Hash][]byte // every encoded subdirectory's tree
-	dirs  map[string]Hash // every directory's tree hash, by path ("" for the root)
-	// reused are the trees taken from the cache whose parent was encoded (a reused tree's
-	// subtrees are stored whenever it is): the caller checks that they are stored. root is nil
+// Trees is a workspace's manifest encoded as trees: the root's bytes and every subdirectory's.
+type Trees struct {
+	Root  []byte
+	Hash  objects.Hash            // sha256 of root
+	Nodes map[objects.Hash][]byte // every encoded subdirectory's tree
+	Dirs  map[string]objects.Hash // every directory's tree hash, by path ("" for the root)
+	// Reused are the trees taken from the cache whose parent was encoded (a reused tree's
+	// subtrees are stored whenever it is): the caller checks that they are stored. Root is nil
 	// when the root's tree was reused.
-	reused []Hash
+	Reused []objects.Hash
 }
 
-// encodeTrees encodes entries (sorted by path, valid as a manifest) as trees. reuse gives the
-// hash of the tree of directories known unchanged (treecache.go; nil: none): they are not
+// EncodeTrees encodes entries (sorted by path, valid as a manifest) as trees. reuse gives the
+// hash of the tree of directories known unchanged (the snapshot package's treecache.go; nil: none): they are not
 // encoded, nor is anything under them.
-func encodeTrees(n int, at func(int) *Entry, reuse map[string]Hash) *trees {
+func EncodeTrees(n int, at func(int) *Entry, reuse map[string]objects.Hash) *Trees {
 	// Every reused tree holds, nested or not: they are all the directories' trees.
-	t := &trees{nodes: map[Hash][]byte{}, dirs: make(map[string]Hash, len(reuse)+16)}
+	t := &Trees{Nodes: map[objects.Hash][]byte{}, Dirs: make(map[string]objects.Hash, len(reuse)+16)}
 	for p, h := range reuse {
-		t.dirs[p] = h
+		t.Dirs[p] = h
 	}
 	if h, ok := reuse[""]; ok {
-		t.hash = h
+		t.Hash = h
 		return t
 	}
 	// The direct children of a directory are in name order in the sorted list (they share the
@@ -58,7 +58,7 @@ func encodeTrees(n int, at func(int) *Entry, reuse map[string]Hash) *trees {
 	// directory are not needed.
 	children := map[string][]int{}
 	for i := range n {
-		parent := parentDir(at(i).Path)
+		parent := ParentDir(at(i).Path)
 		if reuse != nil {
 			if _, ok := reuse[parent]; ok {
 				continue
@@ -69,42 +69,42 @@ func encodeTrees(n int, at func(int) *Entry, reuse map[string]Hash) *trees {
 	var encode func(dir string) []byte
 	encode = func(dir string) []byte {
 		kids := children[dir]
-		b := make([]byte, 0, len(treeMagic)+12+len(kids)*120)
-		b = append(b, treeMagic...)
+		b := make([]byte, 0, len(TreeMagic)+12+len(kids)*120)
+		b = append(b, TreeMagic...)
 		b = strconv.AppendInt(b, int64(len(kids)), 10)
 		b = append(b, '\n')
 		for _, i := range kids {
 			e := at(i)
 			name := e.Path[strings.LastIndexByte(e.Path, '/')+1:]
-			var blob *Hash
+			var blob *objects.Hash
 			switch e.Type {
 			case TypeFile:
 				blob = &e.Blob
 			case TypeDir:
 				h, ok := reuse[e.Path]
 				if ok {
-					t.reused = append(t.reused, h)
+					t.Reused = append(t.Reused, h)
 				} else {
 					sub := encode(e.Path)
-					h = Hash(sha256.Sum256(sub))
-					t.nodes[h] = sub
-					t.dirs[e.Path] = h
+					h = objects.Hash(sha256.Sum256(sub))
+					t.Nodes[h] = sub
+					t.Dirs[e.Path] = h
 				}
 				blob = &h
 			}
-			b = appendEntry(b, e, name, blob)
+			b = AppendEntry(b, e, name, blob)
 		}
 		return b
 	}
-	t.root = encode("")
-	t.hash = Hash(sha256.Sum256(t.root))
-	t.dirs[""] = t.hash
+	t.Root = encode("")
+	t.Hash = objects.Hash(sha256.Sum256(t.Root))
+	t.Dirs[""] = t.Hash
 	return t
 }
 
-// appendEntry appends one manifest or tree entry: e under the given path (a full path in a flat
+// AppendEntry appends one manifest or tree entry: e under the given path (a full path in a flat
 // manifest, a name in a tree) with blob (nil: "-").
-func appendEntry(b []byte, e *Entry, path string, blob *Hash) []byte {
+func AppendEntry(b []byte, e *Entry, path string, blob *objects.Hash) []byte {
 	b = append(b, byte(e.Type), ' ')
 	b = appendOctal4(b, e.Mode)
 	b = append(b, ' ')
@@ -127,16 +127,16 @@ func appendEntry(b []byte, e *Entry, path string, blob *Hash) []byte {
 	return append(b, 0)
 }
 
-// parseTree decodes one tree: its entries, whose Path is a single name, and for a directory
+// ParseTree decodes one tree: its entries, whose Path is a single name, and for a directory
 // its Blob is the hash of its own tree. It never panics on any input.
-func parseTree(data []byte) ([]Entry, error) {
+func ParseTree(data []byte) ([]Entry, error) {
 	nl := bytes.IndexByte(data, '\n')
-	if nl < 0 || !bytes.HasPrefix(data[:nl], []byte(treeMagic)) {
-		return nil, &ManifestError{Entry: -1, Reason: fmt.Sprintf("does not start with %q", treeMagic+"<count>")}
+	if nl < 0 || !bytes.HasPrefix(data[:nl], []byte(TreeMagic)) {
+		return nil, &ManifestError{Entry: -1, Reason: fmt.Sprintf("does not start with %q", TreeMagic+"<count>")}
 	}
-	count, ok := objects.ParseCanonicalInt(string(data[len(treeMagic):nl]))
+	count, ok := objects.ParseCanonicalInt(string(data[len(TreeMagic):nl]))
 	if !ok {
-		return nil, &ManifestError{Entry: -1, Reason: fmt.Sprintf("count %q is not a canonical decimal", data[len(treeMagic):nl])}
+		return nil, &ManifestError{Entry: -1, Reason: fmt.Sprintf("count %q is not a canonical decimal", data[len(TreeMagic):nl])}
 	}
 	if count > int64(len(data)-nl)/12 {
 		return nil, &ManifestError{Entry: -1, Reason: fmt.Sprintf("count %d exceeds what %d bytes can hold", count, len(data))}
@@ -149,7 +149,7 @@ func parseTree(data []byte) ([]Entry, error) {
 			return nil, &ManifestError{Entry: i, Path: e.Path, Reason: err.Error()}
 		}
 		rest = rest[n:]
-		if err := checkPath(e.Path); err != nil || strings.IndexByte(e.Path, '/') >= 0 {
+		if err := CheckPath(e.Path); err != nil || strings.IndexByte(e.Path, '/') >= 0 {
 			return nil, &ManifestError{Entry: i, Path: e.Path, Reason: "a tree entry's name is one path segment"}
 		}
 		if i > 0 && entries[i-1].Path >= e.Path {
@@ -163,36 +163,36 @@ func parseTree(data []byte) ([]Entry, error) {
 	return entries, nil
 }
 
-// treeSource reads the subdirectories' trees: the object store, or a map in tests.
-type treeSource func(h Hash) ([]byte, error)
+// TreeSource reads the subdirectories' trees: the object store, or a map in tests.
+type TreeSource func(h objects.Hash) ([]byte, error)
 
-// expandTree turns a root tree into the manifest's entries, sorted by path, reading every
+// ExpandTree turns a root tree into the manifest's entries, sorted by path, reading every
 // subdirectory's tree from src. It returns the subtrees' hashes too (what GC must keep). The
 // result passes the same checks as a flat manifest (checkEntries).
-func expandTree(root []byte, src treeSource) ([]Entry, []Hash, error) {
-	return expandTreeKnown(root, src, nil)
+func ExpandTree(root []byte, src TreeSource) ([]Entry, []objects.Hash, error) {
+	return ExpandTreeKnown(root, src, nil)
 }
 
-// knownTree returns the entries under the directory dir (full paths, sorted) when its tree is
+// KnownTree returns the entries under the directory dir (full paths, sorted) when its tree is
 // known to be h without reading it (a restore knows the live workspace's trees), or false.
-type knownTree func(dir string, h Hash) ([]Entry, bool)
+type KnownTree func(dir string, h objects.Hash) ([]Entry, bool)
 
-// expandTreeKnown is expandTree that takes the entries of the subtrees known gives instead of
+// ExpandTreeKnown is expandTree that takes the entries of the subtrees known gives instead of
 // reading them (their hashes are not returned: only GC needs them, and it reads every tree).
-func expandTreeKnown(root []byte, src treeSource, known knownTree) ([]Entry, []Hash, error) {
+func ExpandTreeKnown(root []byte, src TreeSource, known KnownTree) ([]Entry, []objects.Hash, error) {
 	var out []Entry
-	var subtrees []Hash
+	var subtrees []objects.Hash
 	var expand func(prefix string, data []byte) error
 	expand = func(prefix string, data []byte) error {
-		kids, err := parseTree(data)
+		kids, err := ParseTree(data)
 		if err != nil {
 			if prefix != "" {
 				return fmt.Errorf("tree of %q: %w", strings.TrimSuffix(prefix, "/"), err)
 			}
 			return err
 		}
-		if len(out)+len(kids) > maxTreeEntries {
-			return &ManifestError{Entry: -1, Reason: fmt.Sprintf("expands to more than %d entries", maxTreeEntries)}
+		if len(out)+len(kids) > MaxTreeEntries {
+			return &ManifestError{Entry: -1, Reason: fmt.Sprintf("expands to more than %d entries", MaxTreeEntries)}
 		}
 		// Emit in full-path order: within a directory an entry sorts by its name and everything
 		// under a subdirectory by the name followed by "/" (see walker.emit).
@@ -212,21 +212,21 @@ func expandTreeKnown(root []byte, src treeSource, known knownTree) ([]Entry, []H
 		for _, it := range items {
 			e := kids[it.i]
 			path := prefix + e.Path
-			if len(path) > maxPathLen {
-				return &ManifestError{Entry: -1, Path: path[:64] + "…", Reason: fmt.Sprintf("path longer than %d bytes", maxPathLen)}
+			if len(path) > MaxPathLen {
+				return &ManifestError{Entry: -1, Path: path[:64] + "…", Reason: fmt.Sprintf("path longer than %d bytes", MaxPathLen)}
 			}
 			if !it.sub {
 				e.Path = path
 				if e.Type == TypeDir {
-					e.Blob = Hash{} // a manifest entry of a directory has no blob
+					e.Blob = objects.Hash{} // a manifest entry of a directory has no blob
 				}
 				out = append(out, e)
 				continue
 			}
 			if known != nil {
 				if kids, ok := known(path, e.Blob); ok {
-					if len(out)+len(kids) > maxTreeEntries {
-						return &ManifestError{Entry: -1, Reason: fmt.Sprintf("expands to more than %d entries", maxTreeEntries)}
+					if len(out)+len(kids) > MaxTreeEntries {
+						return &ManifestError{Entry: -1, Reason: fmt.Sprintf("expands to more than %d entries", MaxTreeEntries)}
 					}
 					out = append(out, kids...)
 					continue

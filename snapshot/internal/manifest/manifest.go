@@ -1,7 +1,8 @@
-package snapshot
+package manifest
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -9,11 +10,11 @@ import (
 	"github.com/agent-rewind/rewind/snapshot/internal/objects"
 )
 
-// manifestMagic starts every manifest; the number is the format version.
-const manifestMagic = "rewind-manifest 1 "
+// Magic starts every manifest; the number is the format version.
+const Magic = "rewind-manifest 1 "
 
-// maxPathLen bounds a manifest path, as PATH_MAX does on Linux.
-const maxPathLen = 4096
+// MaxPathLen bounds a manifest path, as PATH_MAX does on Linux.
+const MaxPathLen = 4096
 
 // EncodeManifest returns the manifest bytes for entries, which must be sorted by path and valid
 // (as ParseManifest would accept them). The encoding is canonical: ParseManifest(EncodeManifest(e))
@@ -24,22 +25,22 @@ func EncodeManifest(entries []Entry) []byte {
 
 // encodeManifest encodes n entries given by at, so a capture is encoded without a copy.
 func encodeManifest(n int, at func(int) *Entry) []byte {
-	size := len(manifestMagic) + 12
+	size := len(Magic) + 12
 	for i := range n {
 		e := at(i)
 		size += len(e.Path) + len(e.Target) + len(e.Reason) + 96
 	}
 	b := make([]byte, 0, size)
-	b = append(b, manifestMagic...)
+	b = append(b, Magic...)
 	b = strconv.AppendInt(b, int64(n), 10)
 	b = append(b, '\n')
 	for i := range n {
 		e := at(i)
-		var blob *Hash
+		var blob *objects.Hash
 		if e.Type == TypeFile {
 			blob = &e.Blob
 		}
-		b = appendEntry(b, e, e.Path, blob)
+		b = AppendEntry(b, e, e.Path, blob)
 	}
 	return b
 }
@@ -47,6 +48,10 @@ func encodeManifest(n int, at func(int) *Entry) []byte {
 func appendOctal4(b []byte, m uint32) []byte {
 	return append(b, byte('0'+m>>9&7), byte('0'+m>>6&7), byte('0'+m>>3&7), byte('0'+m&7))
 }
+
+// ErrBadManifest: a manifest is malformed or unsafe and was refused (see *ManifestError). The
+// snapshot package exports it as snapshot.ErrBadManifest.
+var ErrBadManifest = errors.New("manifest refused")
 
 // ManifestError reports a manifest that was refused, and where. It matches ErrBadManifest.
 type ManifestError struct {
@@ -74,12 +79,12 @@ func (e *ManifestError) Is(target error) bool { return target == ErrBadManifest 
 // It never panics on any input.
 func ParseManifest(data []byte) ([]Entry, error) {
 	nl := bytes.IndexByte(data, '\n')
-	if nl < 0 || !bytes.HasPrefix(data[:nl], []byte(manifestMagic)) {
-		return nil, &ManifestError{Entry: -1, Reason: fmt.Sprintf("does not start with %q", manifestMagic+"<count>")}
+	if nl < 0 || !bytes.HasPrefix(data[:nl], []byte(Magic)) {
+		return nil, &ManifestError{Entry: -1, Reason: fmt.Sprintf("does not start with %q", Magic+"<count>")}
 	}
-	count, ok := objects.ParseCanonicalInt(string(data[len(manifestMagic):nl]))
+	count, ok := objects.ParseCanonicalInt(string(data[len(Magic):nl]))
 	if !ok {
-		return nil, &ManifestError{Entry: -1, Reason: fmt.Sprintf("count %q is not a canonical decimal", data[len(manifestMagic):nl])}
+		return nil, &ManifestError{Entry: -1, Reason: fmt.Sprintf("count %q is not a canonical decimal", data[len(Magic):nl])}
 	}
 	// Every entry takes at least 12 bytes: a count beyond that is a lie, refuse before allocating.
 	if count > int64(len(data)-nl)/12 {
@@ -113,7 +118,7 @@ func checkEntries(entries []Entry) error {
 	dirs := make(map[string]struct{})
 	for i := range entries {
 		e := &entries[i]
-		if err := checkPath(e.Path); err != nil {
+		if err := CheckPath(e.Path); err != nil {
 			return &ManifestError{Entry: i, Path: e.Path, Reason: err.Error()}
 		}
 		if i > 0 && entries[i-1].Path >= e.Path {
@@ -175,7 +180,7 @@ func parseEntryOf(b string, inTree bool) (Entry, int, error) {
 	}
 	e.Size = size
 	if e.Type == TypeFile || (inTree && e.Type == TypeDir) {
-		h, err := ParseHash(blobS)
+		h, err := objects.ParseHash(blobS)
 		if err != nil {
 			return e, 0, fmt.Errorf("blob: %v", err)
 		}
@@ -204,8 +209,8 @@ func parseEntryOf(b string, inTree bool) (Entry, int, error) {
 			return e, 0, fmt.Errorf("a dir has size 0, found %d", e.Size)
 		}
 	case TypeSymlink:
-		if extra == "" || len(extra) > maxPathLen {
-			return e, 0, fmt.Errorf("symlink target must be 1 to %d bytes", maxPathLen)
+		if extra == "" || len(extra) > MaxPathLen {
+			return e, 0, fmt.Errorf("symlink target must be 1 to %d bytes", MaxPathLen)
 		}
 		if e.Size != int64(len(extra)) {
 			return e, 0, fmt.Errorf("symlink size %d is not its target's length %d", e.Size, len(extra))
@@ -223,14 +228,14 @@ func parseEntryOf(b string, inTree bool) (Entry, int, error) {
 	return e, pos, nil
 }
 
-// checkPath enforces the path rules: relative, slash-separated, no empty, "." or ".." segment,
+// CheckPath enforces the path rules: relative, slash-separated, no empty, "." or ".." segment,
 // no NUL, at most maxPathLen bytes. A path that passes cannot name anything outside the root.
-func checkPath(p string) error {
+func CheckPath(p string) error {
 	switch {
 	case p == "":
 		return fmt.Errorf("empty path")
-	case len(p) > maxPathLen:
-		return fmt.Errorf("path longer than %d bytes", maxPathLen)
+	case len(p) > MaxPathLen:
+		return fmt.Errorf("path longer than %d bytes", MaxPathLen)
 	case p[0] == '/':
 		return fmt.Errorf("absolute path")
 	case strings.IndexByte(p, 0) >= 0:

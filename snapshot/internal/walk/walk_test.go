@@ -1,4 +1,4 @@
-package snapshot
+package walk
 
 import (
 	"context"
@@ -26,12 +26,12 @@ func TestWalkOrder(t *testing.T) {
 	os.MkdirAll(filepath.Join(root, "empty/dir"), 0o755)
 	os.Symlink("a", filepath.Join(root, "a-link"))
 	var seen atomic.Int64
-	sc, err := walk(ctx, root, nil, (*Ignore)(nil), 4, &seen)
+	sc, err := Walk(ctx, root, nil, (*Ignore)(nil), 4, &seen)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var got []string
-	for _, e := range sc.entries {
+	for _, e := range sc.Entries {
 		got = append(got, e.Path)
 	}
 	want := slices.Clone(got)
@@ -68,12 +68,12 @@ func TestWalkWorkers(t *testing.T) {
 	for _, par := range []int{1, 2, 3, 16, 200} {
 		before := runtime.NumGoroutine()
 		var seen atomic.Int64
-		sc, err := walk(ctx, root, nil, (*Ignore)(nil), par, &seen)
+		sc, err := Walk(ctx, root, nil, (*Ignore)(nil), par, &seen)
 		if err != nil {
 			t.Fatal(err)
 		}
 		var got []string
-		for _, e := range sc.entries {
+		for _, e := range sc.Entries {
 			got = append(got, e.Path)
 		}
 		if !slices.Equal(got, want) {
@@ -109,7 +109,7 @@ func TestWalkErrorStopsWorkers(t *testing.T) {
 	t.Cleanup(func() { os.Chmod(bad, 0o755) })
 	for _, par := range []int{1, 2, 8} {
 		var seen atomic.Int64
-		_, err := walk(ctx, root, nil, (*Ignore)(nil), par, &seen)
+		_, err := Walk(ctx, root, nil, (*Ignore)(nil), par, &seen)
 		if err == nil || !strings.Contains(err.Error(), bad) || !errors.Is(err, fs.ErrPermission) {
 			t.Fatalf("par %d: err = %v, want permission denied naming %s", par, err, bad)
 		}
@@ -123,7 +123,7 @@ func TestWalkCanceled(t *testing.T) {
 	c, cancel := context.WithCancel(ctx)
 	cancel()
 	var seen atomic.Int64
-	if _, err := walk(c, root, nil, (*Ignore)(nil), 2, &seen); !errors.Is(err, context.Canceled) {
+	if _, err := Walk(c, root, nil, (*Ignore)(nil), 2, &seen); !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled", err)
 	}
 }

@@ -1,4 +1,4 @@
-package snapshot
+package statcache
 
 import (
 	"bytes"
@@ -14,6 +14,7 @@ import (
 	"unsafe"
 
 	"github.com/agent-rewind/rewind/internal/regular"
+	"github.com/agent-rewind/rewind/snapshot/internal/manifest"
 	"github.com/agent-rewind/rewind/snapshot/internal/platform"
 )
 
@@ -22,8 +23,8 @@ import (
 // what changed. The log applies to one index only (it names that index's checksum); it is folded
 // into a rewritten index when it grows past a quarter of the index, or at the next full rewrite.
 
-// indexLogMagic starts the log; the last byte is the format version.
-const indexLogMagic = "RWINDLG\x01"
+// LogMagic starts the log; the last byte is the format version.
+const LogMagic = "RWINDLG\x01"
 
 // logOpSet and logOpRemove say what a log entry does to the path.
 const (
@@ -31,11 +32,11 @@ const (
 	logOpRemove = 'r'
 )
 
-// indexLogName is the log of the index file name.
-func indexLogName(index string) string { return index + "-log" }
+// LogName is the log of the index file name.
+func LogName(index string) string { return index + "-log" }
 
-// encodeLogRecord encodes one record's body: the entries set and the paths removed.
-func encodeLogRecord(set []indexEntry, removed []string) []byte {
+// EncodeLogRecord encodes one record's body: the entries set and the paths removed.
+func EncodeLogRecord(set []Entry, removed []string) []byte {
 	b := binary.LittleEndian.AppendUint32(nil, uint32(len(set)+len(removed)))
 	for i := range set {
 		b = append(b, logOpSet)
@@ -49,29 +50,29 @@ func encodeLogRecord(set []indexEntry, removed []string) []byte {
 	return b
 }
 
-// sealLogRecord returns the trailer of a record whose body is body, written when the log's
+// SealLogRecord returns the trailer of a record whose body is body, written when the log's
 // mtime was sealed: the racy-clean threshold of its entries (see applyIndexLog).
-func sealLogRecord(body []byte, sealed int64) []byte {
+func SealLogRecord(body []byte, sealed int64) []byte {
 	b := binary.LittleEndian.AppendUint64(nil, uint64(sealed))
 	sum := crc32.Update(crc32.Checksum(body, castagnoli()), castagnoli(), b)
 	return binary.LittleEndian.AppendUint32(b, sum)
 }
 
-// readLogOps returns the outcome of the log's records per path (nil: removed), with the bytes
+// ReadLogOps returns the outcome of the log's records per path (nil: removed), with the bytes
 // of its valid records and whether a record did not apply (see applyIndexLog).
-func readLogOps(base uint32, data []byte) (ops map[string]*indexEntry, valid int, torn bool) {
-	hdr := len(indexLogMagic) + 4
-	if len(data) < hdr || !bytes.Equal(data[:len(indexLogMagic)], []byte(indexLogMagic)) ||
-		binary.LittleEndian.Uint32(data[len(indexLogMagic):]) != base {
+func ReadLogOps(base uint32, data []byte) (ops map[string]*Entry, valid int, torn bool) {
+	hdr := len(LogMagic) + 4
+	if len(data) < hdr || !bytes.Equal(data[:len(LogMagic)], []byte(LogMagic)) ||
+		binary.LittleEndian.Uint32(data[len(LogMagic):]) != base {
 		return nil, 0, len(data) > 0
 	}
-	ops = make(map[string]*indexEntry, len(data)/128) // an entry takes about 128 bytes
+	ops = make(map[string]*Entry, len(data)/128) // an entry takes about 128 bytes
 	// Paths are substrings of one string, the log as read, which no one writes to afterwards
-	// (as the index's, see decodeIndex): copying it would cost as much again as reading it.
+	// (as the index's, see Decode): copying it would cost as much again as reading it.
 	all := unsafe.String(unsafe.SliceData(data), len(data))
 	at := hdr
 	for at < len(data) {
-		set, gone, n, err := decodeLogRecord(data[at:], all[at:])
+		set, gone, n, err := DecodeLogRecord(data[at:], all[at:])
 		if err != nil {
 			torn = true
 			break
@@ -87,9 +88,9 @@ func readLogOps(base uint32, data []byte) (ops map[string]*indexEntry, valid int
 	return ops, at, torn
 }
 
-// decodeLogRecord decodes the record at the front of b (s is b as a string). Every set entry's
+// DecodeLogRecord decodes the record at the front of b (s is b as a string). Every set entry's
 // recorded time is the record's seal.
-func decodeLogRecord(b []byte, s string) (set []indexEntry, removed []string, n int, err error) {
+func DecodeLogRecord(b []byte, s string) (set []Entry, removed []string, n int, err error) {
 	const fixed = 8*4 + 4 + 32
 	if len(b) < 4 {
 		return nil, nil, 0, errors.New("truncated")
@@ -110,7 +111,7 @@ func decodeLogRecord(b []byte, s string) (set []indexEntry, removed []string, n 
 			return nil, nil, 0, errors.New("truncated")
 		}
 		p := s[at : at+pl]
-		if p != "" && checkPath(p) != nil { // "": the root directory (treecache.go)
+		if p != "" && manifest.CheckPath(p) != nil { // "": the root directory (treecache.go)
 			return nil, nil, 0, fmt.Errorf("bad path %q", p)
 		}
 		at += pl
@@ -121,7 +122,7 @@ func decodeLogRecord(b []byte, s string) (set []indexEntry, removed []string, n 
 			if len(b) < at+fixed {
 				return nil, nil, 0, errors.New("truncated")
 			}
-			e := indexEntry{Path: p}
+			e := Entry{Path: p}
 			decodeIndexFields(&e, b[at:])
 			at += fixed
 			set = append(set, e)
@@ -138,17 +139,17 @@ func decodeLogRecord(b []byte, s string) (set []indexEntry, removed []string, n 
 	}
 	sealed := int64(binary.LittleEndian.Uint64(b[at:]))
 	for i := range set {
-		set[i].recorded = sealed
+		set[i].Recorded = sealed
 	}
 	return set, removed, at + 12, nil
 }
 
-// appendIndexLog appends one record to the log of index (whose checksum is base), creating the
+// AppendLog appends one record to the log of index (whose checksum is base), creating the
 // log with its header when it does not exist. The record's seal is the log's mtime after its
 // body is written: its entries were hashed before that, so an entry whose file's mtime is not
 // older than the seal is racily clean, as with the index's own mtime. No fsync: a cache.
-func appendIndexLog(index string, base uint32, body []byte) error {
-	name := indexLogName(index)
+func AppendLog(index string, base uint32, body []byte) error {
+	name := LogName(index)
 	f, err := os.OpenFile(name, os.O_WRONLY|os.O_APPEND|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
 	if err != nil {
 		return err
@@ -162,7 +163,7 @@ func appendIndexLog(index string, base uint32, body []byte) error {
 		return fmt.Errorf("%s is not a regular file", name)
 	}
 	if st.Size == 0 {
-		hdr := binary.LittleEndian.AppendUint32([]byte(indexLogMagic), base)
+		hdr := binary.LittleEndian.AppendUint32([]byte(LogMagic), base)
 		if _, err := f.Write(hdr); err != nil {
 			return err
 		}
@@ -173,30 +174,30 @@ func appendIndexLog(index string, base uint32, body []byte) error {
 	if st, err = platform.Fstat(f); err != nil {
 		return err
 	}
-	if _, err := f.Write(sealLogRecord(body, st.Mtime)); err != nil {
+	if _, err := f.Write(SealLogRecord(body, st.Mtime)); err != nil {
 		return err
 	}
 	return f.Close()
 }
 
-// readIndexLog reads the log of index; a missing log is empty.
-func readIndexLog(index string) ([]byte, error) {
-	b, err := regular.ReadFile(indexLogName(index))
+// ReadLog reads the log of index; a missing log is empty.
+func ReadLog(index string) ([]byte, error) {
+	b, err := regular.ReadFile(LogName(index))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	return b, err
 }
 
-// removeIndexLog removes the log of index, if any.
-func removeIndexLog(index string) error {
-	if err := os.Remove(indexLogName(index)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+// RemoveLog removes the log of index, if any.
+func RemoveLog(index string) error {
+	if err := os.Remove(LogName(index)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
 	return nil
 }
 
-// sortIndex sorts entries by path.
-func sortIndex(entries []indexEntry) {
-	slices.SortFunc(entries, func(a, b indexEntry) int { return strings.Compare(a.Path, b.Path) })
+// Sort sorts entries by path.
+func Sort(entries []Entry) {
+	slices.SortFunc(entries, func(a, b Entry) int { return strings.Compare(a.Path, b.Path) })
 }

@@ -1,4 +1,4 @@
-package snapshot
+package objects
 
 import (
 	"encoding/hex"

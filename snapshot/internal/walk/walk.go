@@ -1,4 +1,4 @@
-package snapshot
+package walk
 
 import (
 	"context"
@@ -11,35 +11,36 @@ import (
 	"sync/atomic"
 	"syscall"
 
+	"github.com/agent-rewind/rewind/snapshot/internal/manifest"
 	"github.com/agent-rewind/rewind/snapshot/internal/platform"
 )
 
-// liveEntry is a path of the live workspace: its manifest entry (Blob filled in once known) and
+// LiveEntry is a path of the live workspace: its manifest entry (Blob filled in once known) and
 // the lstat it was seen with.
-type liveEntry struct {
-	Entry
+type LiveEntry struct {
+	manifest.Entry
 	St     platform.Stat
-	cached bool // a file whose Blob the stat cache vouched for (not read, but maybe sampled)
+	Cached bool // a file whose Blob the stat cache vouched for (not read, but maybe sampled)
 }
 
-// scan is the result of walking the live workspace.
-type scan struct {
-	entries       []liveEntry // sorted by path
-	excluded      []string    // excluded paths (an excluded directory counts once), sorted, capped
-	excludedCount int
+// Scan is the result of walking the live workspace.
+type Scan struct {
+	Entries       []LiveEntry // sorted by path
+	Excluded      []string    // excluded paths (an excluded directory counts once), sorted, capped
+	ExcludedCount int
 }
 
-// maxReported caps the excluded paths listed in a result; the count is always exact.
-const maxReported = 100
+// MaxReported caps the excluded paths listed in a result; the count is always exact.
+const MaxReported = 100
 
-// walker walks the workspace with a fixed set of workers. Each worker goes depth-first through
+// Walker walks the workspace with a fixed set of workers. Each worker goes depth-first through
 // its own stack of directories and hands work to the shared stack only when another worker is
 // idle: a no-change checkpoint is a stat walk, and a goroutine per directory (the walk's first
 // form) spent more time in the scheduler (wakeups, runqueue steals that sleep) than in lstat.
-type walker struct {
+type Walker struct {
 	root     string
 	stateRel []string // the state directory relative to root (see Store.stateRel)
-	ignore   matcher  // exclusion rules
+	ignore   Matcher  // exclusion rules
 	ctx      context.Context
 	seen     *atomic.Int64
 
@@ -50,39 +51,39 @@ type walker struct {
 	idle     int                 // workers waiting on wake
 	err      error               // the first error; it stops every worker
 	dirs     map[string]*dirList // directory (relative, "" for the root) -> its entries
-	excluded []string
-	nExcl    int
+	Excluded []string            // excluded paths found, in no order (an excluded directory counts once)
+	NExcl    int                 // how many
 }
 
-// matcher decides exclusion; *Ignore implements it, and unions of rules are built for restores.
-type matcher interface {
+// Matcher decides exclusion; *Ignore implements it, and unions of rules are built for restores.
+type Matcher interface {
 	Match(path string, isDir bool) bool
 }
 
-// walk lists every path under root that is neither the state directory nor excluded.
-func walk(ctx context.Context, root string, stateRel []string, ign matcher, par int, seen *atomic.Int64) (*scan, error) {
-	w := newWalker(ctx, root, stateRel, ign, seen)
-	if err := w.run([]string{""}, par); err != nil {
+// Walk lists every path under root that is neither the state directory nor excluded.
+func Walk(ctx context.Context, root string, stateRel []string, ign Matcher, par int, seen *atomic.Int64) (*Scan, error) {
+	w := NewWalker(ctx, root, stateRel, ign, seen)
+	if err := w.Run([]string{""}, par); err != nil {
 		return nil, err
 	}
-	entries := w.emit("", make([]liveEntry, 0, seen.Load()))
-	slices.Sort(w.excluded)
-	if len(w.excluded) > maxReported {
-		w.excluded = w.excluded[:maxReported]
+	entries := w.Emit("", make([]LiveEntry, 0, seen.Load()))
+	slices.Sort(w.Excluded)
+	if len(w.Excluded) > MaxReported {
+		w.Excluded = w.Excluded[:MaxReported]
 	}
-	return &scan{entries: entries, excluded: w.excluded, excludedCount: w.nExcl}, nil
+	return &Scan{Entries: entries, Excluded: w.Excluded, ExcludedCount: w.NExcl}, nil
 }
 
-// newWalker returns a walker of the tree at root.
-func newWalker(ctx context.Context, root string, stateRel []string, ign matcher, seen *atomic.Int64) *walker {
-	w := &walker{root: root, stateRel: stateRel, ignore: ign, ctx: ctx, seen: seen, dirs: map[string]*dirList{}}
+// NewWalker returns a walker of the tree at root.
+func NewWalker(ctx context.Context, root string, stateRel []string, ign Matcher, seen *atomic.Int64) *Walker {
+	w := &Walker{root: root, stateRel: stateRel, ignore: ign, ctx: ctx, seen: seen, dirs: map[string]*dirList{}}
 	w.wake.L = &w.mu
 	return w
 }
 
-// run reads the directories starts (relative; "" is the root) and everything below them, with
+// Run reads the directories starts (relative; "" is the root) and everything below them, with
 // par workers, and returns the first error.
-func (w *walker) run(starts []string, par int) error {
+func (w *Walker) Run(starts []string, par int) error {
 	if len(starts) == 0 {
 		return nil
 	}
@@ -97,7 +98,7 @@ func (w *walker) run(starts []string, par int) error {
 }
 
 // work reads directories until every directory is read or one failed.
-func (w *walker) work() {
+func (w *Walker) work() {
 	var local []string
 	for {
 		if len(local) == 0 {
@@ -158,36 +159,36 @@ type dirLink struct {
 }
 
 // entry returns the manifest entry of d's i-th path; link is its target when it is a symlink.
-func (d *dirList) entry(i int, link string) liveEntry {
+func (d *dirList) entry(i int, link string) LiveEntry {
 	st := d.st[i]
-	e := liveEntry{Entry: Entry{Path: d.paths[i], Mode: st.Mode & 0o7777}, St: st}
+	e := LiveEntry{Entry: manifest.Entry{Path: d.paths[i], Mode: st.Mode & 0o7777}, St: st}
 	switch typ := st.Mode & syscall.S_IFMT; typ {
 	case syscall.S_IFREG:
-		e.Type = TypeFile
+		e.Type = manifest.TypeFile
 		e.Size = st.Size
 	case syscall.S_IFDIR:
-		e.Type = TypeDir
+		e.Type = manifest.TypeDir
 	case syscall.S_IFLNK:
 		if link == "" {
-			e.Type, e.Mode, e.Reason = TypeSkipped, 0, "symlink target empty or too long"
+			e.Type, e.Mode, e.Reason = manifest.TypeSkipped, 0, "symlink target empty or too long"
 			break
 		}
-		e.Type = TypeSymlink
+		e.Type = manifest.TypeSymlink
 		e.Target = link
 		e.Size = int64(len(link))
 	default:
-		e.Type, e.Mode, e.Reason = TypeSkipped, 0, specialKind(typ)
+		e.Type, e.Mode, e.Reason = manifest.TypeSkipped, 0, SpecialKind(typ)
 	}
 	return e
 }
 
-// emit appends the entries under directory rel to out in byte order of their full paths, without
+// Emit appends the entries under directory rel to out in byte order of their full paths, without
 // sorting: a directory's entries are in name order (see dir), and everything under a
 // subdirectory sorts by its name followed by "/". So a subdirectory's entries come after its
 // siblings whose names extend its own with a byte below '/' ("a-b", "a.txt" before "a/…") and
 // before any other later sibling: they wait on a stack, whose top always sorts first (a later
 // name that extends an earlier one with a byte below '/' sorts before it once both end in "/").
-func (w *walker) emit(rel string, out []liveEntry) []liveEntry {
+func (w *Walker) Emit(rel string, out []LiveEntry) []LiveEntry {
 	d := w.dirs[rel]
 	if d == nil {
 		return out
@@ -206,7 +207,7 @@ func (w *walker) emit(rel string, out []liveEntry) []liveEntry {
 			if len(name) > len(top) && name[:len(top)] == top && name[len(top)] < '/' {
 				break // name sorts before top + "/"
 			}
-			out = w.emit(d.paths[pending[len(pending)-1]], out)
+			out = w.Emit(d.paths[pending[len(pending)-1]], out)
 			pending = pending[:len(pending)-1]
 		}
 		link := ""
@@ -221,14 +222,14 @@ func (w *walker) emit(rel string, out []liveEntry) []liveEntry {
 		}
 	}
 	for len(pending) > 0 {
-		out = w.emit(d.paths[pending[len(pending)-1]], out)
+		out = w.Emit(d.paths[pending[len(pending)-1]], out)
 		pending = pending[:len(pending)-1]
 	}
 	return out
 }
 
 // dir reads the directory rel and records its entries; it returns its subdirectories to walk.
-func (w *walker) dir(rel string) ([]string, error) {
+func (w *Walker) dir(rel string) ([]string, error) {
 	if err := w.ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -245,7 +246,7 @@ func (w *walker) dir(rel string) ([]string, error) {
 		if errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ELOOP) || errors.Is(err, syscall.ENOTDIR) {
 			return nil, nil // removed or replaced while we walked: it is simply not there now
 		}
-		return nil, fmt.Errorf("read directory %s: %w (%s)", shortPath(full), err, readAdvice(err))
+		return nil, fmt.Errorf("read directory %s: %w (%s)", ShortPath(full), err, ReadAdvice(err))
 	}
 	defer platform.CloseDir(fd)
 	// In name order (they share the prefix): emit relies on it.
@@ -282,13 +283,13 @@ func (w *walker) dir(rel string) ([]string, error) {
 				}
 				return nil, fmt.Errorf("read symlink %s: %w", filepath.Join(full, name), err)
 			}
-			if len(t) > maxPathLen {
+			if len(t) > manifest.MaxPathLen {
 				t = "" // not captured (dirList.entry)
 			}
 			d.links = append(d.links, dirLink{len(d.paths), t})
 		}
-		if len(p) > maxPathLen { // a listed name holds no NUL byte (see platform.OpenDir)
-			return nil, fmt.Errorf("path %q cannot be captured (%d bytes, longer than %d, or holding a NUL byte); list it, or a folder above it, in %s", shortPath(p), len(p), maxPathLen, IgnoreFile)
+		if len(p) > manifest.MaxPathLen { // a listed name holds no NUL byte (see platform.OpenDir)
+			return nil, fmt.Errorf("path %q cannot be captured (%d bytes, longer than %d, or holding a NUL byte); list it, or a folder above it, in %s", ShortPath(p), len(p), manifest.MaxPathLen, IgnoreFile)
 		}
 		d.paths = append(d.paths, p)
 		d.st = append(d.st, st)
@@ -296,13 +297,15 @@ func (w *walker) dir(rel string) ([]string, error) {
 	w.seen.Add(int64(len(d.paths)))
 	w.mu.Lock()
 	w.dirs[rel] = d
-	w.excluded = append(w.excluded, excl...)
-	w.nExcl += len(excl)
+	w.Excluded = append(w.Excluded, excl...)
+	w.NExcl += len(excl)
 	w.mu.Unlock()
 	return subdirs, nil
 }
 
-func specialKind(typ uint32) string {
+// SpecialKind names the kind of a path that is neither file, directory nor symlink (st_mode&S_IFMT
+// typ): the reason a skipped entry gives.
+func SpecialKind(typ uint32) string {
 	switch typ {
 	case syscall.S_IFSOCK:
 		return "socket"
@@ -312,4 +315,13 @@ func specialKind(typ uint32) string {
 		return "device"
 	}
 	return "unknown file type"
+}
+
+// Exclude records p, found excluded by the caller outside the walk, as the walk records those
+// it finds.
+func (w *Walker) Exclude(p string) {
+	w.mu.Lock()
+	w.Excluded = append(w.Excluded, p)
+	w.NExcl++
+	w.mu.Unlock()
 }
