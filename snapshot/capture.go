@@ -141,13 +141,42 @@ func (s *Store) captureLiveRules(ctx context.Context, store bool, ign walk.Match
 			c.dirTrees[""] = r.Blob
 		}
 	}
+	todo, vouched, files, dirs := c.pairWithCache(idx, ic)
+	if len(vouched) > 0 {
+		if todo, err = s.checkSample(ctx, c, store, vouched, todo); err != nil {
+			return nil, err
+		}
+	}
+	if c.rootSt.Mode != 0 {
+		dirs++
+	}
+	for ic.Entry() != nil { // the cache's entries past the last path: counted
+		ic.Advance()
+	}
+	c.indexDirty = len(todo) > 0 || files+dirs != ic.Count
+	if store {
+		c.stager = objects.NewStager(s.objects)
+	}
+	c.hashed = len(todo)
+	if len(todo) == 0 {
+		return c, nil
+	}
+	if err := s.hashFiles(ctx, c, todo); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// pairWithCache pairs each file and directory of the capture's scan with its stat cache entry
+// (ic, a cursor at idx's first): a clean file takes the cache's hash (vouched: the small ones,
+// which a sample reads again) and every other file is to be read (todo); a clean directory's
+// tree is noted in c.dirTrees when the rules allow. It counts the files and the directories.
+func (c *capture) pairWithCache(idx *statcache.Index, ic *statcache.Cursor) (todo, vouched []int, files, dirs int) {
 	// Both lists are sorted by path: one merge pass pairs each file and directory with its cache
 	// entry.
-	var todo, vouched []int
 	var match statcache.Entry // the cache entry of the path at hand (the cursor moves past it)
-	files, dirs := 0, 0
-	for i := range sc.Entries {
-		e := &sc.Entries[i]
+	for i := range c.scan.Entries {
+		e := &c.scan.Entries[i]
 		if e.Type != TypeFile && e.Type != TypeDir {
 			continue
 		}
@@ -186,55 +215,52 @@ func (s *Store) captureLiveRules(ctx context.Context, store bool, ign walk.Match
 			todo = append(todo, i)
 		}
 	}
-	if len(vouched) > 0 {
-		sample := pickSample(vouched, sampleCount(len(vouched)))
-		wrong, err := s.verifySample(ctx, sc.Entries, sample)
-		if err != nil {
-			return nil, err
-		}
-		c.verified = len(sample)
-		if len(wrong) > 0 {
-			c.distrusted = true
-			then := "the cache is rebuilt from what was read"
-			if !store {
-				// A capture that stores nothing cannot rebuild the cache (its blobs must be
-				// stored), so it drops it: the next checkpoint reads every file and rebuilds it.
-				then = "the cache was dropped, and the next checkpoint rebuilds it"
-				name := filepath.Join(s.state, "index")
-				if err := os.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
-					return nil, fmt.Errorf("drop the stat cache, found wrong: %w", err)
-				}
-				if err := statcache.RemoveLog(name); err != nil {
-					return nil, fmt.Errorf("drop the stat cache, found wrong: %w", err)
-				}
+	return todo, vouched, files, dirs
+}
+
+// checkSample reads a random sample of the vouched files (sample.go) and returns what is to be
+// read: todo, or every file when one of the sample disagrees with the cache, which is then
+// distrusted (rebuilt by a capture that stores, dropped by one that does not).
+func (s *Store) checkSample(ctx context.Context, c *capture, store bool, vouched, todo []int) ([]int, error) {
+	sample := pickSample(vouched, sampleCount(len(vouched)))
+	wrong, err := s.verifySample(ctx, c.scan.Entries, sample)
+	if err != nil {
+		return nil, err
+	}
+	c.verified = len(sample)
+	if len(wrong) > 0 {
+		c.distrusted = true
+		then := "the cache is rebuilt from what was read"
+		if !store {
+			// A capture that stores nothing cannot rebuild the cache (its blobs must be
+			// stored), so it drops it: the next checkpoint reads every file and rebuilds it.
+			then = "the cache was dropped, and the next checkpoint rebuilds it"
+			name := filepath.Join(s.state, "index")
+			if err := os.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return nil, fmt.Errorf("drop the stat cache, found wrong: %w", err)
 			}
-			c.warnings = append(c.warnings, distrustWarning(wrong, len(sample), then))
-			c.dirTrees = nil
-			todo = todo[:0]
-			for i := range sc.Entries {
-				if sc.Entries[i].Type == TypeFile {
-					sc.Entries[i].Cached = false
-					todo = append(todo, i)
-				}
+			if err := statcache.RemoveLog(name); err != nil {
+				return nil, fmt.Errorf("drop the stat cache, found wrong: %w", err)
 			}
 		}
+		c.warnings = append(c.warnings, distrustWarning(wrong, len(sample), then))
+		c.dirTrees = nil
+		todo = todo[:0]
+		for i := range c.scan.Entries {
+			if c.scan.Entries[i].Type == TypeFile {
+				c.scan.Entries[i].Cached = false
+				todo = append(todo, i)
+			}
+		}
 	}
-	if c.rootSt.Mode != 0 {
-		dirs++
-	}
-	for ic.Entry() != nil { // the cache's entries past the last path: counted
-		ic.Advance()
-	}
-	c.indexDirty = len(todo) > 0 || files+dirs != ic.Count
-	if store {
-		c.stager = objects.NewStager(s.objects)
-	}
-	c.hashed = len(todo)
-	if len(todo) == 0 {
-		return c, nil
-	}
+	return todo, nil
+}
+
+// hashFiles reads and hashes the files todo of the capture, in parallel, staging new contents
+// when the capture stores.
+func (s *Store) hashFiles(ctx context.Context, c *capture, todo []int) error {
 	var done, bytes atomic.Int64
-	stop = s.progress("hash", func() Progress {
+	stop := s.progress("hash", func() Progress {
 		return Progress{Done: done.Load(), Total: int64(len(todo)), Bytes: bytes.Load()}
 	})
 	defer stop()
@@ -244,14 +270,14 @@ func (s *Store) captureLiveRules(ctx context.Context, store bool, ign walk.Match
 		if gctx.Err() != nil {
 			break
 		}
-		e := &sc.Entries[i]
+		e := &c.scan.Entries[i]
 		g.Go(func() error {
 			err := s.hashEntry(e, c.stager, &bytes)
 			done.Add(1)
 			return err
 		})
 	}
-	err = g.Wait()
+	err := g.Wait()
 	if err == nil {
 		err = ctx.Err()
 	}
@@ -259,7 +285,7 @@ func (s *Store) captureLiveRules(ctx context.Context, store bool, ign walk.Match
 		if c.stager != nil {
 			c.stager.Discard() // a full disk must not leave a partial pack behind (see stager.discard)
 		}
-		return nil, err
+		return err
 	}
-	return c, nil
+	return nil
 }

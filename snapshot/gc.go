@@ -79,9 +79,43 @@ func (s *Store) gcLocked(ctx context.Context, opts GCOptions) (*GCResult, error)
 	res := &GCResult{DryRun: opts.DryRun}
 	now := time.Now()
 	kept := retained(cps, pos, opts, now, res)
-	// What the kept checkpoints and the stat cache need.
-	manifests := map[Hash]bool{}
-	liveObjects := map[Hash]bool{}
+	manifests, liveObjects, err := s.gcMark(kept, opts.DryRun)
+	if err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	// Remove checkpoints first, then manifests, then objects: a crash in between leaves only
+	// unreferenced files, which the next GC removes.
+	remove := gcRemover(opts.DryRun)
+	if err := s.gcRemoveCheckpoints(res, opts.DryRun, remove); err != nil {
+		return nil, err
+	}
+	if err := s.gcRemoveTemps(now, remove); err != nil {
+		return nil, err
+	}
+	if err := s.gcRemoveManifests(manifests, res, remove); err != nil {
+		return nil, err
+	}
+	if err := s.removeChunkLists(liveObjects, res, opts.DryRun); err != nil {
+		return nil, err
+	}
+	if err := s.gcRemoveLoose(ctx, liveObjects, res, remove); err != nil {
+		return nil, err
+	}
+	if err := s.gcPacks(liveObjects, res, opts.DryRun); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// gcMark returns what the kept checkpoints and the stat cache need: the manifests, and the
+// objects (contents, trees, chunks). A directory's stat cache entry whose tree only removed
+// checkpoints hold is dropped from the cache here (unless dryRun), before what it names goes.
+func (s *Store) gcMark(kept []*Checkpoint, dryRun bool) (manifests, liveObjects map[Hash]bool, err error) {
+	manifests = map[Hash]bool{}
+	liveObjects = map[Hash]bool{}
 	// A subtree an earlier manifest had is marked with everything under it: it is not read
 	// again (checkpoints share most of their trees, and reading each whole manifest was most
 	// of a gc's time).
@@ -94,7 +128,7 @@ func (s *Store) gcLocked(ctx context.Context, opts GCOptions) (*GCResult, error)
 		manifests[c.Manifest] = true
 		entries, subtrees, err := s.readManifestKnown(c.Manifest, marked)
 		if err != nil {
-			return nil, fmt.Errorf("gc: checkpoint %s: %w (nothing was removed)", c.ID, err)
+			return nil, nil, fmt.Errorf("gc: checkpoint %s: %w (nothing was removed)", c.ID, err)
 		}
 		for _, h := range subtrees {
 			liveObjects[h] = true
@@ -108,7 +142,7 @@ func (s *Store) gcLocked(ctx context.Context, opts GCOptions) (*GCResult, error)
 	}
 	idx, _, err := statcache.Load(filepath.Join(s.state, "index"))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	// A directory's entry vouches for its tree and everything under it: one whose tree only
 	// removed checkpoints hold goes from the cache, before what it names is removed.
@@ -120,22 +154,23 @@ func (s *Store) gcLocked(ctx context.Context, opts GCOptions) (*GCResult, error)
 			staleDirs = true
 		}
 	}
-	if staleDirs && !opts.DryRun {
+	if staleDirs && !dryRun {
 		keep := idx.Settled(func(e *statcache.Entry) bool { return !statcache.IsDir(e) || treeKept(e, manifests, liveObjects) })
 		if err := s.saveIndex(keep, idx.Rules); err != nil {
-			return nil, fmt.Errorf("gc: %w", err)
+			return nil, nil, fmt.Errorf("gc: %w", err)
 		}
 	}
 	if err := s.keepChunks(liveObjects); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	// Remove checkpoints first, then manifests, then objects: a crash in between leaves only
-	// unreferenced files, which the next GC removes.
-	remove := func(name string) error {
-		if opts.DryRun {
+	return manifests, liveObjects, nil
+}
+
+// gcRemover returns gc's removal of one file: none in a dry run, and a file already gone is
+// not an error.
+func gcRemover(dryRun bool) func(name string) error {
+	return func(name string) error {
+		if dryRun {
 			return nil
 		}
 		if err := os.Remove(name); err != nil && !os.IsNotExist(err) {
@@ -143,39 +178,48 @@ func (s *Store) gcLocked(ctx context.Context, opts GCOptions) (*GCResult, error)
 		}
 		return nil
 	}
+}
+
+// gcRemoveCheckpoints records the removal of res.Removed on the chain, then removes their
+// metadata files and their tool calls (unless dryRun).
+func (s *Store) gcRemoveCheckpoints(res *GCResult, dryRun bool, remove func(string) error) error {
 	// The chain learns of the removal before it happens, so every "checkpoint" entry naming a
 	// checkpoint that no longer exists is explained by a "gc" entry (a crash in between leaves
 	// checkpoints the chain calls removed, which the next gc removes or keeps as it decides).
-	if !opts.DryRun && len(res.Removed) > 0 && s.opts.Recorder != nil {
+	if !dryRun && len(res.Removed) > 0 && s.opts.Recorder != nil {
 		seq, err := s.opts.Recorder.Record("gc", GCRecord{Removed: res.Removed})
 		if err != nil {
-			return nil, fmt.Errorf("gc: record the removal on the chain: %w (nothing was removed)", err)
+			return fmt.Errorf("gc: record the removal on the chain: %w (nothing was removed)", err)
 		}
 		res.ChainSeq = &seq
 	}
 	for _, id := range res.Removed {
 		if err := remove(filepath.Join(s.state, "checkpoints", id)); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	if !opts.DryRun && len(res.Removed) > 0 {
+	if !dryRun && len(res.Removed) > 0 {
 		if err := s.dropCalls(res.Removed); err != nil {
-			return nil, fmt.Errorf("gc: %s: %w", callsFile, err)
+			return fmt.Errorf("gc: %s: %w", callsFile, err)
 		}
 	}
-	if !opts.DryRun {
+	if !dryRun {
 		if err := durable.SyncDir(filepath.Join(s.state, "checkpoints")); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	// Temporary files of durable writes a crash interrupted. The lock excludes live ones in
-	// checkpoints/ and manifests/; the state directory's own are also written by other parts of
-	// the store under their own locks (the chain, the ledger, the gateway's receipt), so there
-	// only those too old to belong to a write in progress go.
+	return nil
+}
+
+// gcRemoveTemps removes the temporary files of durable writes a crash interrupted. The lock
+// excludes live ones in checkpoints/ and manifests/; the state directory's own are also written
+// by other parts of the store under their own locks (the chain, the ledger, the gateway's
+// receipt), so there only those too old to belong to a write in progress go.
+func (s *Store) gcRemoveTemps(now time.Time, remove func(string) error) error {
 	for _, dir := range []string{s.state, filepath.Join(s.state, "checkpoints"), filepath.Join(s.state, "manifests")} {
 		names, err := platform.ReadDirNames(dir)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		for _, n := range names {
 			if dir == s.state && strings.HasPrefix(n, ".tmp-") && !staleTemp(filepath.Join(dir, n), now) {
@@ -183,32 +227,39 @@ func (s *Store) gcLocked(ctx context.Context, opts GCOptions) (*GCResult, error)
 			}
 			if strings.HasPrefix(n, ".tmp-") {
 				if err := remove(filepath.Join(dir, n)); err != nil {
-					return nil, err
+					return err
 				}
 			}
 		}
 	}
+	return nil
+}
+
+// gcRemoveManifests removes the manifests not in keep.
+func (s *Store) gcRemoveManifests(keep map[Hash]bool, res *GCResult, remove func(string) error) error {
 	mdir := filepath.Join(s.state, "manifests")
 	names, err := platform.ReadDirNames(mdir)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	for _, n := range names {
 		h, err := ParseHash(n)
-		if err != nil || manifests[h] {
+		if err != nil || keep[h] {
 			continue
 		}
 		if err := remove(filepath.Join(mdir, n)); err != nil {
-			return nil, err
+			return err
 		}
 		res.ManifestsRemoved++
 	}
-	if err := s.removeChunkLists(liveObjects, res, opts.DryRun); err != nil {
-		return nil, err
-	}
+	return nil
+}
+
+// gcRemoveLoose removes the loose objects not in keep (packed ones: gcPacks).
+func (s *Store) gcRemoveLoose(ctx context.Context, keep map[Hash]bool, res *GCResult, remove func(string) error) error {
 	fans, err := platform.ReadDirNames(s.objects.Dir)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	for _, fan := range fans {
 		if len(fan) != 2 || !objects.IsLowerHex(fan) {
@@ -217,29 +268,26 @@ func (s *Store) gcLocked(ctx context.Context, opts GCOptions) (*GCResult, error)
 		dir := filepath.Join(s.objects.Dir, fan)
 		names, err := platform.ReadDirNames(dir)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		for _, n := range names {
 			h, err := ParseHash(fan + n)
-			if err != nil || liveObjects[h] {
+			if err != nil || keep[h] {
 				continue
 			}
 			if fi, err := os.Lstat(filepath.Join(dir, n)); err == nil {
 				res.BytesFreed += fi.Size()
 			}
 			if err := remove(filepath.Join(dir, n)); err != nil {
-				return nil, err
+				return err
 			}
 			res.ObjectsRemoved++
 		}
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	if err := s.gcPacks(liveObjects, res, opts.DryRun); err != nil {
-		return nil, err
-	}
-	return res, nil
+	return nil
 }
 
 // retained applies opts's rules to cps (oldest first) at the position pos and time now: it

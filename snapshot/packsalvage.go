@@ -16,7 +16,7 @@ import (
 	"github.com/agent-rewind/rewind/snapshot/internal/statcache"
 )
 
-// A pack written before packs had a trailer (packtrailer.go) is its objects' bytes alone: once
+// A pack written before packs had a trailer (objects/packtrailer.go) is its objects' bytes alone: once
 // its index is lost, only what the rest of the store says about those objects can find them
 // again (check --repair, FORMAT.md "Check"). A tree announces itself ("rewind-tree 1 <count>\n",
 // then count entries each ending in two NULs), so every tree is found by its header wherever

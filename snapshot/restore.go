@@ -730,7 +730,7 @@ func fileMode(m uint32) fs.FileMode {
 
 // refreshIndex brings the stat cache up to date after a restore. What the cache held before is
 // still true of every path the restore did not touch (an entry is a fact about a stat, and those
-// stats did not change), so it only appends one record to the cache's log (indexlog.go): the
+// stats did not change), so it only appends one record to the cache's log (statcache/log.go): the
 // files the restore wrote, with a fresh lstat and the target's content, and the removal of every
 // other path it touched and of the cached trees of the directories above them. It rebuilds the
 // whole cache instead when there is no index to add to, when the log is due to be folded, or when

@@ -20,7 +20,7 @@ import (
 )
 
 // Magic starts the stat cache file; the last byte is the format version. Version 2 adds
-// the exclusion rules' key to the header and directory entries (treecache.go); version 1 files
+// the exclusion rules' key to the header and directory entries (the snapshot package's treecache.go); version 1 files
 // are still read (they hold files only).
 const (
 	Magic   = "RWINDEX\x02"
@@ -29,7 +29,7 @@ const (
 
 // Entry is one file of the stat cache: its stat at the time it was hashed, and the hash; or
 // one directory (St.Mode a directory's; "" is the root): its stat when its tree was encoded, and
-// the tree's hash (treecache.go).
+// the tree's hash (the snapshot package's treecache.go).
 type Entry struct {
 	Path string
 	St   platform.Stat

@@ -111,7 +111,7 @@ func DecodeLogRecord(b []byte, s string) (set []Entry, removed []string, n int, 
 			return nil, nil, 0, errors.New("truncated")
 		}
 		p := s[at : at+pl]
-		if p != "" && manifest.CheckPath(p) != nil { // "": the root directory (treecache.go)
+		if p != "" && manifest.CheckPath(p) != nil { // "": the root directory (snapshot/treecache.go)
 			return nil, nil, 0, fmt.Errorf("bad path %q", p)
 		}
 		at += pl

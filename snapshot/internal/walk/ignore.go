@@ -19,7 +19,7 @@ const IgnoreFile = ".rewindignore"
 // matches. As in git, a path inside an excluded directory cannot be re-included.
 type Ignore struct {
 	rules []ignoreRule
-	src   objects.Hash // sha256 of the text parsed: names the rules (treecache.go)
+	src   objects.Hash // sha256 of the text parsed: names the rules (the snapshot package's treecache.go)
 }
 
 type ignoreRule struct {
