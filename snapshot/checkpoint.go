@@ -103,6 +103,12 @@ func (s *Store) manifestStored(h Hash) bool {
 //
 // With reuse and a hint that nothing changed since the current position, it returns that
 // position without looking at the tree, and a nil capture (only a caller without a hint uses it).
+//
+// It is long on purpose, for now: the manifest's root, the checkpoint's file, the position and
+// the stat cache are written concurrently (their fsyncs overlap) and each is settled or
+// abandoned, in the one order that keeps a crash harmless, by code that sees all of them (the
+// deferred waits included). The write path's next change (one fsync per checkpoint) reshapes
+// this sequence; it should leave it in steps of its own.
 func (s *Store) checkpointLocked(ctx context.Context, label string, kind Kind, reuse bool, hint *Changed, call *ToolCall) (*CheckpointResult, *capture, error) {
 	if reuse && hint != nil && len(hint.Paths) == 0 {
 		if res := s.reuseUnchanged(hint); res != nil {

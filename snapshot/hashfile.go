@@ -94,34 +94,49 @@ func hashFile(full string, want platform.Stat, stg *objects.Stager, bytes *atomi
 	defer pool.Put(bp)
 	buf := *bp
 	if st1.Size <= objects.SmallFile {
-		data := buf[:st1.Size]
-		if _, err := io.ReadFull(f, data); err != nil {
-			if err == io.ErrUnexpectedEOF || err == io.EOF {
-				return h, errChanged
-			}
-			return h, fmt.Errorf("read %s: %w", full, err)
-		}
-		var one [1]byte
-		if n, _ := f.Read(one[:]); n != 0 {
-			return h, errChanged
-		}
-		h = sha256.Sum256(data)
-		if st2, err := platform.Fstat(f); err != nil || st2 != st1 {
-			return h, errChanged
-		}
-		if err := confirmQuiet(f, st1, readStart, h); err != nil {
-			return h, err
-		}
-		bytes.Add(st1.Size)
-		if stg != nil {
-			return h, stg.PutBytes(h, data)
-		}
-		return h, nil
+		return hashSmallFile(f, full, st1, buf, readStart, stg, bytes)
 	}
+	return hashLargeFile(f, full, st1, buf, readStart, stg, bytes)
+}
+
+// hashSmallFile is hashFile of a file of at most objects.SmallFile bytes, open as f with the
+// stat st: read whole into buf, hashed, staged if new.
+func hashSmallFile(f *os.File, full string, st platform.Stat, buf []byte, readStart int64, stg *objects.Stager, bytes *atomic.Int64) (Hash, error) {
+	var h Hash
+	data := buf[:st.Size]
+	if _, err := io.ReadFull(f, data); err != nil {
+		if err == io.ErrUnexpectedEOF || err == io.EOF {
+			return h, errChanged
+		}
+		return h, fmt.Errorf("read %s: %w", full, err)
+	}
+	var one [1]byte
+	if n, _ := f.Read(one[:]); n != 0 {
+		return h, errChanged
+	}
+	h = sha256.Sum256(data)
+	if st2, err := platform.Fstat(f); err != nil || st2 != st {
+		return h, errChanged
+	}
+	if err := confirmQuiet(f, st, readStart, h); err != nil {
+		return h, err
+	}
+	bytes.Add(st.Size)
+	if stg != nil {
+		return h, stg.PutBytes(h, data)
+	}
+	return h, nil
+}
+
+// hashLargeFile is hashFile of a larger file: streamed to a staging file while hashed, or, over
+// objects.ChunkedFile, stored in chunks as it is read.
+func hashLargeFile(f *os.File, full string, st platform.Stat, buf []byte, readStart int64, stg *objects.Stager, bytes *atomic.Int64) (Hash, error) {
+	var h Hash
+	var err error
 	hasher := sha256.New()
 	var w io.Writer = hasher
 	var tmp *os.File
-	chunked := stg != nil && st1.Size > objects.ChunkedFile // stored in chunks (chunked.go)
+	chunked := stg != nil && st.Size > objects.ChunkedFile // stored in chunks (objects/chunked.go)
 	if stg != nil && !chunked {
 		if tmp, err = stg.TempFile(); err != nil {
 			return h, err
@@ -145,10 +160,10 @@ func hashFile(full string, want platform.Stat, stg *objects.Stager, bytes *atomi
 		return h, fmt.Errorf("read %s: %w", full, err)
 	}
 	hasher.Sum(h[:0])
-	if st2, err := platform.Fstat(f); err != nil || st2 != st1 || n != st1.Size {
+	if st2, err := platform.Fstat(f); err != nil || st2 != st || n != st.Size {
 		return h, errChanged
 	}
-	if err := confirmQuiet(f, st1, readStart, h); err != nil {
+	if err := confirmQuiet(f, st, readStart, h); err != nil {
 		return h, err
 	}
 	if chunked {
