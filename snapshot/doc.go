@@ -73,6 +73,7 @@
 // under internal/ that no one outside this module may import, each knowing only those below it
 // (Go refuses import cycles, so the layers stay honest):
 //
+//   - internal/journal: the journal file of a restore in flight (recovering is this package's).
 //   - internal/walk: the live walk in path order, with .rewindignore's rules (Ignore).
 //   - internal/statcache: the stat cache (index and its log) that makes a checkpoint incremental.
 //   - internal/manifest: entries, the manifest's encoding, and the same manifest as trees.
@@ -81,6 +82,6 @@
 //   - internal/platform: stat, one-descriptor directory listing, the writers' lock, flushing;
 //     one file per system behind one small API.
 //
-// Types that callers see (Hash, Entry, EntryType, Ignore, CorruptError, ManifestError) are
+// Types that callers see (Hash, Entry, EntryType, Ignore, Journal, CorruptError, ManifestError) are
 // defined there and named here as aliases, so that this package's API is unchanged.
 package snapshot
