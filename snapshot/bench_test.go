@@ -198,8 +198,8 @@ func BenchmarkStatCacheSample(b *testing.B) {
 		b.Fatal(err)
 	}
 	var vouched []int
-	for i := range c.scan.entries {
-		if e := &c.scan.entries[i]; e.Type == TypeFile && e.St.Size <= sampleMaxSize {
+	for i := range c.scan.Entries {
+		if e := &c.scan.Entries[i]; e.Type == TypeFile && e.St.Size <= sampleMaxSize {
 			vouched = append(vouched, i)
 		}
 	}
@@ -207,7 +207,7 @@ func BenchmarkStatCacheSample(b *testing.B) {
 	b.ReportMetric(float64(k), "files/op")
 	b.ResetTimer()
 	for b.Loop() {
-		wrong, err := s.verifySample(ctx, c.scan.entries, pickSample(vouched, k))
+		wrong, err := s.verifySample(ctx, c.scan.Entries, pickSample(vouched, k))
 		if err != nil || len(wrong) > 0 {
 			b.Fatal(err, wrong)
 		}

@@ -11,6 +11,11 @@ import (
 	"strings"
 	"sync/atomic"
 	"syscall"
+
+	"github.com/agent-rewind/rewind/snapshot/internal/manifest"
+	"github.com/agent-rewind/rewind/snapshot/internal/platform"
+	"github.com/agent-rewind/rewind/snapshot/internal/statcache"
+	"github.com/agent-rewind/rewind/snapshot/internal/walk"
 )
 
 // Changed is a change watcher's promise: since checkpoint Since was captured, nothing in the
@@ -48,7 +53,7 @@ const maxChanged = 10000
 // subtree, plus what each changed path holds now (its whole subtree read again for a directory).
 // Files keep their stat from the stat cache, so the capture's cache pass treats them as a walk's.
 // It returns a nil scan and the reason when the hint cannot be trusted: the caller walks.
-func (s *Store) scanChanged(ctx context.Context, ign matcher, h *Changed, idx *statIndex, seen *atomic.Int64) (*scan, string, error) {
+func (s *Store) scanChanged(ctx context.Context, ign walk.Matcher, h *Changed, idx *statcache.Index, seen *atomic.Int64) (*walk.Scan, string, error) {
 	if len(h.Paths) > maxChanged {
 		return nil, fmt.Sprintf("%d changed paths, more than %d", len(h.Paths), maxChanged), nil
 	}
@@ -83,18 +88,18 @@ func (s *Store) scanChanged(ctx context.Context, ign matcher, h *Changed, idx *s
 		}
 		return false
 	}
-	out := make([]liveEntry, 0, len(base)+len(top))
+	out := make([]walk.LiveEntry, 0, len(base)+len(top))
 	dirs := map[string]bool{}
 	for i := range base {
 		if under(base[i].Path) {
 			continue
 		}
-		out = append(out, liveEntry{Entry: base[i]})
+		out = append(out, walk.LiveEntry{Entry: base[i]})
 		if base[i].Type == TypeDir {
 			dirs[base[i].Path] = true
 		}
 	}
-	w := newWalker(ctx, s.root, s.stateRel, ign, seen)
+	w := walk.NewWalker(ctx, s.root, s.stateRel, ign, seen)
 	var walked []string
 	for _, p := range top {
 		if slices.Contains(s.stateRel, p) || excludedAncestor(ign, p) {
@@ -111,10 +116,7 @@ func (s *Store) scanChanged(ctx context.Context, ign matcher, h *Changed, idx *s
 			continue
 		}
 		if ign.Match(p, e.Type == TypeDir) {
-			w.mu.Lock()
-			w.excluded = append(w.excluded, p)
-			w.nExcl++
-			w.mu.Unlock()
+			w.Exclude(p)
 			continue
 		}
 		out = append(out, e)
@@ -122,26 +124,26 @@ func (s *Store) scanChanged(ctx context.Context, ign matcher, h *Changed, idx *s
 			walked = append(walked, p)
 		}
 	}
-	if err := w.run(walked, s.opts.Parallelism); err != nil {
+	if err := w.Run(walked, s.opts.Parallelism); err != nil {
 		return nil, "", err
 	}
 	for _, p := range walked {
-		out = w.emit(p, out)
+		out = w.Emit(p, out)
 	}
-	slices.SortFunc(out, func(a, b liveEntry) int { return strings.Compare(a.Path, b.Path) })
+	slices.SortFunc(out, func(a, b walk.LiveEntry) int { return strings.Compare(a.Path, b.Path) })
 	// The unchanged files take their stat from the cache; one the cache does not vouch for
 	// with the manifest's content is looked at again.
 	j := 0
 	for i := range out {
 		e := &out[i]
-		if e.Type != TypeFile || e.St != (statInfo{}) {
+		if e.Type != TypeFile || e.St != (platform.Stat{}) {
 			continue
 		}
-		for j < len(idx.entries) && idx.entries[j].Path < e.Path {
+		for j < len(idx.Entries) && idx.Entries[j].Path < e.Path {
 			j++
 		}
-		if j < len(idx.entries) && idx.entries[j].Path == e.Path && idx.entries[j].Blob == e.Blob {
-			e.St = idx.entries[j].St
+		if j < len(idx.Entries) && idx.Entries[j].Path == e.Path && idx.Entries[j].Blob == e.Blob {
+			e.St = idx.Entries[j].St
 			continue
 		}
 		now, ok, err := s.entryAt(e.Path)
@@ -154,8 +156,8 @@ func (s *Store) scanChanged(ctx context.Context, ign matcher, h *Changed, idx *s
 		*e = now
 	}
 	seen.Store(int64(len(out)))
-	slices.Sort(w.excluded)
-	return &scan{entries: out, excluded: w.excluded, excludedCount: w.nExcl}, "", nil
+	slices.Sort(w.Excluded)
+	return &walk.Scan{Entries: out, Excluded: w.Excluded, ExcludedCount: w.NExcl}, "", nil
 }
 
 // outermost returns the hint's paths, sorted, without those under another (a changed directory
@@ -182,7 +184,7 @@ func outermost(h *Changed) (top []string, why string) {
 }
 
 // excludedAncestor reports whether a directory above p is excluded (a walk never enters it).
-func excludedAncestor(ign matcher, p string) bool {
+func excludedAncestor(ign walk.Matcher, p string) bool {
 	for a := path.Dir(p); a != "."; a = path.Dir(a) {
 		if ign.Match(a, true) {
 			return true
@@ -192,19 +194,19 @@ func excludedAncestor(ign matcher, p string) bool {
 }
 
 // entryAt is what a walk records for path p (see walker.dir), and false if p is not there.
-func (s *Store) entryAt(p string) (liveEntry, bool, error) {
+func (s *Store) entryAt(p string) (walk.LiveEntry, bool, error) {
 	full := filepath.Join(s.root, filepath.FromSlash(p))
-	st, err := lstatPath(full)
+	st, err := platform.Lstat(full)
 	if err != nil {
 		if errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.ENOTDIR) {
-			return liveEntry{}, false, nil
+			return walk.LiveEntry{}, false, nil
 		}
-		return liveEntry{}, false, fmt.Errorf("stat %s: %w", full, err)
+		return walk.LiveEntry{}, false, fmt.Errorf("stat %s: %w", full, err)
 	}
-	if strings.IndexByte(p, 0) >= 0 || len(p) > maxPathLen {
-		return liveEntry{}, false, fmt.Errorf("path %q cannot be captured (longer than %d bytes); list it in %s", p, maxPathLen, IgnoreFile)
+	if strings.IndexByte(p, 0) >= 0 || len(p) > manifest.MaxPathLen {
+		return walk.LiveEntry{}, false, fmt.Errorf("path %q cannot be captured (longer than %d bytes); list it in %s", p, manifest.MaxPathLen, IgnoreFile)
 	}
-	e := liveEntry{Entry: Entry{Path: p, Mode: st.Mode & 0o7777}, St: st}
+	e := walk.LiveEntry{Entry: Entry{Path: p, Mode: st.Mode & 0o7777}, St: st}
 	switch typ := st.Mode & syscall.S_IFMT; typ {
 	case syscall.S_IFREG:
 		e.Type, e.Size = TypeFile, st.Size
@@ -214,17 +216,17 @@ func (s *Store) entryAt(p string) (liveEntry, bool, error) {
 		t, err := os.Readlink(full)
 		if err != nil {
 			if errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.EINVAL) {
-				return liveEntry{}, false, nil
+				return walk.LiveEntry{}, false, nil
 			}
-			return liveEntry{}, false, fmt.Errorf("read symlink %s: %w", full, err)
+			return walk.LiveEntry{}, false, fmt.Errorf("read symlink %s: %w", full, err)
 		}
-		if t == "" || len(t) > maxPathLen {
+		if t == "" || len(t) > manifest.MaxPathLen {
 			e.Type, e.Mode, e.Reason = TypeSkipped, 0, "symlink target empty or too long"
 			break
 		}
 		e.Type, e.Target, e.Size = TypeSymlink, t, int64(len(t))
 	default:
-		e.Type, e.Mode, e.Reason = TypeSkipped, 0, specialKind(typ)
+		e.Type, e.Mode, e.Reason = TypeSkipped, 0, walk.SpecialKind(typ)
 	}
 	return e, true, nil
 }

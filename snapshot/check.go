@@ -17,6 +17,10 @@ import (
 
 	"github.com/agent-rewind/rewind/internal/durable"
 	"github.com/agent-rewind/rewind/internal/regular"
+	"github.com/agent-rewind/rewind/snapshot/internal/manifest"
+	"github.com/agent-rewind/rewind/snapshot/internal/objects"
+	"github.com/agent-rewind/rewind/snapshot/internal/platform"
+	"github.com/agent-rewind/rewind/snapshot/internal/statcache"
 )
 
 // CheckOptions chooses how deep Check looks and whether it repairs.
@@ -142,7 +146,7 @@ type need struct {
 // checkpoints reads every checkpoint's metadata; the readable ones are returned.
 func (c *checker) checkpoints() []*Checkpoint {
 	sec := c.section("checkpoints")
-	names, err := readDirNames(filepath.Join(c.s.state, "checkpoints"))
+	names, err := platform.ReadDirNames(filepath.Join(c.s.state, "checkpoints"))
 	if err != nil {
 		sec.Problems = append(sec.Problems, Problem{Kind: "checkpoints-unreadable", Where: "checkpoints/", What: err.Error(),
 			Fix: "make the state directory readable by this user"})
@@ -224,13 +228,13 @@ func (c *checker) manifests(cps []*Checkpoint) map[Hash]*need {
 // packs reads every pack index and returns where each packed content is, from the readable ones
 // (and from the trailer of a pack whose index file is missing: the next writer rebuilds it).
 // rebuilt are the problems rebuildPacks repaired.
-func (c *checker) packs(rebuilt []Problem) map[Hash]packLoc {
+func (c *checker) packs(rebuilt []Problem) map[Hash]objects.PackLoc {
 	sec := c.section("packs")
 	sec.Problems = append(sec.Problems, rebuilt...)
 	sec.Checked += len(rebuilt)
-	out := map[Hash]packLoc{}
+	out := map[Hash]objects.PackLoc{}
 	c.indexless(sec, out)
-	ids, err := c.s.objects.packIDs()
+	ids, err := c.s.objects.PackIDs()
 	if err != nil {
 		sec.Problems = append(sec.Problems, Problem{Kind: "packs-unreadable", Where: "packs/", What: err.Error(),
 			Fix: "make the state directory readable by this user"})
@@ -239,7 +243,7 @@ func (c *checker) packs(rebuilt []Problem) map[Hash]packLoc {
 	slices.Sort(ids)
 	for _, id := range ids {
 		sec.Checked++
-		entries, err := c.s.objects.readPackIdx(id)
+		entries, err := c.s.objects.ReadPackIdx(id)
 		if err != nil {
 			what := err.Error()
 			var ce *CorruptError
@@ -250,10 +254,10 @@ func (c *checker) packs(rebuilt []Problem) map[Hash]packLoc {
 				Fix: "restore packs/" + id + ".pack and .idx from a backup of the state directory; the contents it held are reported missing below"})
 			continue
 		}
-		pack := filepath.Join(c.s.objects.packDir, id+".pack")
+		pack := filepath.Join(c.s.objects.PackDir, id+".pack")
 		for _, e := range entries {
 			if _, dup := out[e.Hash]; !dup {
-				out[e.Hash] = packLoc{pack: pack, packEntry: e}
+				out[e.Hash] = objects.PackLoc{Pack: pack, PackEntry: e}
 			}
 		}
 	}
@@ -262,7 +266,7 @@ func (c *checker) packs(rebuilt []Problem) map[Hash]packLoc {
 
 // objects checks that every needed content is stored with its size, and with ReadData that it
 // hashes to its name.
-func (c *checker) objects(ctx context.Context, needs map[Hash]*need, packed map[Hash]packLoc) error {
+func (c *checker) objects(ctx context.Context, needs map[Hash]*need, packed map[Hash]objects.PackLoc) error {
 	sec := c.section("objects")
 	hashes := make([]Hash, 0, len(needs))
 	for h := range needs {
@@ -275,7 +279,7 @@ func (c *checker) objects(ctx context.Context, needs map[Hash]*need, packed map[
 		}
 		n := needs[h]
 		sec.Checked++
-		loose := c.s.objects.path(h)
+		loose := c.s.objects.Path(h)
 		where := c.rel(loose)
 		problem := func(kind, what, fix string) {
 			sec.Problems = append(sec.Problems, Problem{Kind: kind, Where: where, Path: n.path, What: what, Fix: fix, Checkpoints: n.checkpoints})
@@ -291,16 +295,16 @@ func (c *checker) objects(ctx context.Context, needs map[Hash]*need, packed map[
 			size = fi.Size()
 			open = func() (io.ReadCloser, error) { return regular.Open(loose) }
 		} else if loc, ok := packed[h]; ok {
-			where = fmt.Sprintf("%s (offset %d)", c.rel(loc.pack), loc.Off)
+			where = fmt.Sprintf("%s (offset %d)", c.rel(loc.Pack), loc.Off)
 			size = loc.Size
 			open = func() (io.ReadCloser, error) {
-				f, err := regular.Open(loc.pack)
+				f, err := regular.Open(loc.Pack)
 				if err != nil {
 					return nil, err
 				}
-				return sectionCloser{io.NewSectionReader(f, loc.Off, loc.Size), f}, nil
+				return objects.SectionCloser{SectionReader: io.NewSectionReader(f, loc.Off, loc.Size), File: f}, nil
 			}
-		} else if list := c.s.objects.listPath(h); c.s.objects.hasList(h) {
+		} else if list := c.s.objects.ListPath(h); c.s.objects.HasList(h) {
 			where = c.rel(list)
 			if kind, at, what := c.chunked(h, n.size, packed); kind != "" {
 				if at != "" {
@@ -379,7 +383,7 @@ func safetyOf(p *position) string {
 // statCache checks every entry of the stat cache that vouches for a live file (its stat matches
 // and it is not racily clean): that its content is stored, and by reading the file that it is
 // the file's content.
-func (c *checker) statCache(ctx context.Context, packed map[Hash]packLoc) error {
+func (c *checker) statCache(ctx context.Context, packed map[Hash]objects.PackLoc) error {
 	sec := c.section("statCache")
 	name := filepath.Join(c.s.state, "index")
 	data, err := os.ReadFile(name)
@@ -395,15 +399,15 @@ func (c *checker) statCache(ctx context.Context, packed map[Hash]packLoc) error 
 		drop(Problem{Kind: "stat-cache-corrupt", What: err.Error()})
 		return c.dropCache(sec)
 	}
-	if _, _, err := decodeIndex(data); err != nil {
+	if _, _, err := statcache.Decode(data); err != nil {
 		drop(Problem{Kind: "stat-cache-corrupt", What: err.Error() + " (checkpoints ignore it and read every file)"})
 		return c.dropCache(sec)
 	}
-	idx, _, err := loadIndex(name) // with its log applied: what a checkpoint trusts
+	idx, _, err := statcache.Load(name) // with its log applied: what a checkpoint trusts
 	if err != nil {
 		return err
 	}
-	entries := idx.entries
+	entries := idx.Entries
 	var n atomic.Int64
 	for i := range entries {
 		if err := ctx.Err(); err != nil {
@@ -411,21 +415,21 @@ func (c *checker) statCache(ctx context.Context, packed map[Hash]packLoc) error 
 		}
 		e := &entries[i]
 		sec.Checked++
-		if isDirEntry(e) {
+		if statcache.IsDir(e) {
 			c.statCacheDir(e, idx, packed, drop)
 			continue
 		}
-		if checkPath(e.Path) != nil {
+		if manifest.CheckPath(e.Path) != nil {
 			drop(Problem{Kind: "stat-cache-corrupt", Path: e.Path, What: "an entry's path is not a workspace path"})
 			continue
 		}
 		full := filepath.Join(c.s.root, e.Path)
-		live, err := lstatPath(full)
-		if err != nil || !idx.clean(e, live) {
+		live, err := platform.Lstat(full)
+		if err != nil || !idx.Clean(e, live) {
 			continue // the cache does not vouch for this file now: a checkpoint reads it
 		}
 		if _, ok := packed[e.Blob]; !ok {
-			if _, err := os.Lstat(c.s.objects.path(e.Blob)); err != nil && !c.s.objects.hasList(e.Blob) {
+			if _, err := os.Lstat(c.s.objects.Path(e.Blob)); err != nil && !c.s.objects.HasList(e.Blob) {
 				drop(Problem{Kind: "stat-cache-unstored", Path: e.Path,
 					What: fmt.Sprintf("vouches for content %s, which is not stored: the next checkpoint would name a content it cannot restore", e.Blob)})
 				continue
@@ -449,13 +453,13 @@ func (c *checker) statCache(ctx context.Context, packed map[Hash]packLoc) error 
 // statCacheDir checks a directory entry of the stat cache (treecache.go): that the tree it
 // vouches for, while the directory's stat is the entry's, is stored (the root's as a manifest).
 // Whether the tree is the directory's is what a checkpoint decides from its children's entries.
-func (c *checker) statCacheDir(e *indexEntry, idx *statIndex, packed map[Hash]packLoc, drop func(Problem)) {
-	if e.Path != "" && checkPath(e.Path) != nil {
+func (c *checker) statCacheDir(e *statcache.Entry, idx *statcache.Index, packed map[Hash]objects.PackLoc, drop func(Problem)) {
+	if e.Path != "" && manifest.CheckPath(e.Path) != nil {
 		drop(Problem{Kind: "stat-cache-corrupt", Path: e.Path, What: "an entry's path is not a workspace path"})
 		return
 	}
-	live, err := lstatPath(filepath.Join(c.s.root, e.Path))
-	if err != nil || !idx.clean(e, live) {
+	live, err := platform.Lstat(filepath.Join(c.s.root, e.Path))
+	if err != nil || !idx.Clean(e, live) {
 		return // not vouched for now: a checkpoint encodes the tree
 	}
 	stored := filepath.Join(c.s.state, "manifests", e.Blob.String())
@@ -463,7 +467,7 @@ func (c *checker) statCacheDir(e *indexEntry, idx *statIndex, packed map[Hash]pa
 		if _, ok := packed[e.Blob]; ok {
 			return
 		}
-		stored = c.s.objects.path(e.Blob)
+		stored = c.s.objects.Path(e.Blob)
 	}
 	if _, err := os.Lstat(stored); err != nil {
 		drop(Problem{Kind: "stat-cache-unstored", Path: e.Path,
@@ -480,7 +484,7 @@ func (c *checker) dropCache(sec *CheckSection) error {
 	if err := os.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("drop the stat cache: %w", err)
 	}
-	if err := removeIndexLog(name); err != nil {
+	if err := statcache.RemoveLog(name); err != nil {
 		return fmt.Errorf("drop the stat cache: %w", err)
 	}
 	for i := range sec.Problems {
@@ -498,12 +502,12 @@ func (c *checker) leftovers() error {
 	var found []string
 	// In the state directory itself only this module's files are ours (other modules write
 	// theirs there under their own locks).
-	stateNames, err := readDirNames(c.s.state)
+	stateNames, err := platform.ReadDirNames(c.s.state)
 	if err != nil {
 		return err
 	}
 	for _, dir := range []string{"checkpoints", "manifests"} {
-		names, err := readDirNames(filepath.Join(c.s.state, dir))
+		names, err := platform.ReadDirNames(filepath.Join(c.s.state, dir))
 		if err != nil {
 			return err
 		}
@@ -513,14 +517,14 @@ func (c *checker) leftovers() error {
 			}
 		}
 	}
-	names, err := readDirNames(c.s.objects.tmpDir())
+	names, err := platform.ReadDirNames(c.s.objects.TmpDir())
 	if err != nil {
 		return err
 	}
 	for _, n := range names {
 		found = append(found, filepath.Join("objects", "tmp", n))
 	}
-	names, err = readDirNames(c.s.objects.packDir)
+	names, err = platform.ReadDirNames(c.s.objects.PackDir)
 	if err != nil {
 		return err
 	}
@@ -529,9 +533,9 @@ func (c *checker) leftovers() error {
 			found = append(found, filepath.Join("packs", n))
 		}
 	}
-	_, indexless := splitPacks(names)
+	_, indexless := objects.SplitPacks(names)
 	for _, id := range indexless {
-		if c.s.objects.orphanPack(id).kind == packInterrupted {
+		if c.s.objects.Orphan(id).Kind == objects.PackInterrupted {
 			found = append(found, filepath.Join("packs", id+".pack"))
 		}
 	}
@@ -592,8 +596,8 @@ func (c *checker) storeFromLive(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	for i := range live.scan.entries {
-		e := &live.scan.entries[i]
+	for i := range live.scan.Entries {
+		e := &live.scan.Entries[i]
 		b, ok := c.bad[e.Blob]
 		if e.Type != TypeFile || !ok {
 			continue
@@ -620,10 +624,10 @@ func (c *checker) storeFrom(h Hash, full string) (bool, error) {
 		return false, nil
 	}
 	defer f.Close()
-	if err := os.MkdirAll(c.s.objects.tmpDir(), 0o700); err != nil {
+	if err := os.MkdirAll(c.s.objects.TmpDir(), 0o700); err != nil {
 		return false, err
 	}
-	tmp, err := os.CreateTemp(c.s.objects.tmpDir(), "obj-*")
+	tmp, err := os.CreateTemp(c.s.objects.TmpDir(), "obj-*")
 	if err != nil {
 		return false, err
 	}
@@ -644,7 +648,7 @@ func (c *checker) storeFrom(h Hash, full string) (bool, error) {
 	if got != h {
 		return false, nil
 	}
-	name := c.s.objects.path(h)
+	name := c.s.objects.Path(h)
 	if _, err := os.Lstat(name); err == nil {
 		if err := c.moveAside(c.rel(name)); err != nil {
 			return false, err
@@ -657,10 +661,10 @@ func (c *checker) storeFrom(h Hash, full string) (bool, error) {
 		return false, fmt.Errorf("store %s again: %w", h, err)
 	}
 	// The whole content is read before its chunks: a damaged chunk list goes aside.
-	if list := c.s.objects.listPath(h); c.s.objects.hasList(h) {
+	if list := c.s.objects.ListPath(h); c.s.objects.HasList(h) {
 		if err := c.moveAside(c.rel(list)); err != nil {
 			return false, err
 		}
 	}
-	return true, fsyncAll([]string{filepath.Dir(name), c.s.objects.dir}, func(n string) (*os.File, error) { return os.Open(n) })
+	return true, objects.FsyncAll([]string{filepath.Dir(name), c.s.objects.Dir}, func(n string) (*os.File, error) { return os.Open(n) })
 }

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/agent-rewind/rewind/snapshot/internal/objects"
 )
 
 // checkKinds runs Check and returns the kinds of the problems found, and of those repaired.
@@ -51,7 +53,7 @@ func objectOf(t *testing.T, s *Store, root, rel string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return s.objects.path(Hash(sha256.Sum256(b)))
+	return s.objects.Path(Hash(sha256.Sum256(b)))
 }
 
 func TestCheckFindsDamage(t *testing.T) {
@@ -222,7 +224,7 @@ func TestCheckRepairStoresFromLive(t *testing.T) {
 // ReadData and repaired from the workspace (a loose copy, read before the packed one); a
 // truncated pack is reported, with the contents it held as missing.
 func TestCheckPacks(t *testing.T) {
-	_, s := sampleWorkspace(t, 100) // more than fewFiles new contents: a pack
+	_, s := sampleWorkspace(t, 100) // more than objects.FewFiles new contents: a pack
 	if _, err := s.Checkpoint(ctx, "first"); err != nil {
 		t.Fatal(err)
 	}
@@ -246,7 +248,7 @@ func TestCheckPacks(t *testing.T) {
 	if found, _ := checkKinds(t, s, CheckOptions{ReadData: true}); len(found) != 0 {
 		t.Fatalf("after repair: found %v", found)
 	}
-	os.Truncate(packs[0], int64(len(packMagic)+100)) // into its objects
+	os.Truncate(packs[0], int64(len(objects.PackMagic)+100)) // into its objects
 	found, _ = checkKinds(t, s, CheckOptions{})
 	if len(found) < 2 || found[0] != "pack-corrupt" || found[1] != "object-missing" {
 		t.Fatalf("truncated pack: found %v", found)

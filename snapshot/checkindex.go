@@ -3,49 +3,43 @@ package snapshot
 import (
 	"fmt"
 	"path/filepath"
-	"slices"
+
+	"github.com/agent-rewind/rewind/snapshot/internal/objects"
 )
 
 // What check says and does about packs whose index file is missing (FORMAT.md, "Packs" and
 // "Check"): the pack's objects exist, but no reader finds them until the index is back.
 
-// indexlessPacks lists the ids of the packs that have no index file, sorted.
-func (o *objectStore) indexlessPacks() ([]string, error) {
-	_, ids, err := o.packListing()
-	slices.Sort(ids)
-	return ids, err
-}
-
 // indexless reports the packs still without an index file in sec (an interrupted write's pack
 // is the leftovers section's), and adds the objects a pack's trailer places to packed: readers
 // find them there too (loadPacks), until the next writer writes the index file back.
-func (c *checker) indexless(sec *CheckSection, packed map[Hash]packLoc) {
-	ids, err := c.s.objects.indexlessPacks()
+func (c *checker) indexless(sec *CheckSection, packed map[Hash]objects.PackLoc) {
+	ids, err := c.s.objects.IndexlessPacks()
 	if err != nil {
 		return // packs-unreadable is reported by the listing of the indexes
 	}
 	for _, id := range ids {
 		where := "packs/" + id + ".pack"
-		switch op := c.s.objects.orphanPack(id); op.kind {
-		case packTrailed:
+		switch op := c.s.objects.Orphan(id); op.Kind {
+		case objects.PackTrailed:
 			sec.Checked++
-			pack := filepath.Join(c.s.objects.packDir, id+".pack")
-			for _, e := range op.entries {
+			pack := filepath.Join(c.s.objects.PackDir, id+".pack")
+			for _, e := range op.Entries {
 				if _, dup := packed[e.Hash]; !dup {
-					packed[e.Hash] = packLoc{pack: pack, packEntry: e}
+					packed[e.Hash] = objects.PackLoc{Pack: pack, PackEntry: e}
 				}
 			}
 			sec.Problems = append(sec.Problems, Problem{Kind: "pack-index-missing", Where: where, Benign: true,
-				What: fmt.Sprintf("its index file is missing (a crash before its rename, or a file lost); its %d objects are read through the copy of the index at the pack's end", len(op.entries)),
+				What: fmt.Sprintf("its index file is missing (a crash before its rename, or a file lost); its %d objects are read through the copy of the index at the pack's end", len(op.Entries)),
 				Fix:  "the next checkpoint, rewind or gc writes the index file back; check --repair does it now"})
-		case packLegacy:
+		case objects.PackLegacy:
 			sec.Checked++
 			sec.Problems = append(sec.Problems, Problem{Kind: "pack-index-missing", Where: where,
 				What: "its index file is missing, and the pack was written before packs carried a copy of their index: no reader finds its objects, which are reported missing below",
 				Fix:  "run check --repair: it finds in the pack the objects the checkpoints, chunk lists and stat cache name, and writes its index again"})
-		case packUnreadable:
+		case objects.PackUnreadable:
 			sec.Checked++
-			sec.Problems = append(sec.Problems, Problem{Kind: "pack-corrupt", Where: where, What: "it has no index file and cannot be read: " + op.why,
+			sec.Problems = append(sec.Problems, Problem{Kind: "pack-corrupt", Where: where, What: "it has no index file and cannot be read: " + op.Why,
 				Fix: "make it readable by this user and run check --repair, or restore packs/" + id + ".pack and .idx from a backup of the state directory"})
 		}
 	}
@@ -56,21 +50,21 @@ func (c *checker) indexless(sec *CheckSection, packed map[Hash]packLoc) {
 // and what the store names (salvagePack); a legacy pack in which nothing the store names is
 // found goes to quarantine. It returns the problems it repaired.
 func (c *checker) rebuildPacks(cps []*Checkpoint) ([]Problem, error) {
-	ids, err := c.s.objects.indexlessPacks()
+	ids, err := c.s.objects.IndexlessPacks()
 	if err != nil {
 		return nil, err
 	}
 	var out []Problem
 	var legacy []string
 	for _, id := range ids {
-		switch op := c.s.objects.orphanPack(id); op.kind {
-		case packTrailed:
-			if err := c.s.objects.writeIdxBytes(id, op.idx); err != nil {
+		switch op := c.s.objects.Orphan(id); op.Kind {
+		case objects.PackTrailed:
+			if err := c.s.objects.WriteIdxBytes(id, op.Idx); err != nil {
 				return nil, fmt.Errorf("rebuild the index of packs/%s.pack: %w", id, err)
 			}
 			out = append(out, Problem{Kind: "pack-index-missing", Where: "packs/" + id + ".pack", Repaired: true, Benign: true,
 				What: "its index file was missing; written back from the copy at the end of the pack", Fix: "none: done"})
-		case packLegacy:
+		case objects.PackLegacy:
 			legacy = append(legacy, id)
 		}
 	}
@@ -80,21 +74,21 @@ func (c *checker) rebuildPacks(cps []*Checkpoint) ([]Problem, error) {
 	// The trees first: a manifest whose trees were in these packs then reads, and names the
 	// contents the second pass looks for.
 	for _, id := range legacy {
-		sv, err := salvagePack(filepath.Join(c.s.objects.packDir, id+".pack"), nil, true)
+		sv, err := salvagePack(filepath.Join(c.s.objects.PackDir, id+".pack"), nil, true)
 		if err != nil {
 			return nil, err
 		}
 		if len(sv.entries) > 0 {
-			if err := c.s.objects.writePackIdx(id, sv.entries); err != nil {
+			if err := c.s.objects.WritePackIdx(id, sv.entries); err != nil {
 				return nil, err
 			}
 		}
 	}
-	c.s.objects.forget()
+	c.s.objects.Forget()
 	want := c.s.wantedContents(cps)
 	for _, id := range legacy {
 		rel := "packs/" + id + ".pack"
-		sv, err := salvagePack(filepath.Join(c.s.objects.packDir, id+".pack"), want, false)
+		sv, err := salvagePack(filepath.Join(c.s.objects.PackDir, id+".pack"), want, false)
 		if err != nil {
 			return nil, err
 		}
@@ -107,7 +101,7 @@ func (c *checker) rebuildPacks(cps []*Checkpoint) ([]Problem, error) {
 			out = append(out, p)
 			continue
 		}
-		if err := c.s.objects.writePackIdx(id, sv.entries); err != nil {
+		if err := c.s.objects.WritePackIdx(id, sv.entries); err != nil {
 			return nil, err
 		}
 		p.What = fmt.Sprintf("its index file was missing (the pack was written before packs carried a copy of it); rebuilt from the pack and what the store names: %d objects (%d of them trees) in %d of its %d bytes", len(sv.entries), sv.trees, sv.placed, sv.size)
@@ -116,6 +110,6 @@ func (c *checker) rebuildPacks(cps []*Checkpoint) ([]Problem, error) {
 		}
 		out = append(out, p)
 	}
-	c.s.objects.forget()
+	c.s.objects.Forget()
 	return out, nil
 }

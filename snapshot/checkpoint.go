@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/agent-rewind/rewind/internal/durable"
+	"github.com/agent-rewind/rewind/snapshot/internal/manifest"
+	"github.com/agent-rewind/rewind/snapshot/internal/walk"
 )
 
 // CheckpointResult is what Checkpoint returns: the new checkpoint and what it took.
@@ -101,6 +103,12 @@ func (s *Store) manifestStored(h Hash) bool {
 //
 // With reuse and a hint that nothing changed since the current position, it returns that
 // position without looking at the tree, and a nil capture (only a caller without a hint uses it).
+//
+// It is long on purpose, for now: the manifest's root, the checkpoint's file, the position and
+// the stat cache are written concurrently (their fsyncs overlap) and each is settled or
+// abandoned, in the one order that keeps a crash harmless, by code that sees all of them (the
+// deferred waits included). The write path's next change (one fsync per checkpoint) reshapes
+// this sequence; it should leave it in steps of its own.
 func (s *Store) checkpointLocked(ctx context.Context, label string, kind Kind, reuse bool, hint *Changed, call *ToolCall) (*CheckpointResult, *capture, error) {
 	if reuse && hint != nil && len(hint.Paths) == 0 {
 		if res := s.reuseUnchanged(hint); res != nil {
@@ -121,7 +129,7 @@ func (s *Store) checkpointLocked(ctx context.Context, label string, kind Kind, r
 		return nil, nil, err
 	}
 	var c *capture
-	var tr *trees
+	var tr *manifest.Trees
 	var counts Counts
 	saveCache := func() error { return s.writeIndex(c) }
 	if ed != nil {
@@ -130,29 +138,29 @@ func (s *Store) checkpointLocked(ctx context.Context, label string, kind Kind, r
 		if c, err = s.captureLiveRules(ctx, true, ign, hint); err != nil {
 			return nil, nil, err
 		}
-		live := c.scan.entries
+		live := c.scan.Entries
 		at := func(i int) *Entry { return &live[i].Entry }
-		tr = encodeTrees(len(live), at, c.reusableTrees())
-		if (tr.root == nil && !s.manifestStored(tr.hash)) || !s.allStored(tr.reused) {
+		tr = manifest.EncodeTrees(len(live), at, c.reusableTrees())
+		if (tr.Root == nil && !s.manifestStored(tr.Hash)) || !s.allStored(tr.Reused) {
 			// A tree the cache names is no longer stored (removed by hand, or a repair): encode all.
-			tr = encodeTrees(len(live), at, nil)
+			tr = manifest.EncodeTrees(len(live), at, nil)
 		}
-		c.trees = tr.dirs
-		if tr.root != nil {
+		c.trees = tr.Dirs
+		if tr.Root != nil {
 			c.indexDirty = true // a directory's tree was encoded: record it, so the next one is not
 		}
 		counts = countEntries(live)
 	}
-	live := c.scan.entries
-	mh := tr.hash
+	live := c.scan.Entries
+	mh := tr.Hash
 	mname := filepath.Join(s.state, "manifests", mh.String())
 	treesStored := s.manifestStored(mh) // a manifest file that exists names only stored trees
 	// What the result reports as stored: the contents; the trees are counted by neither.
-	newObjects, newBytes := c.stager.count(), c.stager.newBytes
+	newObjects, newBytes := c.stager.Count(), c.stager.NewBytes
 	if !treesStored {
-		for h, b := range tr.nodes {
-			if err := c.stager.putBytes(h, b); err != nil {
-				c.stager.discard()
+		for h, b := range tr.Nodes {
+			if err := c.stager.PutBytes(h, b); err != nil {
+				c.stager.Discard()
 				return nil, nil, fmt.Errorf("write manifest trees: %w", err)
 			}
 		}
@@ -164,7 +172,7 @@ func (s *Store) checkpointLocked(ctx context.Context, label string, kind Kind, r
 	if !treesStored {
 		staged = make(chan stagedFile, 1)
 		go func() {
-			f, err := durable.StageIn(s.objects.tmpDir(), mname, tr.root, 0o600)
+			f, err := durable.StageIn(s.objects.TmpDir(), mname, tr.Root, 0o600)
 			staged <- stagedFile{f, err}
 		}()
 		defer func() {
@@ -175,7 +183,7 @@ func (s *Store) checkpointLocked(ctx context.Context, label string, kind Kind, r
 			}
 		}()
 	}
-	if err := c.stager.commit(); err != nil {
+	if err := c.stager.Commit(); err != nil {
 		return nil, nil, err
 	}
 	// The stat cache may be written as soon as the objects it names are stored: do it while the
@@ -194,7 +202,7 @@ func (s *Store) checkpointLocked(ctx context.Context, label string, kind Kind, r
 		return nil, nil, err
 	}
 	res := &CheckpointResult{NewObjects: newObjects, NewBytes: newBytes, Hashed: c.hashed, Verified: c.verified,
-		Excluded: c.scan.excluded, ExcludedCount: c.scan.excludedCount, Warnings: c.warnings, Walk: c.walk}
+		Excluded: c.scan.Excluded, ExcludedCount: c.scan.ExcludedCount, Warnings: c.warnings, Walk: c.walk}
 	for i := range live {
 		if e := &live[i]; e.Type == TypeSkipped {
 			res.Skipped = append(res.Skipped, Skipped{Path: e.Path, Reason: e.Reason})
@@ -235,7 +243,7 @@ func (s *Store) checkpointLocked(ctx context.Context, label string, kind Kind, r
 	pos.Current, pos.Time = id, cp.Time
 	stagedCheckpoint, stagedPosition := make(chan stagedFile, 1), make(chan stagedFile, 1)
 	go func() {
-		f, err := durable.StageIn(s.objects.tmpDir(), cname, b, 0o600)
+		f, err := durable.StageIn(s.objects.TmpDir(), cname, b, 0o600)
 		stagedCheckpoint <- stagedFile{f, err}
 	}()
 	newPos := *pos
@@ -313,7 +321,7 @@ type stagedFile struct {
 // allStored reports whether every tree of hs is stored (a lookup error counts as not).
 func (s *Store) allStored(hs []Hash) bool {
 	for _, h := range hs {
-		if ok, err := s.objects.has(h); !ok || err != nil {
+		if ok, err := s.objects.Has(h); !ok || err != nil {
 			return false
 		}
 	}
@@ -333,7 +341,7 @@ func (s *Store) intend(kind string, data any, file string, content []byte) (reco
 	}
 }
 
-func countEntries(entries []liveEntry) Counts {
+func countEntries(entries []walk.LiveEntry) Counts {
 	var n Counts
 	for i := range entries {
 		switch entries[i].Type {

@@ -5,14 +5,16 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/agent-rewind/rewind/snapshot/internal/objects"
 )
 
 // chunked checks content h, stored in chunks, of the given size: its chunk list parses and
 // gives that size, every chunk is stored with its listed size, and with ReadData every chunk
 // hashes to its name and the chunks together to h. It returns the problem's kind (empty when
 // there is none), where it is when not in the list itself, and what it is.
-func (c *checker) chunked(h Hash, size int64, packed map[Hash]packLoc) (kind, where, what string) {
-	chunks, total, err := c.s.objects.readChunkList(h)
+func (c *checker) chunked(h Hash, size int64, packed map[Hash]objects.PackLoc) (kind, where, what string) {
+	chunks, total, err := c.s.objects.ReadChunkList(h)
 	if err != nil {
 		var ce *CorruptError
 		if errors.As(err, &ce) {
@@ -26,12 +28,12 @@ func (c *checker) chunked(h Hash, size int64, packed map[Hash]packLoc) (kind, wh
 	var off int64
 	for i, ch := range chunks {
 		at := fmt.Sprintf("chunk %d of %d (%s, bytes %d to %d)", i+1, len(chunks), ch.Hash, off, off+ch.Size)
-		loose := c.s.objects.path(ch.Hash)
+		loose := c.s.objects.Path(ch.Hash)
 		got := int64(-1)
 		if fi, err := os.Lstat(loose); err == nil {
 			got = fi.Size()
 		} else if loc, ok := packed[ch.Hash]; ok {
-			got, loose = loc.Size, fmt.Sprintf("%s (offset %d)", loc.pack, loc.Off)
+			got, loose = loc.Size, fmt.Sprintf("%s (offset %d)", loc.Pack, loc.Off)
 		} else {
 			return "chunk-missing", "", at + " is stored neither loose nor in a pack"
 		}
@@ -44,7 +46,7 @@ func (c *checker) chunked(h Hash, size int64, packed map[Hash]packLoc) (kind, wh
 		return "", "", ""
 	}
 	// Each chunk's reader checks it against its name, the whole one the chunks against h.
-	r, _, err := c.s.objects.openChunked(h)
+	r, _, err := c.s.objects.OpenChunked(h)
 	if err == nil {
 		_, err = io.Copy(io.Discard, r)
 		r.Close()
@@ -53,7 +55,7 @@ func (c *checker) chunked(h Hash, size int64, packed map[Hash]packLoc) (kind, wh
 	switch {
 	case err == nil:
 		return "", "", ""
-	case errors.As(err, &ce) && ce.Path == c.s.objects.listPath(h):
+	case errors.As(err, &ce) && ce.Path == c.s.objects.ListPath(h):
 		return "chunklist-corrupt", "", ce.Reason
 	case errors.As(err, &ce):
 		return "chunk-corrupt", c.rel(ce.Path), ce.Reason

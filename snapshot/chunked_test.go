@@ -11,6 +11,10 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/agent-rewind/rewind/snapshot/internal/objects"
+	"github.com/agent-rewind/rewind/snapshot/internal/platform"
+	"github.com/agent-rewind/rewind/snapshot/internal/statcache"
 )
 
 // contentBytes is what the store holds in contents: objects, the objects in packs (not a pack's
@@ -51,11 +55,11 @@ func packOverhead(t testing.TB, p string) int64 {
 	}
 	defer f.Close()
 	fi, _ := f.Stat()
-	idx, _, why := readPackTrailer(f, fi.Size())
+	idx, _, why := objects.ReadPackTrailer(f, fi.Size())
 	if why != "" {
 		t.Fatalf("%s: %s", p, why)
 	}
-	return int64(len(packMagic) + len(idx) + packTrailerSize)
+	return int64(len(objects.PackMagic) + len(idx) + objects.PackTrailerSize)
 }
 
 // writeAt writes data at off in the workspace file rel, creating it (and its folder) if needed.
@@ -78,7 +82,7 @@ func writeAt(t testing.TB, root, rel string, off int64, data []byte) {
 
 func chunkLists(t testing.TB, s *Store) []string {
 	t.Helper()
-	names, err := readDirNames(filepath.Join(s.state, "chunklists"))
+	names, err := platform.ReadDirNames(filepath.Join(s.state, "chunklists"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,8 +97,8 @@ func TestChunkedRoundTrip(t *testing.T) {
 	s := mustOpen(t, root, Options{})
 	big := randomBytes(20<<20, 11)
 	writeAt(t, root, "big.bin", 0, big)
-	writeAt(t, root, "edge.bin", 0, randomBytes(chunkedFile, 12))   // at the threshold: whole
-	writeAt(t, root, "over.bin", 0, randomBytes(chunkedFile+1, 13)) // just over: chunked
+	writeAt(t, root, "edge.bin", 0, randomBytes(objects.ChunkedFile, 12))   // at the threshold: whole
+	writeAt(t, root, "over.bin", 0, randomBytes(objects.ChunkedFile+1, 13)) // just over: chunked
 	steps := []struct {
 		name string
 		edit func()
@@ -136,8 +140,8 @@ func TestChunkedRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, e := range live.manifest() {
-		if e.Type == TypeFile && s.objects.hasList(e.Blob) != (e.Size > chunkedFile) {
-			t.Errorf("%s (%d bytes): chunked %v", e.Path, e.Size, s.objects.hasList(e.Blob))
+		if e.Type == TypeFile && s.objects.HasList(e.Blob) != (e.Size > objects.ChunkedFile) {
+			t.Errorf("%s (%d bytes): chunked %v", e.Path, e.Size, s.objects.HasList(e.Blob))
 		}
 	}
 	for _, i := range []int{0, 3, 1, 6, 2, 5, 4, 0, 6} {
@@ -189,7 +193,7 @@ func TestChunkedStoreGrowth(t *testing.T) {
 
 // chunkedStore is a workspace whose large file big.bin is checkpointed (C1) and then changed
 // inside the chunk list[changed] (chunks outside it the live file still has).
-func chunkedStore(t *testing.T) (root string, s *Store, c1 string, list []chunkRef, changed int, wanted state) {
+func chunkedStore(t *testing.T) (root string, s *Store, c1 string, list []objects.ChunkRef, changed int, wanted state) {
 	t.Helper()
 	root = t.TempDir()
 	s = mustOpen(t, root, Options{})
@@ -206,7 +210,7 @@ func chunkedStore(t *testing.T) (root string, s *Store, c1 string, list []chunkR
 		t.Fatalf("chunk lists %v, want one", names)
 	}
 	h, _ := ParseHash(names[0])
-	list, _, err = s.objects.readChunkList(h)
+	list, _, err = s.objects.ReadChunkList(h)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -225,10 +229,10 @@ func TestChunkedDamage(t *testing.T) {
 	for _, c := range []struct {
 		name, kind string
 		readData   bool
-		damage     func(t *testing.T, s *Store, ch chunkRef)
+		damage     func(t *testing.T, s *Store, ch objects.ChunkRef)
 	}{
-		{"chunk flipped", "chunk-corrupt", true, func(t *testing.T, s *Store, ch chunkRef) {
-			name := s.objects.path(ch.Hash)
+		{"chunk flipped", "chunk-corrupt", true, func(t *testing.T, s *Store, ch objects.ChunkRef) {
+			name := s.objects.Path(ch.Hash)
 			b, _ := os.ReadFile(name)
 			b[100] ^= 1
 			os.Chmod(name, 0o600)
@@ -236,23 +240,23 @@ func TestChunkedDamage(t *testing.T) {
 				t.Fatal(err)
 			}
 		}},
-		{"chunk cut short", "chunk-corrupt", false, func(t *testing.T, s *Store, ch chunkRef) {
-			os.Truncate(s.objects.path(ch.Hash), 10)
+		{"chunk cut short", "chunk-corrupt", false, func(t *testing.T, s *Store, ch objects.ChunkRef) {
+			os.Truncate(s.objects.Path(ch.Hash), 10)
 		}},
-		{"chunk missing", "chunk-missing", false, func(t *testing.T, s *Store, ch chunkRef) {
-			os.Remove(s.objects.path(ch.Hash))
+		{"chunk missing", "chunk-missing", false, func(t *testing.T, s *Store, ch objects.ChunkRef) {
+			os.Remove(s.objects.Path(ch.Hash))
 		}},
-		{"list damaged", "chunklist-corrupt", false, func(t *testing.T, s *Store, ch chunkRef) {
+		{"list damaged", "chunklist-corrupt", false, func(t *testing.T, s *Store, ch objects.ChunkRef) {
 			names := chunkLists(t, s)
 			os.WriteFile(filepath.Join(s.state, "chunklists", names[0]), []byte("rewind-chunks 1 1 5\n"), 0o600)
 		}},
-		{"list swapped", "chunklist-corrupt", true, func(t *testing.T, s *Store, ch chunkRef) {
+		{"list swapped", "chunklist-corrupt", true, func(t *testing.T, s *Store, ch objects.ChunkRef) {
 			// Parses, sizes right, chunks all there, but in the wrong order.
 			names := chunkLists(t, s)
 			h, _ := ParseHash(names[0])
-			list, _, _ := s.objects.readChunkList(h)
+			list, _, _ := s.objects.ReadChunkList(h)
 			list[0], list[1] = list[1], list[0]
-			os.WriteFile(filepath.Join(s.state, "chunklists", names[0]), encodeChunkList(list), 0o600)
+			os.WriteFile(filepath.Join(s.state, "chunklists", names[0]), objects.EncodeChunkList(list), 0o600)
 		}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -344,12 +348,12 @@ func TestChunkedGC(t *testing.T) {
 	if freed := before - contentBytes(t, s); freed < list[changed].Size || freed != res.BytesFreed {
 		t.Fatalf("gc freed %d bytes (reported %d), want at least %d", freed, res.BytesFreed, list[changed].Size)
 	}
-	if ok, _ := s.objects.has(list[changed].Hash); ok {
+	if ok, _ := s.objects.Has(list[changed].Hash); ok {
 		t.Fatal("gc kept the chunk only C1 had")
 	}
 	shared := 0
 	for _, ch := range list {
-		if ok, _ := s.objects.has(ch.Hash); ok {
+		if ok, _ := s.objects.Has(ch.Hash); ok {
 			shared++
 		}
 	}
@@ -468,24 +472,24 @@ func TestWholeLargeContentsStayReadable(t *testing.T) {
 	}
 	wanted := readState(t, root)
 	// Make it what an older version wrote: the whole content loose, no list, no chunks.
-	h := Hash(sha256Sum(big))
-	list, _, err := s.objects.readChunkList(h)
+	h := objects.Sum(big)
+	list, _, err := s.objects.ReadChunkList(h)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, ch := range list {
-		os.Remove(s.objects.path(ch.Hash))
+		os.Remove(s.objects.Path(ch.Hash))
 	}
-	os.Remove(s.objects.listPath(h))
-	os.MkdirAll(filepath.Dir(s.objects.path(h)), 0o700)
-	if err := os.WriteFile(s.objects.path(h), big, 0o400); err != nil {
+	os.Remove(s.objects.ListPath(h))
+	os.MkdirAll(filepath.Dir(s.objects.Path(h)), 0o700)
+	if err := os.WriteFile(s.objects.Path(h), big, 0o400); err != nil {
 		t.Fatal(err)
 	}
 	if found, _ := checkKinds(t, s, CheckOptions{ReadData: true}); len(found) != 0 {
 		t.Fatalf("check found %v", found)
 	}
 	os.Remove(filepath.Join(s.state, "index")) // read the file again
-	removeIndexLog(filepath.Join(s.state, "index"))
+	statcache.RemoveLog(filepath.Join(s.state, "index"))
 	c2, err := s.Checkpoint(ctx, "same content")
 	if err != nil {
 		t.Fatal(err)
@@ -498,11 +502,11 @@ func TestWholeLargeContentsStayReadable(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, ch := range list {
-		if ok, _ := s.objects.has(ch.Hash); ok {
+		if ok, _ := s.objects.Has(ch.Hash); ok {
 			t.Fatalf("gc kept chunk %s, which no list names", ch.Hash)
 		}
 	}
-	if ok, _ := s.objects.has(h); !ok {
+	if ok, _ := s.objects.Has(h); !ok {
 		t.Fatal("gc removed the whole content")
 	}
 	if _, err := s.Rewind(ctx, c1.ID, RestoreOptions{}); err != nil {

@@ -64,5 +64,24 @@
 // # Platforms
 //
 // Linux (fstatat and syncfs on amd64 and arm64, portable fallbacks on other architectures) and
-// macOS (path-based stat, sync(2)); the tests run on Linux.
+// macOS (path-based stat, sync(2)), in internal/platform; the tests run on Linux.
+//
+// # Layers
+//
+// This package is the Store and its operations (capture and checkpoint, diff, rewind and replay
+// under the journal, restore of chosen paths, gc, maintenance, check); beneath it, packages
+// under internal/ that no one outside this module may import, each knowing only those below it
+// (Go refuses import cycles, so the layers stay honest):
+//
+//   - internal/journal: the journal file of a restore in flight (recovering is this package's).
+//   - internal/walk: the live walk in path order, with .rewindignore's rules (Ignore).
+//   - internal/statcache: the stat cache (index and its log) that makes a checkpoint incremental.
+//   - internal/manifest: entries, the manifest's encoding, and the same manifest as trees.
+//   - internal/objects: content-addressed storage: loose objects, packs and their indexes,
+//     chunked contents, batched durable writes (Stager), verified reads.
+//   - internal/platform: stat, one-descriptor directory listing, the writers' lock, flushing;
+//     one file per system behind one small API.
+//
+// Types that callers see (Hash, Entry, EntryType, Ignore, Journal, CorruptError, ManifestError) are
+// defined there and named here as aliases, so that this package's API is unchanged.
 package snapshot

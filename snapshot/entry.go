@@ -1,60 +1,31 @@
 package snapshot
 
-import "fmt"
+import "github.com/agent-rewind/rewind/snapshot/internal/manifest"
 
 // EntryType is the kind of a manifest entry, stored as one byte in the manifest.
-type EntryType byte
+type EntryType = manifest.EntryType
 
 // The entry types. TypeSkipped marks a path that exists but was not captured (a socket, FIFO or
 // device, or a file that kept changing while it was read): a restore leaves such a path alone.
 const (
-	TypeFile    EntryType = 'f'
-	TypeDir     EntryType = 'd'
-	TypeSymlink EntryType = 'l'
-	TypeSkipped EntryType = 'x'
+	TypeFile    = manifest.TypeFile
+	TypeDir     = manifest.TypeDir
+	TypeSymlink = manifest.TypeSymlink
+	TypeSkipped = manifest.TypeSkipped
 )
 
-// String returns "file", "dir", "symlink" or "skipped".
-func (t EntryType) String() string {
-	switch t {
-	case TypeFile:
-		return "file"
-	case TypeDir:
-		return "dir"
-	case TypeSymlink:
-		return "symlink"
-	case TypeSkipped:
-		return "skipped"
-	}
-	return fmt.Sprintf("type(%q)", byte(t))
-}
-
-// MarshalText encodes t as its String form.
-func (t EntryType) MarshalText() ([]byte, error) { return []byte(t.String()), nil }
-
-// UnmarshalText decodes the String form.
-func (t *EntryType) UnmarshalText(b []byte) error {
-	for _, c := range []EntryType{TypeFile, TypeDir, TypeSymlink, TypeSkipped} {
-		if c.String() == string(b) {
-			*t = c
-			return nil
-		}
-	}
-	return fmt.Errorf("unknown entry type %q (want file, dir, symlink or skipped)", b)
-}
-
 // Entry is one path of a checkpoint (a manifest line) or of the live workspace.
-type Entry struct {
-	Path   string    `json:"path"`             // slash-separated, relative to the workspace root
-	Type   EntryType `json:"type"`             // file, dir, symlink or skipped
-	Mode   uint32    `json:"mode"`             // permission bits, 07777 mask (0 for skipped)
-	Size   int64     `json:"size"`             // file size; target length for a symlink; else 0
-	Blob   Hash      `json:"blob,omitzero"`    // content hash, files only
-	Target string    `json:"target,omitempty"` // symlink target text, symlinks only
-	Reason string    `json:"reason,omitempty"` // why a skipped entry was not captured
-}
+type Entry = manifest.Entry
 
-// sameContent reports whether a restore may leave a path holding e alone when the target is t.
-func (e *Entry) sameContent(t *Entry) bool {
-	return e.Type == t.Type && e.Mode == t.Mode && e.Blob == t.Blob && e.Target == t.Target
-}
+// ManifestError reports a manifest that was refused, and where. It matches ErrBadManifest.
+type ManifestError = manifest.ManifestError
+
+// EncodeManifest returns the manifest bytes for entries, which must be sorted by path and valid
+// (as ParseManifest would accept them). The encoding is canonical: ParseManifest(EncodeManifest(e))
+// gives e back, and equal entry lists give equal bytes, so equal workspaces share one manifest.
+func EncodeManifest(entries []Entry) []byte { return manifest.EncodeManifest(entries) }
+
+// ParseManifest decodes and validates a manifest (FORMAT.md, "Manifests"). It refuses anything a
+// restore could be tricked by: unsafe or unsorted paths, duplicates, a path under a non-directory.
+// It never panics on any input.
+func ParseManifest(data []byte) ([]Entry, error) { return manifest.ParseManifest(data) }

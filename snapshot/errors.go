@@ -4,6 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/agent-rewind/rewind/snapshot/internal/manifest"
+	"github.com/agent-rewind/rewind/snapshot/internal/objects"
 )
 
 // Sentinel errors, matchable with errors.Is. Most errors carry more detail in a typed error that
@@ -16,9 +19,9 @@ var (
 	// ErrAmbiguous: an id prefix names more than one checkpoint (see *AmbiguousError).
 	ErrAmbiguous = errors.New("ambiguous checkpoint id")
 	// ErrBadManifest: a manifest is malformed or unsafe and was refused (see *ManifestError).
-	ErrBadManifest = errors.New("manifest refused")
+	ErrBadManifest = manifest.ErrBadManifest
 	// ErrCorrupt: a stored file does not match its name or format (see *CorruptError).
-	ErrCorrupt = errors.New("snapshot store is corrupt")
+	ErrCorrupt = objects.ErrCorrupt
 	// ErrNotForward: Replay was asked for a checkpoint that is not after the current position.
 	ErrNotForward = errors.New("not a forward move")
 	// ErrNotRecorded: the operation completed and is durable, but Recorder.Record failed.
@@ -45,18 +48,7 @@ func (e *AmbiguousError) Error() string {
 func (e *AmbiguousError) Is(target error) bool { return target == ErrAmbiguous }
 
 // CorruptError names a stored file that failed its integrity check. It matches ErrCorrupt.
-type CorruptError struct {
-	Path   string // the file under the state directory
-	Reason string
-}
-
-// Error names the file and what is wrong with it.
-func (e *CorruptError) Error() string {
-	return fmt.Sprintf("corrupt snapshot store: %s: %s (the file was changed or damaged outside agent-rewind; restore the state directory from a backup, or rewind to another checkpoint)", e.Path, e.Reason)
-}
-
-// Is makes a CorruptError match ErrCorrupt.
-func (e *CorruptError) Is(target error) bool { return target == ErrCorrupt }
+type CorruptError = objects.CorruptError
 
 // RecoveryError says which interrupted operation could not be recovered, why, and where the
 // pre-rewind state is kept. It matches ErrRecovery and wraps the cause.

@@ -9,6 +9,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/agent-rewind/rewind/snapshot/internal/platform"
+	"github.com/agent-rewind/rewind/snapshot/internal/statcache"
 )
 
 func TestExcludedPathsUntouched(t *testing.T) {
@@ -131,7 +134,7 @@ func TestRacyClean(t *testing.T) {
 		t.Fatal(err)
 	}
 	put(t, root, "f.txt", "version 2", 0o644) // same size
-	st, err := lstatPath(filepath.Join(root, "f.txt"))
+	st, err := platform.Lstat(filepath.Join(root, "f.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,8 +144,8 @@ func TestRacyClean(t *testing.T) {
 	forge := func(indexMtime time.Time) {
 		t.Helper()
 		name := filepath.Join(s.StateDir(), "index")
-		os.Remove(indexLogName(name)) // the whole cache is forged: the index, no log
-		os.WriteFile(name, encodeIndex([]indexEntry{{Path: "f.txt", St: st, Blob: entries[0].Blob}}, Hash{}), 0o600)
+		os.Remove(statcache.LogName(name)) // the whole cache is forged: the index, no log
+		os.WriteFile(name, statcache.Encode([]statcache.Entry{{Path: "f.txt", St: st, Blob: entries[0].Blob}}, Hash{}), 0o600)
 		if err := os.Chtimes(name, indexMtime, indexMtime); err != nil {
 			t.Fatal(err)
 		}
@@ -193,7 +196,7 @@ func TestCorruptObjectNotRestored(t *testing.T) {
 	a, _ := s.Checkpoint(ctx, "a")
 	entries, _ := s.Entries(a.ID)
 	loosen(t, s)
-	os.WriteFile(s.objects.path(entries[0].Blob), []byte("damaged content!"), 0o600)
+	os.WriteFile(s.objects.Path(entries[0].Blob), []byte("damaged content!"), 0o600)
 	put(t, root, "a.txt", "edited", 0o644)
 	_, err := s.Rewind(ctx, a.ID, RestoreOptions{})
 	if err == nil || !strings.Contains(err.Error(), "corrupt") {

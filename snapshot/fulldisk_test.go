@@ -10,6 +10,9 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/agent-rewind/rewind/snapshot/internal/objects"
+	"github.com/agent-rewind/rewind/snapshot/internal/platform"
 )
 
 // smallFS mounts a 1 MiB tmpfs and returns its path, or skips when mounting is not allowed here
@@ -33,17 +36,17 @@ func TestFullDiskLeavesNothingBehind(t *testing.T) {
 		files int
 		size  int
 	}{
-		{"pack", fewFiles + 36, 20 << 10},     // 100 small files, 2 MB: one pack
-		{"loose", 6, 300 << 10},               // a few files, staged one by one
-		{"large", 2, smallFile + (100 << 10)}, // streamed to a staging file
-		{"chunked", 1, chunkedFile + 1},       // stored in chunks (random: zeros would dedup)
+		{"pack", objects.FewFiles + 36, 20 << 10},     // 100 small files, 2 MB: one pack
+		{"loose", 6, 300 << 10},                       // a few files, staged one by one
+		{"large", 2, objects.SmallFile + (100 << 10)}, // streamed to a staging file
+		{"chunked", 1, objects.ChunkedFile + 1},       // stored in chunks (random: zeros would dedup)
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			state := filepath.Join(smallFS(t), "state")
 			root := t.TempDir()
 			for i := range tc.files {
 				b := make([]byte, tc.size)
-				if tc.size > chunkedFile {
+				if tc.size > objects.ChunkedFile {
 					b = randomBytes(tc.size, uint64(i))
 				}
 				copy(b, fmt.Sprintf("file %d", i))
@@ -58,7 +61,7 @@ func TestFullDiskLeavesNothingBehind(t *testing.T) {
 			}
 			var left []string
 			for _, d := range []string{"packs", "objects/tmp", "chunklists"} {
-				names, _ := readDirNames(filepath.Join(state, d))
+				names, _ := platform.ReadDirNames(filepath.Join(state, d))
 				for _, n := range names {
 					left = append(left, d+"/"+n)
 				}

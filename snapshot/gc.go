@@ -13,6 +13,9 @@ import (
 
 	"github.com/agent-rewind/rewind/internal/durable"
 	"github.com/agent-rewind/rewind/internal/regular"
+	"github.com/agent-rewind/rewind/snapshot/internal/objects"
+	"github.com/agent-rewind/rewind/snapshot/internal/platform"
+	"github.com/agent-rewind/rewind/snapshot/internal/statcache"
 )
 
 // GCOptions chooses which checkpoints GC keeps. A checkpoint is kept when any rule keeps it; with
@@ -76,9 +79,43 @@ func (s *Store) gcLocked(ctx context.Context, opts GCOptions) (*GCResult, error)
 	res := &GCResult{DryRun: opts.DryRun}
 	now := time.Now()
 	kept := retained(cps, pos, opts, now, res)
-	// What the kept checkpoints and the stat cache need.
-	manifests := map[Hash]bool{}
-	objects := map[Hash]bool{}
+	manifests, liveObjects, err := s.gcMark(kept, opts.DryRun)
+	if err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	// Remove checkpoints first, then manifests, then objects: a crash in between leaves only
+	// unreferenced files, which the next GC removes.
+	remove := gcRemover(opts.DryRun)
+	if err := s.gcRemoveCheckpoints(res, opts.DryRun, remove); err != nil {
+		return nil, err
+	}
+	if err := s.gcRemoveTemps(now, remove); err != nil {
+		return nil, err
+	}
+	if err := s.gcRemoveManifests(manifests, res, remove); err != nil {
+		return nil, err
+	}
+	if err := s.removeChunkLists(liveObjects, res, opts.DryRun); err != nil {
+		return nil, err
+	}
+	if err := s.gcRemoveLoose(ctx, liveObjects, res, remove); err != nil {
+		return nil, err
+	}
+	if err := s.gcPacks(liveObjects, res, opts.DryRun); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// gcMark returns what the kept checkpoints and the stat cache need: the manifests, and the
+// objects (contents, trees, chunks). A directory's stat cache entry whose tree only removed
+// checkpoints hold is dropped from the cache here (unless dryRun), before what it names goes.
+func (s *Store) gcMark(kept []*Checkpoint, dryRun bool) (manifests, liveObjects map[Hash]bool, err error) {
+	manifests = map[Hash]bool{}
+	liveObjects = map[Hash]bool{}
 	// A subtree an earlier manifest had is marked with everything under it: it is not read
 	// again (checkpoints share most of their trees, and reading each whole manifest was most
 	// of a gc's time).
@@ -91,48 +128,49 @@ func (s *Store) gcLocked(ctx context.Context, opts GCOptions) (*GCResult, error)
 		manifests[c.Manifest] = true
 		entries, subtrees, err := s.readManifestKnown(c.Manifest, marked)
 		if err != nil {
-			return nil, fmt.Errorf("gc: checkpoint %s: %w (nothing was removed)", c.ID, err)
+			return nil, nil, fmt.Errorf("gc: checkpoint %s: %w (nothing was removed)", c.ID, err)
 		}
 		for _, h := range subtrees {
-			objects[h] = true
+			liveObjects[h] = true
 			trees[h] = true
 		}
 		for i := range entries {
 			if entries[i].Type == TypeFile {
-				objects[entries[i].Blob] = true
+				liveObjects[entries[i].Blob] = true
 			}
 		}
 	}
-	idx, _, err := loadIndex(filepath.Join(s.state, "index"))
+	idx, _, err := statcache.Load(filepath.Join(s.state, "index"))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	// A directory's entry vouches for its tree and everything under it: one whose tree only
 	// removed checkpoints hold goes from the cache, before what it names is removed.
 	staleDirs := false
-	for i := range idx.entries {
-		if e := &idx.entries[i]; !isDirEntry(e) {
-			objects[e.Blob] = true
-		} else if !treeKept(e, manifests, objects) {
+	for i := range idx.Entries {
+		if e := &idx.Entries[i]; !statcache.IsDir(e) {
+			liveObjects[e.Blob] = true
+		} else if !treeKept(e, manifests, liveObjects) {
 			staleDirs = true
 		}
 	}
-	if staleDirs && !opts.DryRun {
-		keep := idx.settled(func(e *indexEntry) bool { return !isDirEntry(e) || treeKept(e, manifests, objects) })
-		if err := s.saveIndex(keep, idx.rules); err != nil {
-			return nil, fmt.Errorf("gc: %w", err)
+	if staleDirs && !dryRun {
+		keep := idx.Settled(func(e *statcache.Entry) bool { return !statcache.IsDir(e) || treeKept(e, manifests, liveObjects) })
+		if err := s.saveIndex(keep, idx.Rules); err != nil {
+			return nil, nil, fmt.Errorf("gc: %w", err)
 		}
 	}
-	if err := s.keepChunks(objects); err != nil {
-		return nil, err
+	if err := s.keepChunks(liveObjects); err != nil {
+		return nil, nil, err
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	// Remove checkpoints first, then manifests, then objects: a crash in between leaves only
-	// unreferenced files, which the next GC removes.
-	remove := func(name string) error {
-		if opts.DryRun {
+	return manifests, liveObjects, nil
+}
+
+// gcRemover returns gc's removal of one file: none in a dry run, and a file already gone is
+// not an error.
+func gcRemover(dryRun bool) func(name string) error {
+	return func(name string) error {
+		if dryRun {
 			return nil
 		}
 		if err := os.Remove(name); err != nil && !os.IsNotExist(err) {
@@ -140,39 +178,48 @@ func (s *Store) gcLocked(ctx context.Context, opts GCOptions) (*GCResult, error)
 		}
 		return nil
 	}
+}
+
+// gcRemoveCheckpoints records the removal of res.Removed on the chain, then removes their
+// metadata files and their tool calls (unless dryRun).
+func (s *Store) gcRemoveCheckpoints(res *GCResult, dryRun bool, remove func(string) error) error {
 	// The chain learns of the removal before it happens, so every "checkpoint" entry naming a
 	// checkpoint that no longer exists is explained by a "gc" entry (a crash in between leaves
 	// checkpoints the chain calls removed, which the next gc removes or keeps as it decides).
-	if !opts.DryRun && len(res.Removed) > 0 && s.opts.Recorder != nil {
+	if !dryRun && len(res.Removed) > 0 && s.opts.Recorder != nil {
 		seq, err := s.opts.Recorder.Record("gc", GCRecord{Removed: res.Removed})
 		if err != nil {
-			return nil, fmt.Errorf("gc: record the removal on the chain: %w (nothing was removed)", err)
+			return fmt.Errorf("gc: record the removal on the chain: %w (nothing was removed)", err)
 		}
 		res.ChainSeq = &seq
 	}
 	for _, id := range res.Removed {
 		if err := remove(filepath.Join(s.state, "checkpoints", id)); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	if !opts.DryRun && len(res.Removed) > 0 {
+	if !dryRun && len(res.Removed) > 0 {
 		if err := s.dropCalls(res.Removed); err != nil {
-			return nil, fmt.Errorf("gc: %s: %w", callsFile, err)
+			return fmt.Errorf("gc: %s: %w", callsFile, err)
 		}
 	}
-	if !opts.DryRun {
+	if !dryRun {
 		if err := durable.SyncDir(filepath.Join(s.state, "checkpoints")); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	// Temporary files of durable writes a crash interrupted. The lock excludes live ones in
-	// checkpoints/ and manifests/; the state directory's own are also written by other parts of
-	// the store under their own locks (the chain, the ledger, the gateway's receipt), so there
-	// only those too old to belong to a write in progress go.
+	return nil
+}
+
+// gcRemoveTemps removes the temporary files of durable writes a crash interrupted. The lock
+// excludes live ones in checkpoints/ and manifests/; the state directory's own are also written
+// by other parts of the store under their own locks (the chain, the ledger, the gateway's
+// receipt), so there only those too old to belong to a write in progress go.
+func (s *Store) gcRemoveTemps(now time.Time, remove func(string) error) error {
 	for _, dir := range []string{s.state, filepath.Join(s.state, "checkpoints"), filepath.Join(s.state, "manifests")} {
-		names, err := readDirNames(dir)
+		names, err := platform.ReadDirNames(dir)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		for _, n := range names {
 			if dir == s.state && strings.HasPrefix(n, ".tmp-") && !staleTemp(filepath.Join(dir, n), now) {
@@ -180,63 +227,67 @@ func (s *Store) gcLocked(ctx context.Context, opts GCOptions) (*GCResult, error)
 			}
 			if strings.HasPrefix(n, ".tmp-") {
 				if err := remove(filepath.Join(dir, n)); err != nil {
-					return nil, err
+					return err
 				}
 			}
 		}
 	}
+	return nil
+}
+
+// gcRemoveManifests removes the manifests not in keep.
+func (s *Store) gcRemoveManifests(keep map[Hash]bool, res *GCResult, remove func(string) error) error {
 	mdir := filepath.Join(s.state, "manifests")
-	names, err := readDirNames(mdir)
+	names, err := platform.ReadDirNames(mdir)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	for _, n := range names {
 		h, err := ParseHash(n)
-		if err != nil || manifests[h] {
+		if err != nil || keep[h] {
 			continue
 		}
 		if err := remove(filepath.Join(mdir, n)); err != nil {
-			return nil, err
+			return err
 		}
 		res.ManifestsRemoved++
 	}
-	if err := s.removeChunkLists(objects, res, opts.DryRun); err != nil {
-		return nil, err
-	}
-	fans, err := readDirNames(s.objects.dir)
+	return nil
+}
+
+// gcRemoveLoose removes the loose objects not in keep (packed ones: gcPacks).
+func (s *Store) gcRemoveLoose(ctx context.Context, keep map[Hash]bool, res *GCResult, remove func(string) error) error {
+	fans, err := platform.ReadDirNames(s.objects.Dir)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	for _, fan := range fans {
-		if len(fan) != 2 || !isLowerHex(fan) {
+		if len(fan) != 2 || !objects.IsLowerHex(fan) {
 			continue // tmp/
 		}
-		dir := filepath.Join(s.objects.dir, fan)
-		names, err := readDirNames(dir)
+		dir := filepath.Join(s.objects.Dir, fan)
+		names, err := platform.ReadDirNames(dir)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		for _, n := range names {
 			h, err := ParseHash(fan + n)
-			if err != nil || objects[h] {
+			if err != nil || keep[h] {
 				continue
 			}
 			if fi, err := os.Lstat(filepath.Join(dir, n)); err == nil {
 				res.BytesFreed += fi.Size()
 			}
 			if err := remove(filepath.Join(dir, n)); err != nil {
-				return nil, err
+				return err
 			}
 			res.ObjectsRemoved++
 		}
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	if err := s.gcPacks(objects, res, opts.DryRun); err != nil {
-		return nil, err
-	}
-	return res, nil
+	return nil
 }
 
 // retained applies opts's rules to cps (oldest first) at the position pos and time now: it
@@ -299,18 +350,18 @@ const mergeBelow = 16 << 20
 // unneeded objects is rewritten alone. A new pack's index is durable before an old index goes,
 // so a crash leaves an object in two packs, never in none.
 func (s *Store) gcPacks(keep map[Hash]bool, res *GCResult, dryRun bool) error {
-	ids, err := s.objects.packIDs()
+	ids, err := s.objects.PackIDs()
 	if err != nil {
 		return err
 	}
 	var small []packSource // the small packs, with the objects needed from each
 	var smallDead bool
 	for _, id := range ids {
-		entries, err := s.objects.readPackIdx(id)
+		entries, err := s.objects.ReadPackIdx(id)
 		if err != nil {
 			return fmt.Errorf("gc: %w", err)
 		}
-		src := packSource{base: filepath.Join(s.objects.packDir, id)}
+		src := packSource{base: filepath.Join(s.objects.PackDir, id)}
 		var size int64
 		for _, e := range entries {
 			if keep[e.Hash] {
@@ -356,7 +407,7 @@ func (s *Store) gcPacks(keep map[Hash]bool, res *GCResult, dryRun bool) error {
 // packSource is a pack (its path without .pack or .idx) and the objects needed from it.
 type packSource struct {
 	base string
-	live []packEntry
+	live []objects.PackEntry
 }
 
 // remove removes the pack: its index first, durably (the index makes its objects exist), then
@@ -371,29 +422,29 @@ func (p packSource) remove() error {
 // repack copies the needed objects of the packs srcs into one new pack, verifying each as it is
 // copied, then removes srcs. An object in two of them is copied once.
 func (s *Store) repack(srcs []packSource) error {
-	p, err := s.objects.newPack()
+	p, err := s.objects.NewPack()
 	if err != nil {
 		return err
 	}
 	copied := map[Hash]bool{}
 	for _, src := range srcs {
 		if err := copyLive(p, src, copied); err != nil {
-			p.abort()
+			p.Abort()
 			return err
 		}
 	}
-	if err := s.objects.finishPack(p); err != nil {
-		p.abort()
+	if err := s.objects.FinishPack(p); err != nil {
+		p.Abort()
 		return err
 	}
-	s.objects.forget()
+	s.objects.Forget()
 	// The old indexes go first, durably (one directory flush for all), then their packs.
 	for _, src := range srcs {
 		if err := os.Remove(src.base + ".idx"); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return err
 		}
 	}
-	if err := durable.SyncDir(s.objects.packDir); err != nil {
+	if err := durable.SyncDir(s.objects.PackDir); err != nil {
 		return err
 	}
 	for _, src := range srcs {
@@ -405,7 +456,7 @@ func (s *Store) repack(srcs []packSource) error {
 }
 
 // copyLive appends the needed objects of src to p, verifying each against its hash.
-func copyLive(p *packWriter, src packSource, copied map[Hash]bool) error {
+func copyLive(p *objects.PackWriter, src packSource, copied map[Hash]bool) error {
 	f, err := regular.Open(src.base + ".pack")
 	if err != nil {
 		return err
@@ -419,10 +470,10 @@ func copyLive(p *packWriter, src packSource, copied map[Hash]bool) error {
 		if _, err := f.ReadAt(data, e.Off); err != nil {
 			return err
 		}
-		if Hash(sha256Sum(data)) != e.Hash {
+		if objects.Sum(data) != e.Hash {
 			return &CorruptError{Path: src.base + ".pack", Reason: fmt.Sprintf("object %s at offset %d does not match its hash", e.Hash, e.Off)}
 		}
-		if err := p.add(e.Hash, data); err != nil {
+		if err := p.Add(e.Hash, data); err != nil {
 			return err
 		}
 		copied[e.Hash] = true
@@ -433,11 +484,11 @@ func copyLive(p *packWriter, src packSource, copied map[Hash]bool) error {
 // treeKept reports whether the tree a directory entry of the stat cache names is kept: the
 // root's as a manifest, another's as an object (with every tree and content under it, since the
 // kept checkpoints' trees are kept whole).
-func treeKept(e *indexEntry, manifests, objects map[Hash]bool) bool {
+func treeKept(e *statcache.Entry, manifests, liveObjects map[Hash]bool) bool {
 	if e.Path == "" {
 		return manifests[e.Blob]
 	}
-	return objects[e.Blob]
+	return liveObjects[e.Blob]
 }
 
 // tempAge is how old a temporary file in the state directory must be before GC takes it for one a

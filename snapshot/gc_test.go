@@ -80,7 +80,7 @@ func TestGCKeepsWhatItMust(t *testing.T) {
 		}
 		entries, _ := s.Entries(c.ID)
 		for _, e := range entries {
-			if ok, _ := s.objects.has(e.Blob); e.Type == TypeFile && !ok {
+			if ok, _ := s.objects.Has(e.Blob); e.Type == TypeFile && !ok {
 				t.Fatalf("kept checkpoint %s lost object of %s", c.ID, e.Path)
 			}
 		}
@@ -114,7 +114,7 @@ func TestGCKeepWithin(t *testing.T) {
 
 func countObjects(t *testing.T, s *Store) int {
 	n := 0
-	filepath.Walk(s.objects.dir, func(p string, fi os.FileInfo, err error) error {
+	filepath.Walk(s.objects.Dir, func(p string, fi os.FileInfo, err error) error {
 		if err == nil && fi.Mode().IsRegular() {
 			n++
 		}

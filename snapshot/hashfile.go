@@ -11,6 +11,10 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/agent-rewind/rewind/snapshot/internal/objects"
+	"github.com/agent-rewind/rewind/snapshot/internal/platform"
+	"github.com/agent-rewind/rewind/snapshot/internal/walk"
 )
 
 // errChanged says a file changed between its stat and the end of its read.
@@ -21,7 +25,7 @@ const readTries = 3
 
 // hashEntry hashes (and stages) the file e, retrying while it changes under us; a file that keeps
 // changing becomes a TypeSkipped entry, so a torn read is never stored.
-func (s *Store) hashEntry(e *liveEntry, stg *stager, bytes *atomic.Int64) error {
+func (s *Store) hashEntry(e *walk.LiveEntry, stg *objects.Stager, bytes *atomic.Int64) error {
 	full := filepath.Join(s.root, e.Path)
 	for try := 0; ; try++ {
 		h, err := hashFile(full, e.St, stg, bytes)
@@ -32,7 +36,7 @@ func (s *Store) hashEntry(e *liveEntry, stg *stager, bytes *atomic.Int64) error 
 		if !errors.Is(err, errChanged) {
 			return err
 		}
-		st, lerr := lstatPath(full)
+		st, lerr := platform.Lstat(full)
 		if try+1 == readTries || lerr != nil || st.Mode&syscall.S_IFMT != syscall.S_IFREG {
 			e.Type, e.Mode, e.Size, e.Reason = TypeSkipped, 0, 0, "changed while being read"
 			return nil
@@ -41,11 +45,7 @@ func (s *Store) hashEntry(e *liveEntry, stg *stager, bytes *atomic.Int64) error 
 	}
 }
 
-// smallFile is the size up to which a file is read whole into memory (one read, one hash, and a
-// write only if the content is new); larger files are streamed to a staging file while hashed.
-const smallFile = 1 << 20
-
-var bufPool = sync.Pool{New: func() any { b := make([]byte, smallFile); return &b }}
+var bufPool = sync.Pool{New: func() any { b := make([]byte, objects.SmallFile); return &b }}
 
 // tinyFile is the size up to which a file is read into a buffer of tinyPool: most files of a
 // workspace are that small, and a no-change checkpoint reads a sample of them only, which then
@@ -66,7 +66,7 @@ const racyWindow = 100 * time.Millisecond
 // O_NOFOLLOW and compares fstat before and after the read with want: any difference means the
 // file changed (errChanged) and nothing is staged. A recently changed file is read twice (see
 // racyWindow), so a read torn by a concurrent writer is never stored.
-func hashFile(full string, want statInfo, stg *stager, bytes *atomic.Int64) (Hash, error) {
+func hashFile(full string, want platform.Stat, stg *objects.Stager, bytes *atomic.Int64) (Hash, error) {
 	var h Hash
 	readStart := time.Now().UnixNano()
 	// O_NONBLOCK: a FIFO swapped in since the lstat must not block the open (fstat then differs
@@ -76,10 +76,10 @@ func hashFile(full string, want statInfo, stg *stager, bytes *atomic.Int64) (Has
 		if errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ELOOP) {
 			return h, errChanged
 		}
-		return h, fmt.Errorf("read %s: %w (%s)", shortPath(full), err, readAdvice(err))
+		return h, fmt.Errorf("read %s: %w (%s)", walk.ShortPath(full), err, walk.ReadAdvice(err))
 	}
 	defer f.Close()
-	st1, err := fstatFile(f)
+	st1, err := platform.Fstat(f)
 	if err != nil {
 		return h, err
 	}
@@ -93,37 +93,52 @@ func hashFile(full string, want statInfo, stg *stager, bytes *atomic.Int64) (Has
 	bp := pool.Get().(*[]byte)
 	defer pool.Put(bp)
 	buf := *bp
-	if st1.Size <= smallFile {
-		data := buf[:st1.Size]
-		if _, err := io.ReadFull(f, data); err != nil {
-			if err == io.ErrUnexpectedEOF || err == io.EOF {
-				return h, errChanged
-			}
-			return h, fmt.Errorf("read %s: %w", full, err)
-		}
-		var one [1]byte
-		if n, _ := f.Read(one[:]); n != 0 {
-			return h, errChanged
-		}
-		h = sha256.Sum256(data)
-		if st2, err := fstatFile(f); err != nil || st2 != st1 {
-			return h, errChanged
-		}
-		if err := confirmQuiet(f, st1, readStart, h); err != nil {
-			return h, err
-		}
-		bytes.Add(st1.Size)
-		if stg != nil {
-			return h, stg.putBytes(h, data)
-		}
-		return h, nil
+	if st1.Size <= objects.SmallFile {
+		return hashSmallFile(f, full, st1, buf, readStart, stg, bytes)
 	}
+	return hashLargeFile(f, full, st1, buf, readStart, stg, bytes)
+}
+
+// hashSmallFile is hashFile of a file of at most objects.SmallFile bytes, open as f with the
+// stat st: read whole into buf, hashed, staged if new.
+func hashSmallFile(f *os.File, full string, st platform.Stat, buf []byte, readStart int64, stg *objects.Stager, bytes *atomic.Int64) (Hash, error) {
+	var h Hash
+	data := buf[:st.Size]
+	if _, err := io.ReadFull(f, data); err != nil {
+		if err == io.ErrUnexpectedEOF || err == io.EOF {
+			return h, errChanged
+		}
+		return h, fmt.Errorf("read %s: %w", full, err)
+	}
+	var one [1]byte
+	if n, _ := f.Read(one[:]); n != 0 {
+		return h, errChanged
+	}
+	h = sha256.Sum256(data)
+	if st2, err := platform.Fstat(f); err != nil || st2 != st {
+		return h, errChanged
+	}
+	if err := confirmQuiet(f, st, readStart, h); err != nil {
+		return h, err
+	}
+	bytes.Add(st.Size)
+	if stg != nil {
+		return h, stg.PutBytes(h, data)
+	}
+	return h, nil
+}
+
+// hashLargeFile is hashFile of a larger file: streamed to a staging file while hashed, or, over
+// objects.ChunkedFile, stored in chunks as it is read.
+func hashLargeFile(f *os.File, full string, st platform.Stat, buf []byte, readStart int64, stg *objects.Stager, bytes *atomic.Int64) (Hash, error) {
+	var h Hash
+	var err error
 	hasher := sha256.New()
 	var w io.Writer = hasher
 	var tmp *os.File
-	chunked := stg != nil && st1.Size > chunkedFile // stored in chunks (chunked.go)
+	chunked := stg != nil && st.Size > objects.ChunkedFile // stored in chunks (objects/chunked.go)
 	if stg != nil && !chunked {
-		if tmp, err = stg.tempFile(); err != nil {
+		if tmp, err = stg.TempFile(); err != nil {
 			return h, err
 		}
 		defer func() {
@@ -135,9 +150,9 @@ func hashFile(full string, want statInfo, stg *stager, bytes *atomic.Int64) (Has
 		w = io.MultiWriter(hasher, tmp)
 	}
 	var n int64
-	var chunks []chunkRef
+	var chunks []objects.ChunkRef
 	if chunked {
-		chunks, n, err = stg.putChunks(countingReader{f, bytes}, hasher)
+		chunks, n, err = stg.PutChunks(countingReader{f, bytes}, hasher)
 	} else {
 		n, err = io.CopyBuffer(w, countingReader{f, bytes}, buf)
 	}
@@ -145,14 +160,14 @@ func hashFile(full string, want statInfo, stg *stager, bytes *atomic.Int64) (Has
 		return h, fmt.Errorf("read %s: %w", full, err)
 	}
 	hasher.Sum(h[:0])
-	if st2, err := fstatFile(f); err != nil || st2 != st1 || n != st1.Size {
+	if st2, err := platform.Fstat(f); err != nil || st2 != st || n != st.Size {
 		return h, errChanged
 	}
-	if err := confirmQuiet(f, st1, readStart, h); err != nil {
+	if err := confirmQuiet(f, st, readStart, h); err != nil {
 		return h, err
 	}
 	if chunked {
-		return h, stg.putList(h, chunks)
+		return h, stg.PutList(h, chunks)
 	}
 	if tmp != nil {
 		if err := tmp.Close(); err != nil {
@@ -160,14 +175,14 @@ func hashFile(full string, want statInfo, stg *stager, bytes *atomic.Int64) (Has
 		}
 		name := tmp.Name()
 		tmp = nil
-		return h, stg.adopt(h, name, n)
+		return h, stg.Adopt(h, name, n)
 	}
 	return h, nil
 }
 
 // confirmQuiet re-reads a file changed within racyWindow of its read and checks that it still
 // hashes to h with the same stat; otherwise errChanged.
-func confirmQuiet(f *os.File, st statInfo, readStart int64, h Hash) error {
+func confirmQuiet(f *os.File, st platform.Stat, readStart int64, h Hash) error {
 	if st.Ctime < readStart-int64(racyWindow) && st.Mtime < readStart-int64(racyWindow) {
 		return nil
 	}
@@ -181,7 +196,7 @@ func confirmQuiet(f *os.File, st statInfo, readStart int64, h Hash) error {
 	}
 	var again Hash
 	hasher.Sum(again[:0])
-	if st2, err := fstatFile(f); err != nil || st2 != st || n != st.Size || again != h {
+	if st2, err := platform.Fstat(f); err != nil || st2 != st || n != st.Size || again != h {
 		return errChanged
 	}
 	return nil

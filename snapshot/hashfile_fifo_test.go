@@ -8,6 +8,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/agent-rewind/rewind/snapshot/internal/platform"
 )
 
 // TestHashFileFIFOSwappedIn: a file replaced by a FIFO between the walk's lstat and the read is
@@ -17,7 +19,7 @@ func TestHashFileFIFOSwappedIn(t *testing.T) {
 	if err := os.WriteFile(name, []byte("content\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	want, err := lstatPath(name)
+	want, err := platform.Lstat(name)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package snapshot
 
 import (
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"io/fs"
@@ -14,6 +15,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/agent-rewind/rewind/snapshot/internal/platform"
 )
 
 // state is a workspace as a comparable map: path -> "f 0644 <sha256>", "d 0755", "l -> target",
@@ -229,7 +232,7 @@ var farFuture = time.Date(2100, 1, 1, 0, 0, 0, 0, time.UTC)
 // damage a stored content (remove, truncate, flip a byte) do it to its file.
 func loosen(t testing.TB, s *Store) {
 	t.Helper()
-	names, err := readDirNames(s.objects.packDir)
+	names, err := platform.ReadDirNames(s.objects.PackDir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -238,23 +241,34 @@ func loosen(t testing.TB, s *Store) {
 		if !ok {
 			continue
 		}
-		entries, err := s.objects.readPackIdx(id)
+		entries, err := s.objects.ReadPackIdx(id)
 		if err != nil {
 			t.Fatal(err)
 		}
-		pack, err := os.ReadFile(filepath.Join(s.objects.packDir, id+".pack"))
+		pack, err := os.ReadFile(filepath.Join(s.objects.PackDir, id+".pack"))
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, e := range entries {
-			name := s.objects.path(e.Hash)
+			name := s.objects.Path(e.Hash)
 			os.MkdirAll(filepath.Dir(name), 0o700)
 			if err := os.WriteFile(name, pack[e.Off:e.Off+e.Size], 0o600); err != nil {
 				t.Fatal(err)
 			}
 		}
-		os.Remove(filepath.Join(s.objects.packDir, n))
-		os.Remove(filepath.Join(s.objects.packDir, id+".pack"))
+		os.Remove(filepath.Join(s.objects.PackDir, n))
+		os.Remove(filepath.Join(s.objects.PackDir, id+".pack"))
 	}
-	s.objects.forget()
+	s.objects.Forget()
+}
+
+// randomBytes returns n pseudo-random bytes of the given seed (the same as the chunker tests'
+// of package objects, so that a seed means the same bytes in both).
+func randomBytes(n int, seed uint64) []byte {
+	r := rand.New(rand.NewPCG(seed, 7))
+	b := make([]byte, n+8)
+	for i := 0; i < n; i += 8 {
+		binary.LittleEndian.PutUint64(b[i:], r.Uint64())
+	}
+	return b[:n]
 }

@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/agent-rewind/rewind/snapshot/internal/statcache"
 )
 
 // logTree makes n files whose mtimes are an hour old (never racily clean) and a store with
@@ -63,11 +65,11 @@ func TestStatCacheLogAppends(t *testing.T) {
 	if !bytes.Equal(before, after) || inode(t, index) != ino {
 		t.Fatalf("the index was rewritten (%d bytes, then %d) for one changed file", len(before), len(after))
 	}
-	log, err := os.ReadFile(indexLogName(index))
+	log, err := os.ReadFile(statcache.LogName(index))
 	if err != nil || len(log) > 512 { // the file, and the trees of its folder and the root
 		t.Fatalf("log: %d bytes, %v; want one small record", len(log), err)
 	}
-	idx, _, err := loadIndex(index)
+	idx, _, err := statcache.Load(index)
 	if err != nil || cachedFiles(idx) != 399 {
 		t.Fatalf("cache with its log: %d files, %v; want 399", cachedFiles(idx), err)
 	}
@@ -75,7 +77,7 @@ func TestStatCacheLogAppends(t *testing.T) {
 	if err != nil || c.Hashed != 0 {
 		t.Fatalf("no-change checkpoint after a logged change: hashed %d, %v", c.Hashed, err)
 	}
-	if _, err := os.Stat(indexLogName(index)); err != nil {
+	if _, err := os.Stat(statcache.LogName(index)); err != nil {
 		t.Fatalf("log gone after a checkpoint that changed nothing: %v", err)
 	}
 	rep, err := s.Check(ctx, CheckOptions{})
@@ -101,7 +103,7 @@ func TestStatCacheLogFolded(t *testing.T) {
 	if _, err := s.Checkpoint(ctx, "half changed"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(indexLogName(index)); err == nil || inode(t, index) == ino {
+	if _, err := os.Stat(statcache.LogName(index)); err == nil || inode(t, index) == ino {
 		t.Fatalf("half the files changed: log kept (%v) or index not rewritten", err)
 	}
 }
@@ -116,17 +118,17 @@ func TestStatCacheLogTorn(t *testing.T) {
 	if _, err := s.Checkpoint(ctx, "a"); err != nil {
 		t.Fatal(err)
 	}
-	fi, _ := os.Stat(indexLogName(index))
-	os.Truncate(indexLogName(index), fi.Size()-3)
-	idx, _, err := loadIndex(index)
-	if err != nil || !idx.logTorn {
+	fi, _ := os.Stat(statcache.LogName(index))
+	os.Truncate(statcache.LogName(index), fi.Size()-3)
+	idx, _, err := statcache.Load(index)
+	if err != nil || !idx.LogTorn {
 		t.Fatalf("torn log not noticed: %v", err)
 	}
 	c, err := s.Checkpoint(ctx, "b")
 	if err != nil || c.Hashed != 1 {
 		t.Fatalf("after a torn log: hashed %d, %v; want the one file it lost", c.Hashed, err)
 	}
-	if _, err := os.Stat(indexLogName(index)); err == nil {
+	if _, err := os.Stat(statcache.LogName(index)); err == nil {
 		t.Fatal("the torn log was kept")
 	}
 	if c, err := s.Checkpoint(ctx, "c"); err != nil || c.Hashed != 0 {
@@ -144,78 +146,26 @@ func TestStatCacheLogOfAnotherIndex(t *testing.T) {
 	if _, err := s.Checkpoint(ctx, "a"); err != nil {
 		t.Fatal(err)
 	}
-	log, _ := os.ReadFile(indexLogName(index))
-	idx, _, _ := loadIndex(index)
-	without := slices.DeleteFunc(slices.Clone(idx.entries), func(e indexEntry) bool { return e.Path == "d0/f000.txt" })
-	if err := s.saveIndex(without, idx.rules); err != nil { // a new index without d0/f000.txt
+	log, _ := os.ReadFile(statcache.LogName(index))
+	idx, _, _ := statcache.Load(index)
+	without := slices.DeleteFunc(slices.Clone(idx.Entries), func(e statcache.Entry) bool { return e.Path == "d0/f000.txt" })
+	if err := s.saveIndex(without, idx.Rules); err != nil { // a new index without d0/f000.txt
 		t.Fatal(err)
 	}
-	os.WriteFile(indexLogName(index), log, 0o600) // the old log, back
-	idx, _, _ = loadIndex(index)
-	if cachedFiles(idx) != 19 || !idx.logTorn {
+	os.WriteFile(statcache.LogName(index), log, 0o600) // the old log, back
+	idx, _, _ = statcache.Load(index)
+	if cachedFiles(idx) != 19 || !idx.LogTorn {
 		t.Fatalf("the old log was applied to a new index: %d files", cachedFiles(idx))
 	}
 }
 
-func FuzzApplyIndexLog(f *testing.F) {
-	h, _ := ParseHash(blobA)
-	base := []indexEntry{{Path: "a", Blob: h}, {Path: "b/c", Blob: h}}
-	body := encodeLogRecord([]indexEntry{{Path: "a", St: statInfo{Size: 3}, Blob: h}, {Path: "z", Blob: h}}, []string{"b/c"})
-	log := append([]byte(indexLogMagic), 1, 0, 0, 0)
-	log = append(log, body...)
-	log = append(log, sealLogRecord(body, 42)...)
-	f.Add(log)
-	f.Add([]byte(indexLogMagic + "\x01\x00\x00\x00\xff\xff\xff\xff"))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		entries, valid, _ := applyIndexLog(append([]indexEntry(nil), base...), 1, data)
-		if valid > len(data) {
-			t.Fatalf("valid %d of %d bytes", valid, len(data))
-		}
-		for i := range entries {
-			if checkPath(entries[i].Path) != nil || (i > 0 && entries[i-1].Path >= entries[i].Path) {
-				t.Fatalf("entries not valid and sorted: %q", entries[i].Path)
-			}
-		}
-	})
-}
-
 // cachedFiles counts the files of a stat cache (not its directories' trees).
-func cachedFiles(idx *statIndex) int {
+func cachedFiles(idx *statcache.Index) int {
 	n := 0
-	for i := range idx.entries {
-		if !isDirEntry(&idx.entries[i]) {
+	for i := range idx.Entries {
+		if !statcache.IsDir(&idx.Entries[i]) {
 			n++
 		}
 	}
 	return n
-}
-
-// TestIndexLogMergesNewPaths: paths new to the cache, before, between and after the index's own,
-// are merged in order with the sets and removals of the log's records.
-func TestIndexLogMergesNewPaths(t *testing.T) {
-	mk := func(paths ...string) []indexEntry {
-		var es []indexEntry
-		for i, p := range paths {
-			es = append(es, indexEntry{Path: p, St: statInfo{Size: int64(i + 1)}})
-		}
-		return es
-	}
-	base := mk("b", "d", "d/x", "f", "h")
-	hdr := append([]byte(indexLogMagic), 1, 0, 0, 0)
-	log := append(hdr, encodeLogRecord(mk("a", "c", "d.y", "d/w", "z"), []string{"f"})...)
-	log = append(log, sealLogRecord(log[len(hdr):], 5)...)
-	body := encodeLogRecord(mk("e", "h"), []string{"a"})
-	log = append(log, body...)
-	log = append(log, sealLogRecord(body, 6)...)
-	out, valid, torn := applyIndexLog(slices.Clone(base), 1, log)
-	if torn || valid != len(log) {
-		t.Fatalf("valid %d of %d, torn %v", valid, len(log), torn)
-	}
-	var got []string
-	for _, e := range out {
-		got = append(got, e.Path)
-	}
-	if want := []string{"b", "c", "d", "d.y", "d/w", "d/x", "e", "h", "z"}; !slices.Equal(got, want) {
-		t.Fatalf("paths %q, want %q", got, want)
-	}
 }

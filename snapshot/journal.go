@@ -2,67 +2,22 @@ package snapshot
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"path/filepath"
-	"time"
 
-	"github.com/agent-rewind/rewind/internal/durable"
-	"github.com/agent-rewind/rewind/internal/regular"
+	"github.com/agent-rewind/rewind/snapshot/internal/journal"
 )
 
 // Journal is the content of StateDir/journal: a rewind or replay in flight (FORMAT.md, "Journal").
-type Journal struct {
-	Format int       `json:"format"`
-	Op     string    `json:"op"`     // "rewind", "replay" or "restore" (chosen paths)
-	OpID   string    `json:"opId"`   // random; repeated in the chain record, so a duplicate is recognisable
-	From   string    `json:"from"`   // the position before the operation
-	To     string    `json:"to"`     // the checkpoint being restored
-	Safety string    `json:"safety"` // the checkpoint holding the state before the operation
-	Time   time.Time `json:"time"`
-	Paths  []string  `json:"paths,omitempty"` // "restore" only: the chosen paths
-}
+type Journal = journal.Journal
 
 func (s *Store) journalPath() string { return filepath.Join(s.state, "journal") }
 
 // readJournal returns the journal, or nil when no operation is in flight.
-func (s *Store) readJournal() (*Journal, error) {
-	b, err := regular.ReadFile(s.journalPath())
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	var j Journal
-	if err := json.Unmarshal(b, &j); err != nil || j.Format != 1 || !validID(j.To) || !validID(j.Safety) || !validJournalOp(j) {
-		return nil, &CorruptError{Path: s.journalPath(), Reason: fmt.Sprintf("not a version 1 journal (%v); it was written durably, so it was changed outside agent-rewind: check the workspace, then delete the file", err)}
-	}
-	return &j, nil
-}
+func (s *Store) readJournal() (*Journal, error) { return journal.Read(s.journalPath(), validID) }
 
-func validJournalOp(j Journal) bool {
-	switch j.Op {
-	case "rewind", "replay":
-		return len(j.Paths) == 0
-	case "restore":
-		for _, p := range j.Paths {
-			if checkPath(p) != nil {
-				return false
-			}
-		}
-		return len(j.Paths) > 0
-	}
-	return false
-}
-
-func (s *Store) writeJournal(j *Journal) error {
-	j.Format = 1
-	b, _ := json.Marshal(j)
-	return durable.WriteFile(s.journalPath(), append(b, '\n'), 0o600)
-}
+func (s *Store) writeJournal(j *Journal) error { return journal.Write(s.journalPath(), j) }
 
 // recoverLocked finishes an interrupted rewind or replay; the caller holds the lock. It re-runs
 // the restore to the journal's target, comparing the live workspace with it, so whatever the
@@ -97,8 +52,8 @@ func (s *Store) recoverLocked(ctx context.Context) error {
 		}
 		what = "the checkpoint"
 	}
-	s.objects.forget()
-	if err := s.objects.cleanTmp(); err != nil {
+	s.objects.Forget()
+	if err := s.objects.CleanTmp(); err != nil {
 		return &RecoveryError{Journal: *j, Err: err}
 	}
 	// Paths excluded by the pre-operation rules stay untouched even if the interrupted run had

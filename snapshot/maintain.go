@@ -15,6 +15,7 @@ import (
 
 	"github.com/agent-rewind/rewind/internal/durable"
 	"github.com/agent-rewind/rewind/internal/regular"
+	"github.com/agent-rewind/rewind/snapshot/internal/platform"
 )
 
 // Maintenance keeps a store that hooks write to before every tool call from growing without
@@ -117,18 +118,14 @@ func (s *Store) MaintenanceDue(retention bool) (Due, error) {
 // when it looked any object up (the hook's checkpoint: this spares it reading the folder, 34 to
 // 3 µs), else those the packs folder lists.
 func (s *Store) packCount() (int, error) {
-	o := s.objects
-	o.mu.Lock()
-	n, loaded := len(o.packs), o.loaded
-	o.mu.Unlock()
-	if loaded {
+	if n, loaded := s.objects.LoadedPacks(); loaded {
 		return n, nil
 	}
-	names, err := readDirNames(o.packDir)
+	names, err := platform.ReadDirNames(s.objects.PackDir)
 	if err != nil {
 		return 0, err
 	}
-	n = 0
+	n := 0
 	for _, name := range names {
 		if strings.HasSuffix(name, ".idx") && !strings.HasPrefix(name, ".") {
 			n++
@@ -139,9 +136,9 @@ func (s *Store) packCount() (int, error) {
 
 // MaintenanceRunning reports whether a maintenance of this store is running (in any process).
 func (s *Store) MaintenanceRunning() bool {
-	unlock, err := tryFlockFile(filepath.Join(s.state, maintenanceLock))
+	unlock, err := platform.TryLock(filepath.Join(s.state, maintenanceLock))
 	if err != nil {
-		return errors.Is(err, errBusy)
+		return errors.Is(err, platform.ErrBusy)
 	}
 	unlock()
 	return false
@@ -164,8 +161,8 @@ type MaintainOptions struct {
 // Maintain early (Skipped).
 func (s *Store) Maintain(ctx context.Context, opts MaintainOptions) (*MaintainResult, error) {
 	res := &MaintainResult{}
-	unlockM, err := tryFlockFile(filepath.Join(s.state, maintenanceLock))
-	if errors.Is(err, errBusy) {
+	unlockM, err := platform.TryLock(filepath.Join(s.state, maintenanceLock))
+	if errors.Is(err, platform.ErrBusy) {
 		res.Skipped = "another maintenance of this store is running"
 		return res, nil
 	}
@@ -181,7 +178,7 @@ func (s *Store) Maintain(ctx context.Context, opts MaintainOptions) (*MaintainRe
 		res.MaxHold = Duration(res.MaxHoldExact)
 	}
 	busy := func(err error) bool {
-		if errors.Is(err, errBusy) {
+		if errors.Is(err, platform.ErrBusy) {
 			res.Skipped = "the store's lock was held for 2 s (a checkpoint, rewind or gc): maintenance gave way and goes on next time"
 			return true
 		}
@@ -253,23 +250,23 @@ func (s *Store) Maintain(ctx context.Context, opts MaintainOptions) (*MaintainRe
 	return res, nil
 }
 
-// tryLock takes the writers' lock if it is free (errBusy otherwise); Options.Lock, when set,
+// tryLock takes the writers' lock if it is free (platform.ErrBusy otherwise); Options.Lock, when set,
 // is called instead.
 func (s *Store) tryLock() (func() error, error) {
 	if s.opts.Lock != nil {
 		return s.opts.Lock()
 	}
-	return tryFlockFile(filepath.Join(s.state, "lock"))
+	return platform.TryLock(filepath.Join(s.state, "lock"))
 }
 
-// pollLock takes the writers' lock by trying it every lockPoll for at most lockWait (errBusy
+// pollLock takes the writers' lock by trying it every lockPoll for at most lockWait (platform.ErrBusy
 // then).
 func (s *Store) pollLock(ctx context.Context) func() (func() error, error) {
 	return func() (func() error, error) {
 		deadline := time.Now().Add(lockWait)
 		for {
 			unlock, err := s.tryLock()
-			if !errors.Is(err, errBusy) || time.Now().After(deadline) {
+			if !errors.Is(err, platform.ErrBusy) || time.Now().After(deadline) {
 				return unlock, err
 			}
 			select {
@@ -304,11 +301,11 @@ func (s *Store) mergeBatch(ctx context.Context) (merged int, held time.Duration,
 		if len(batch) >= batchPacks || (len(batch) >= 2 && size+p.size > mergeBelow) {
 			break
 		}
-		entries, err := s.objects.readPackIdx(p.id)
+		entries, err := s.objects.ReadPackIdx(p.id)
 		if err != nil {
 			return 0, 0, err
 		}
-		batch = append(batch, packSource{base: filepath.Join(s.objects.packDir, p.id), live: entries})
+		batch = append(batch, packSource{base: filepath.Join(s.objects.PackDir, p.id), live: entries})
 		size += p.size
 	}
 	if len(batch) < 2 {
@@ -335,13 +332,13 @@ type packFile struct {
 // smallPacks lists the packs smaller than mergeBelow, smallest first (by their files' sizes:
 // no index is read).
 func (s *Store) smallPacks() ([]packFile, error) {
-	ids, err := s.objects.packIDs()
+	ids, err := s.objects.PackIDs()
 	if err != nil {
 		return nil, err
 	}
 	var out []packFile
 	for _, id := range ids {
-		fi, err := os.Lstat(filepath.Join(s.objects.packDir, id+".pack"))
+		fi, err := os.Lstat(filepath.Join(s.objects.PackDir, id+".pack"))
 		if errors.Is(err, fs.ErrNotExist) {
 			continue // removed since the listing (by a gc), or damaged: check and gc say which
 		}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/agent-rewind/rewind/internal/lockfile"
+	"github.com/agent-rewind/rewind/snapshot/internal/platform"
 )
 
 // history is a store with n automatic checkpoints, each after one more file was written, and
@@ -73,7 +74,7 @@ func (h *history) restoresAll(t testing.TB, s *Store) (gone []string) {
 // packCount counts the pack indexes of s.
 func packCount(t testing.TB, s *Store) int {
 	t.Helper()
-	names, err := readDirNames(s.objects.packDir)
+	names, err := platform.ReadDirNames(s.objects.PackDir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -202,7 +203,7 @@ func TestMaintainAppliesTheRetentionGCDryRunLists(t *testing.T) {
 func TestMaintainGivesWay(t *testing.T) {
 	h := newHistory(t, autoPackLimit+2, 0, Options{})
 	before := packCount(t, h.s)
-	unlock, err := flockFile(filepath.Join(h.s.StateDir(), "lock"))
+	unlock, err := platform.Lock(filepath.Join(h.s.StateDir(), "lock"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -241,7 +242,7 @@ func TestCheckpointDuringMaintenance(t *testing.T) {
 	hookLock := func() (func() error, error) {
 		deadline := time.Now().Add(2 * time.Second)
 		for {
-			unlock, err := tryFlockFile(filepath.Join(h.s.StateDir(), "lock"))
+			unlock, err := platform.TryLock(filepath.Join(h.s.StateDir(), "lock"))
 			if err == nil || time.Now().After(deadline) {
 				return unlock, err
 			}

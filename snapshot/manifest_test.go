@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/agent-rewind/rewind/snapshot/internal/manifest"
 )
 
 const blobA = "2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824"
@@ -187,7 +189,7 @@ func FuzzParseManifest(f *testing.F) {
 			t.Fatalf("accepted a non-canonical manifest")
 		}
 		for _, e := range entries {
-			if checkPath(e.Path) != nil || strings.HasPrefix(e.Path, "/") || strings.Contains("/"+e.Path+"/", "/../") {
+			if manifest.CheckPath(e.Path) != nil || strings.HasPrefix(e.Path, "/") || strings.Contains("/"+e.Path+"/", "/../") {
 				t.Fatalf("accepted unsafe path %q", e.Path)
 			}
 		}

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -16,6 +15,8 @@ import (
 
 	"github.com/agent-rewind/rewind/internal/durable"
 	"github.com/agent-rewind/rewind/internal/regular"
+	"github.com/agent-rewind/rewind/snapshot/internal/objects"
+	"github.com/agent-rewind/rewind/snapshot/internal/platform"
 )
 
 // IDLen is the length of a checkpoint id: 12 lowercase hex digits, the start of the SHA-256 of
@@ -100,7 +101,7 @@ func decodeCheckpoint(id string, b []byte) (*Checkpoint, error) {
 	return &Checkpoint{ID: id, Time: m.Time, Kind: m.Kind, Label: m.Label, Parent: m.Parent, Manifest: m.Manifest, Counts: m.Counts, Call: m.Call}, nil
 }
 
-func validID(s string) bool { return len(s) == IDLen && isLowerHex(s) }
+func validID(s string) bool { return len(s) == IDLen && objects.IsLowerHex(s) }
 
 // readCheckpoint reads checkpoint id's metadata.
 func (s *Store) readCheckpoint(id string) (*Checkpoint, error) {
@@ -125,7 +126,7 @@ func (s *Store) readCheckpoint(id string) (*Checkpoint, error) {
 // listCheckpoints reads every checkpoint's metadata, ordered by time then id.
 func (s *Store) listCheckpoints() ([]*Checkpoint, error) {
 	dir := filepath.Join(s.state, "checkpoints")
-	names, err := readDirNames(dir)
+	names, err := platform.ReadDirNames(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -154,18 +155,6 @@ func sortCheckpoints(cs []*Checkpoint) {
 		}
 		return strings.Compare(a.ID, b.ID)
 	})
-}
-
-func readDirNames(dir string) ([]string, error) {
-	f, err := os.Open(dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return f.Readdirnames(-1)
 }
 
 // Operation is a rewind or replay as remembered in the position file and recorded on the chain.

@@ -8,6 +8,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/agent-rewind/rewind/snapshot/internal/platform"
 )
 
 // A FIFO in place of a pack or its index fails a rewind at once, naming it: it used to block
@@ -25,10 +27,10 @@ func TestPackFIFO(t *testing.T) {
 				t.Fatal(err)
 			}
 			var fifo string
-			names, _ := readDirNames(s.objects.packDir)
+			names, _ := platform.ReadDirNames(s.objects.PackDir)
 			for _, n := range names {
 				if strings.HasSuffix(n, suffix) {
-					fifo = filepath.Join(s.objects.packDir, n)
+					fifo = filepath.Join(s.objects.PackDir, n)
 					os.Remove(fifo)
 					if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 						t.Fatal(err)
@@ -36,7 +38,7 @@ func TestPackFIFO(t *testing.T) {
 				}
 			}
 			if fifo == "" {
-				t.Fatalf("no %s file in %s", suffix, s.objects.packDir)
+				t.Fatalf("no %s file in %s", suffix, s.objects.PackDir)
 			}
 			os.Remove(filepath.Join(root, "f000.txt"))
 			done := make(chan error, 1)

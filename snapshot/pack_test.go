@@ -6,14 +6,16 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
+
+	"github.com/agent-rewind/rewind/snapshot/internal/objects"
+	"github.com/agent-rewind/rewind/snapshot/internal/platform"
 )
 
 func packFiles(t *testing.T, s *Store) (packs, idxs int) {
 	t.Helper()
-	names, _ := readDirNames(s.objects.packDir)
+	names, _ := platform.ReadDirNames(s.objects.PackDir)
 	for _, n := range names {
 		switch {
 		case strings.HasSuffix(n, ".pack"):
@@ -31,7 +33,7 @@ func TestPacks(t *testing.T) {
 	for i := 0; i < 200; i++ {
 		put(t, root, fmt.Sprintf("d%d/f%03d.txt", i%7, i), fmt.Sprintf("file %d\n", i), 0o644)
 	}
-	put(t, root, "big.bin", strings.Repeat("x", smallFile+1), 0o644) // large: stays loose
+	put(t, root, "big.bin", strings.Repeat("x", objects.SmallFile+1), 0o644) // large: stays loose
 	s := mustOpen(t, root, Options{})
 	a, err := s.Checkpoint(ctx, "a")
 	if err != nil {
@@ -41,7 +43,7 @@ func TestPacks(t *testing.T) {
 		t.Fatalf("packs %d, indexes %d, loose objects %d, new %d", p, i, countObjects(t, s), a.NewObjects)
 	}
 	want := readState(t, root)
-	// Change half the files (a batch larger than fewFiles: a second pack) and rewind.
+	// Change half the files (a batch larger than objects.FewFiles: a second pack) and rewind.
 	for i := 0; i < 200; i += 2 {
 		put(t, root, fmt.Sprintf("d%d/f%03d.txt", i%7, i), fmt.Sprintf("changed %d\n", i), 0o600)
 	}
@@ -87,7 +89,7 @@ func TestPacks(t *testing.T) {
 	for _, c := range []string{last.ID} {
 		entries, _ := s.Entries(c)
 		for _, e := range entries {
-			if ok, err := s.objects.has(e.Blob); e.Type == TypeFile && (!ok || err != nil) {
+			if ok, err := s.objects.Has(e.Blob); e.Type == TypeFile && (!ok || err != nil) {
 				t.Fatalf("%s lost %s: %v", c, e.Path, err)
 			}
 		}
@@ -109,10 +111,10 @@ func TestDamagedPackNotRestored(t *testing.T) {
 	}
 	s := mustOpen(t, root, Options{})
 	a, _ := s.Checkpoint(ctx, "a")
-	names, _ := readDirNames(s.objects.packDir)
+	names, _ := platform.ReadDirNames(s.objects.PackDir)
 	for _, n := range names {
 		if strings.HasSuffix(n, ".pack") {
-			p := filepath.Join(s.objects.packDir, n)
+			p := filepath.Join(s.objects.PackDir, n)
 			b, _ := os.ReadFile(p)
 			for i := range b {
 				b[i] ^= 1
@@ -142,17 +144,17 @@ func TestPackWithoutIndex(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	idxs, _ := filepath.Glob(filepath.Join(s.objects.packDir, "*.idx"))
+	idxs, _ := filepath.Glob(filepath.Join(s.objects.PackDir, "*.idx"))
 	if len(idxs) != 1 {
 		t.Fatalf("indexes: %v", idxs)
 	}
 	want, _ := os.ReadFile(idxs[0])
 	os.Remove(idxs[0])
-	legacy := filepath.Join(s.objects.packDir, "00000000deadbeef.pack")
+	legacy := filepath.Join(s.objects.PackDir, "00000000deadbeef.pack")
 	os.WriteFile(legacy, []byte("objects of an older version"), 0o600)
-	interrupted := filepath.Join(s.objects.packDir, "00000000cafef00d.pack")
-	os.WriteFile(interrupted, []byte(packMagic+"half written"), 0o600)
-	tmp := filepath.Join(s.objects.packDir, ".tmp-00000000cafef00d.idx-1")
+	interrupted := filepath.Join(s.objects.PackDir, "00000000cafef00d.pack")
+	os.WriteFile(interrupted, []byte(objects.PackMagic+"half written"), 0o600)
+	tmp := filepath.Join(s.objects.PackDir, ".tmp-00000000cafef00d.idx-1")
 	os.WriteFile(tmp, nil, 0o600)
 	before := readState(t, root)
 	os.WriteFile(filepath.Join(root, "new.txt"), []byte("new\n"), 0o600)
@@ -199,7 +201,7 @@ func TestGCMergesSmallPacks(t *testing.T) {
 		t.Fatalf("%d packs after 8 checkpoints, want one each", p)
 	}
 	old := filepath.Join(t.TempDir(), "old")
-	os.CopyFS(old, os.DirFS(s.objects.packDir))
+	os.CopyFS(old, os.DirFS(s.objects.PackDir))
 	res, err := s.GC(ctx, GCOptions{})
 	if err != nil || res.PacksMerged != 8 || res.ObjectsRemoved != 0 {
 		t.Fatalf("gc: merged %d, removed %d: %v", res.PacksMerged, res.ObjectsRemoved, err)
@@ -208,12 +210,12 @@ func TestGCMergesSmallPacks(t *testing.T) {
 		t.Fatalf("after gc: %d packs, %d indexes", p, i)
 	}
 	// The crash: the old packs are back beside the merged one.
-	names, _ := readDirNames(old)
+	names, _ := platform.ReadDirNames(old)
 	for _, n := range names {
 		b, _ := os.ReadFile(filepath.Join(old, n))
-		os.WriteFile(filepath.Join(s.objects.packDir, n), b, 0o600)
+		os.WriteFile(filepath.Join(s.objects.PackDir, n), b, 0o600)
 	}
-	s.objects.forget()
+	s.objects.Forget()
 	for i, id := range ids {
 		if _, err := s.Rewind(ctx, id, RestoreOptions{}); err != nil {
 			t.Fatalf("rewind to %s: %v", id, err)
@@ -232,39 +234,5 @@ func TestGCMergesSmallPacks(t *testing.T) {
 		if _, err := s.Rewind(ctx, id, RestoreOptions{DryRun: true}); err != nil {
 			t.Fatalf("after the second gc, %s: %v", id, err)
 		}
-	}
-}
-
-// TestPackIndexSearchedInPlace: the lookup form of an index (its entry bytes as read, searched in
-// place) finds exactly what the decoded index holds, and an entry that lies outside its pack is
-// not found: the object is then missing, which reading it reports.
-func TestPackIndexSearchedInPlace(t *testing.T) {
-	var entries []packEntry
-	for i := range 300 {
-		entries = append(entries, packEntry{Hash: Hash(sha256Sum([]byte(fmt.Sprint(i)))), Off: int64(i) * 10, Size: 10})
-	}
-	slices.SortFunc(entries, func(a, b packEntry) int { return bytes.Compare(a.Hash[:], b.Hash[:]) })
-	b := encodePackIdx(entries)
-	p := packIndex{raw: b[len(packIdxMagic)+4 : len(b)-32], size: 3000}
-	for _, e := range entries {
-		if got, ok := p.find(e.Hash); !ok || got != e {
-			t.Fatalf("find(%s) = %+v, %v; want %+v", e.Hash, got, ok, e)
-		}
-	}
-	if _, ok := p.find(Hash(sha256Sum([]byte("absent")))); ok {
-		t.Fatal("found a hash the index does not hold")
-	}
-	p.size = 1500 // the pack is shorter than half the entries need
-	far := 0
-	for _, e := range entries {
-		if _, ok := p.find(e.Hash); ok != (e.Off+e.Size <= 1500) {
-			t.Fatalf("entry at %d+%d in a pack of 1500 bytes: found %v", e.Off, e.Size, ok)
-		}
-		if e.Off+e.Size > 1500 {
-			far++
-		}
-	}
-	if far == 0 {
-		t.Fatal("no entry outside the shortened pack: the test checks nothing")
 	}
 }

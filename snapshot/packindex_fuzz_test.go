@@ -1,33 +1,9 @@
 package snapshot
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"testing"
 )
-
-// FuzzOrphanPack: any bytes in a pack without its index file are classified without a panic,
-// and a trailer is accepted only with an index whose every entry lies before it.
-func FuzzOrphanPack(f *testing.F) {
-	idx := encodePackIdx([]packEntry{{Hash: Hash(sha256.Sum256([]byte("abc"))), Off: 8, Size: 3}})
-	f.Add(appendPackTrailer([]byte(packMagic+"abc"), idx))
-	f.Add([]byte(packMagic))
-	f.Add([]byte(packMagic[:3]))
-	f.Add([]byte("objects of an older version"))
-	f.Add(appendPackTrailer([]byte(packMagic), idx)) // an entry past the objects
-	f.Fuzz(func(t *testing.T, data []byte) {
-		op := classifyPack(bytes.NewReader(data), int64(len(data)))
-		if op.kind != packTrailed {
-			return
-		}
-		end := int64(len(data) - packTrailerSize - len(op.idx))
-		for _, e := range op.entries {
-			if e.Off < 0 || e.Size < 0 || e.Off+e.Size > end {
-				t.Fatalf("entry %+v outside the objects (%d bytes)", e, end)
-			}
-		}
-	})
-}
 
 // FuzzSalvage: the search of an older pack for its objects never panics, and every entry it
 // returns holds its object (its bytes hash to its name), whatever the pack holds.

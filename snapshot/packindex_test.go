@@ -7,6 +7,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/agent-rewind/rewind/snapshot/internal/objects"
+	"github.com/agent-rewind/rewind/snapshot/internal/platform"
 )
 
 // Packs whose index file is lost: no writer removes what a checkpoint can still use, and check
@@ -30,32 +33,32 @@ func nestedWorkspace(t *testing.T, n int) (string, *Store) {
 // was lost.
 func toLegacy(t *testing.T, s *Store, id string) {
 	t.Helper()
-	entries, err := s.objects.readPackIdx(id)
+	entries, err := s.objects.ReadPackIdx(id)
 	if err != nil {
 		t.Fatal(err)
 	}
-	name := filepath.Join(s.objects.packDir, id+".pack")
+	name := filepath.Join(s.objects.PackDir, id+".pack")
 	b, err := os.ReadFile(name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if string(b[:len(packMagic)]) != packMagic {
+	if string(b[:len(objects.PackMagic)]) != objects.PackMagic {
 		t.Fatalf("%s is not a pack of this version", name)
 	}
 	var end int64
 	for _, e := range entries {
 		end = max(end, e.Off+e.Size)
 	}
-	if err := os.WriteFile(name, b[len(packMagic):end], 0o600); err != nil {
+	if err := os.WriteFile(name, b[len(objects.PackMagic):end], 0o600); err != nil {
 		t.Fatal(err)
 	}
-	os.Remove(filepath.Join(s.objects.packDir, id+".idx"))
+	os.Remove(filepath.Join(s.objects.PackDir, id+".idx"))
 }
 
 // packIDsOf lists the store's packs, by their .pack files.
 func packIDsOf(t *testing.T, s *Store) []string {
 	t.Helper()
-	names, _ := readDirNames(s.objects.packDir)
+	names, _ := platform.ReadDirNames(s.objects.PackDir)
 	var ids []string
 	for _, n := range names {
 		if id, ok := strings.CutSuffix(n, ".pack"); ok {
@@ -96,7 +99,7 @@ func TestCheckRebuildsLegacyPackIndex(t *testing.T) {
 		second = ids[1]
 	}
 	toLegacy(t, s, first[0])
-	os.Remove(filepath.Join(s.objects.packDir, second+".idx"))
+	os.Remove(filepath.Join(s.objects.PackDir, second+".idx"))
 
 	found, _ := checkKinds(t, s, CheckOptions{})
 	if n := count(found, "pack-index-missing"); n != 2 || !slices.Contains(found, "manifest-corrupt") && !slices.Contains(found, "manifest-missing") {
@@ -108,10 +111,10 @@ func TestCheckRebuildsLegacyPackIndex(t *testing.T) {
 	if _, err := s.Checkpoint(ctx, "c"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(filepath.Join(s.objects.packDir, second+".idx")); err != nil {
+	if _, err := os.Stat(filepath.Join(s.objects.PackDir, second+".idx")); err != nil {
 		t.Fatalf("the newer pack's index was not rebuilt by the next checkpoint: %v", err)
 	}
-	if _, err := os.Stat(filepath.Join(s.objects.packDir, first[0]+".pack")); err != nil {
+	if _, err := os.Stat(filepath.Join(s.objects.PackDir, first[0]+".pack")); err != nil {
 		t.Fatalf("a checkpoint removed the older pack: %v", err)
 	}
 	found, repaired := checkKinds(t, s, CheckOptions{Repair: true, ReadData: true})
@@ -144,7 +147,7 @@ func TestSalvageSkipsWhatNothingNames(t *testing.T) {
 	}
 	id := packIDsOf(t, s)[0]
 	toLegacy(t, s, id)
-	name := filepath.Join(s.objects.packDir, id+".pack")
+	name := filepath.Join(s.objects.PackDir, id+".pack")
 	full, err := salvagePack(name, s.wantedContents(nil), false)
 	if err != nil {
 		t.Fatal(err)
@@ -153,10 +156,10 @@ func TestSalvageSkipsWhatNothingNames(t *testing.T) {
 		t.Fatal("no tree found")
 	}
 	// What the manifest names, once its trees are readable.
-	if err := s.objects.writePackIdx(id, full.entries); err != nil {
+	if err := s.objects.WritePackIdx(id, full.entries); err != nil {
 		t.Fatal(err)
 	}
-	s.objects.forget()
+	s.objects.Forget()
 	cps, _ := s.listCheckpoints()
 	want := s.wantedContents(cps)
 	all, err := salvagePack(name, want, false)
@@ -184,7 +187,7 @@ func TestSalvageSkipsWhatNothingNames(t *testing.T) {
 	}
 	data, _ := os.ReadFile(name)
 	for _, e := range some.entries {
-		if Hash(sha256Sum(data[e.Off:e.Off+e.Size])) != e.Hash {
+		if objects.Sum(data[e.Off:e.Off+e.Size]) != e.Hash {
 			t.Fatalf("entry %s at %d does not hold its object", e.Hash, e.Off)
 		}
 		if e.Hash == drop {

@@ -10,9 +10,13 @@ import (
 	"syscall"
 
 	"github.com/agent-rewind/rewind/internal/regular"
+	"github.com/agent-rewind/rewind/snapshot/internal/manifest"
+	"github.com/agent-rewind/rewind/snapshot/internal/objects"
+	"github.com/agent-rewind/rewind/snapshot/internal/platform"
+	"github.com/agent-rewind/rewind/snapshot/internal/statcache"
 )
 
-// A pack written before packs had a trailer (packtrailer.go) is its objects' bytes alone: once
+// A pack written before packs had a trailer (objects/packtrailer.go) is its objects' bytes alone: once
 // its index is lost, only what the rest of the store says about those objects can find them
 // again (check --repair, FORMAT.md "Check"). A tree announces itself ("rewind-tree 1 <count>\n",
 // then count entries each ending in two NULs), so every tree is found by its header wherever
@@ -23,10 +27,10 @@ import (
 
 // salvaged is what was found in one legacy pack.
 type salvaged struct {
-	entries []packEntry // sorted by hash
-	trees   int         // how many are trees
-	placed  int64       // bytes the entries cover (overlaps counted once)
-	size    int64       // the pack's size
+	entries []objects.PackEntry // sorted by hash
+	trees   int                 // how many are trees
+	placed  int64               // bytes the entries cover (overlaps counted once)
+	size    int64               // the pack's size
 }
 
 // mapPack maps the pack file name for reading; done unmaps it.
@@ -51,16 +55,16 @@ func mapPack(name string) (data []byte, done func(), err error) {
 }
 
 // findTrees returns every valid tree in data, by offset.
-func findTrees(data []byte) map[int64]packEntry {
-	trees := map[int64]packEntry{}
+func findTrees(data []byte) map[int64]objects.PackEntry {
+	trees := map[int64]objects.PackEntry{}
 	for at := 0; ; {
-		i := bytes.Index(data[at:], []byte(treeMagic))
+		i := bytes.Index(data[at:], []byte(manifest.TreeMagic))
 		if i < 0 {
 			return trees
 		}
 		at += i
 		if n, ok := treeLen(data[at:]); ok {
-			trees[int64(at)] = packEntry{Hash: Hash(sha256.Sum256(data[at : at+n])), Off: int64(at), Size: int64(n)}
+			trees[int64(at)] = objects.PackEntry{Hash: Hash(sha256.Sum256(data[at : at+n])), Off: int64(at), Size: int64(n)}
 		}
 		at++
 	}
@@ -72,8 +76,8 @@ func treeLen(data []byte) (int, bool) {
 	if nl < 0 {
 		return 0, false
 	}
-	count, ok := parseCanonicalInt(string(data[len(treeMagic):nl]))
-	if !ok || count > int64(maxTreeEntries) || count > int64(len(data)-nl)/12 {
+	count, ok := objects.ParseCanonicalInt(string(data[len(manifest.TreeMagic):nl]))
+	if !ok || count > int64(manifest.MaxTreeEntries) || count > int64(len(data)-nl)/12 {
 		return 0, false
 	}
 	end := nl + 1
@@ -84,7 +88,7 @@ func treeLen(data []byte) (int, bool) {
 		}
 		end += i + 1
 	}
-	if _, err := parseTree(data[:end]); err != nil {
+	if _, err := manifest.ParseTree(data[:end]); err != nil {
 		return 0, false
 	}
 	return end, true
@@ -93,7 +97,7 @@ func treeLen(data []byte) (int, bool) {
 // scanContents walks data from its start, one object after the other: at each offset a tree
 // found there, or the first content of a size want has whose hash matches the bytes from
 // there; where neither is, it goes on from the next tree (what lies between is not placed).
-func scanContents(data []byte, trees map[int64]packEntry, want map[Hash]int64) []packEntry {
+func scanContents(data []byte, trees map[int64]objects.PackEntry, want map[Hash]int64) []objects.PackEntry {
 	var sizes []int64
 	for _, n := range want {
 		if n > 0 {
@@ -107,7 +111,7 @@ func scanContents(data []byte, trees map[int64]packEntry, want map[Hash]int64) [
 		starts = append(starts, off)
 	}
 	slices.Sort(starts)
-	var out []packEntry
+	var out []objects.PackEntry
 	var sum Hash
 	for off := int64(0); off < int64(len(data)); {
 		if t, ok := trees[off]; ok {
@@ -123,7 +127,7 @@ func scanContents(data []byte, trees map[int64]packEntry, want map[Hash]int64) [
 			done = off + n
 			h.Sum(sum[:0])
 			if want[sum] == n {
-				out = append(out, packEntry{Hash: sum, Off: off, Size: n})
+				out = append(out, objects.PackEntry{Hash: sum, Off: off, Size: n})
 				off, found = off+n, true
 				break
 			}
@@ -148,20 +152,20 @@ func salvagePack(name string, want map[Hash]int64, treesOnly bool) (*salvaged, e
 	}
 	defer done()
 	trees := findTrees(data)
-	var all []packEntry
+	var all []objects.PackEntry
 	for _, t := range trees {
 		all = append(all, t)
 	}
 	if !treesOnly {
 		all = append(all, scanContents(data, trees, want)...)
 		if n, ok := want[emptyContent]; ok && n == 0 {
-			all = append(all, packEntry{Hash: emptyContent}) // an empty content is anywhere
+			all = append(all, objects.PackEntry{Hash: emptyContent}) // an empty content is anywhere
 		}
 	}
-	slices.SortFunc(all, func(a, b packEntry) int {
+	slices.SortFunc(all, func(a, b objects.PackEntry) int {
 		return cmp.Or(bytes.Compare(a.Hash[:], b.Hash[:]), cmp.Compare(a.Off, b.Off))
 	})
-	all = slices.CompactFunc(all, func(a, b packEntry) bool { return a.Hash == b.Hash })
+	all = slices.CompactFunc(all, func(a, b objects.PackEntry) bool { return a.Hash == b.Hash })
 	return &salvaged{entries: all, trees: len(trees), placed: covered(all), size: int64(len(data))}, nil
 }
 
@@ -169,9 +173,9 @@ func salvagePack(name string, want map[Hash]int64, treesOnly bool) (*salvaged, e
 var emptyContent = Hash(sha256.Sum256(nil))
 
 // covered returns how many bytes the entries cover, overlaps once.
-func covered(es []packEntry) int64 {
+func covered(es []objects.PackEntry) int64 {
 	byOff := slices.Clone(es)
-	slices.SortFunc(byOff, func(a, b packEntry) int { return cmp.Compare(a.Off, b.Off) })
+	slices.SortFunc(byOff, func(a, b objects.PackEntry) int { return cmp.Compare(a.Off, b.Off) })
 	var n, end int64
 	for _, e := range byOff {
 		if e.Off+e.Size > end {
@@ -198,10 +202,10 @@ func (s *Store) wantedContents(cps []*Checkpoint) map[Hash]int64 {
 			}
 		}
 	}
-	if names, err := readDirNames(filepath.Join(s.state, "chunklists")); err == nil {
+	if names, err := platform.ReadDirNames(filepath.Join(s.state, "chunklists")); err == nil {
 		for _, n := range names {
 			if h, err := ParseHash(n); err == nil {
-				if chunks, _, err := s.objects.readChunkList(h); err == nil {
+				if chunks, _, err := s.objects.ReadChunkList(h); err == nil {
 					for _, c := range chunks {
 						want[c.Hash] = c.Size
 					}
@@ -209,17 +213,12 @@ func (s *Store) wantedContents(cps []*Checkpoint) map[Hash]int64 {
 			}
 		}
 	}
-	if idx, _, err := loadIndex(filepath.Join(s.state, "index")); err == nil {
-		for i := range idx.entries {
-			if e := &idx.entries[i]; !isDirEntry(e) {
+	if idx, _, err := statcache.Load(filepath.Join(s.state, "index")); err == nil {
+		for i := range idx.Entries {
+			if e := &idx.Entries[i]; !statcache.IsDir(e) {
 				want[e.Blob] = e.St.Size
 			}
 		}
 	}
 	return want
-}
-
-// writePackIdx writes the index of pack id for entries (sorted by hash), durably.
-func (o *objectStore) writePackIdx(id string, entries []packEntry) error {
-	return o.writeIdxBytes(id, encodePackIdx(entries))
 }

@@ -34,14 +34,3 @@ func TestOverlongPathMessage(t *testing.T) {
 		t.Fatalf("message (%d bytes): %s", len(msg), msg)
 	}
 }
-
-func TestShortPath(t *testing.T) {
-	if p := "a/b/c"; shortPath(p) != p {
-		t.Fatalf("short path changed: %q", shortPath(p))
-	}
-	long := strings.Repeat("é", 3000)
-	got := shortPath(long)
-	if len(got) > 200 || !strings.Contains(got, "6000 in all") || !strings.HasPrefix(got, "é") || strings.ToValidUTF8(got, "?") != got {
-		t.Fatalf("shortPath: %q", got)
-	}
-}

@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/agent-rewind/rewind/snapshot/internal/statcache"
 )
 
 // The tests below re-execute the test binary as a helper process, selected by this variable, so
@@ -285,7 +287,7 @@ func cacheLies(t testing.TB, s *Store) string {
 	}
 	index := filepath.Join(s.StateDir(), "index")
 	os.Remove(index)
-	os.Remove(indexLogName(index))
+	os.Remove(statcache.LogName(index))
 	read, err := s.Checkpoint(ctx, "reading every file")
 	if err != nil {
 		t.Fatal(err)

@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/agent-rewind/rewind/snapshot/internal/objects"
 )
 
 // readFailSetup is a workspace with a checkpoint C1 (the target) and changes since: the state
@@ -33,14 +35,14 @@ func newReadFailSetupLarge(t *testing.T, packed, large bool) *readFailSetup {
 	root := filepath.Join(t.TempDir(), "ws")
 	n := 6
 	if packed {
-		n = fewFiles + 16
+		n = objects.FewFiles + 16
 	}
 	for i := range n {
 		put(t, root, fmt.Sprintf("d%d/f%03d.txt", i%3, i), fmt.Sprintf("file %d, first version\n", i), 0o644)
 	}
 	if large {
-		writeAt(t, root, "large/a.bin", 0, randomBytes(chunkedFile+(2<<20), 71))
-		writeAt(t, root, "large/b.bin", 0, randomBytes(chunkedFile+1, 72))
+		writeAt(t, root, "large/a.bin", 0, randomBytes(objects.ChunkedFile+(2<<20), 71))
+		writeAt(t, root, "large/b.bin", 0, randomBytes(objects.ChunkedFile+1, 72))
 	}
 	s := mustOpen(t, root, Options{})
 	c1, err := s.Checkpoint(ctx, "C1")
@@ -69,10 +71,10 @@ func newReadFailSetupLarge(t *testing.T, packed, large bool) *readFailSetup {
 
 // failNth makes the n-th read of a stored object or pack index (counting from 1) fail with err;
 // it returns the counter of reads seen.
-func failNth(o *objectStore, n int, err error) *int {
+func failNth(o *objects.Store, n int, err error) *int {
 	var mu sync.Mutex
 	calls := 0
-	o.fault = func(string) error {
+	o.Fault = func(string) error {
 		mu.Lock()
 		defer mu.Unlock()
 		calls++
@@ -114,7 +116,7 @@ func TestRestoreUndoneOnEveryReadFailure(t *testing.T) {
 				inject := errs[n%len(errs)]
 				failNth(f.s.objects, n, inject)
 				_, err := f.s.Rewind(ctx, f.target, RestoreOptions{})
-				f.s.objects.fault = nil
+				f.s.objects.Fault = nil
 				got := readState(t, f.root)
 				dBefore, dTarget := diffStates(f.before, got), diffStates(f.wanted, got)
 				switch {
@@ -158,10 +160,10 @@ func TestRecoveryUndoneOnReadFailure(t *testing.T) {
 	var bad string
 	for _, e := range entries {
 		if e.Path == "d1/f001.txt" {
-			bad = f.s.objects.path(e.Blob)
+			bad = f.s.objects.Path(e.Blob)
 		}
 	}
-	f.s.objects.fault = func(name string) error {
+	f.s.objects.Fault = func(name string) error {
 		if name == bad {
 			return syscall.EIO
 		}
@@ -203,11 +205,11 @@ func TestDamagedObjectFilesUndone(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			loc, ok, err := f.s.objects.packed(h)
+			loc, ok, err := f.s.objects.Packed(h)
 			if !ok || err != nil {
 				t.Fatalf("object %s not packed: %v", h, err)
 			}
-			os.Truncate(loc.pack, loc.Off+1)
+			os.Truncate(loc.Pack, loc.Off+1)
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -216,7 +218,7 @@ func TestDamagedObjectFilesUndone(t *testing.T) {
 			var object string
 			for _, e := range entries {
 				if e.Path == "d2/f005.txt" { // deleted since: the rewind must read it
-					object = f.s.objects.path(e.Blob)
+					object = f.s.objects.Path(e.Blob)
 				}
 			}
 			// Damage after the safety checkpoint, when the restore is about to read the target.

@@ -10,6 +10,9 @@ import (
 	"syscall"
 
 	"github.com/agent-rewind/rewind/internal/regular"
+	"github.com/agent-rewind/rewind/snapshot/internal/manifest"
+	"github.com/agent-rewind/rewind/snapshot/internal/platform"
+	"github.com/agent-rewind/rewind/snapshot/internal/statcache"
 )
 
 // What a store knows of its workspace lets a new folder be recognised as a copy of it (cp -a,
@@ -50,11 +53,11 @@ func Resembles(stateDir, root string) (checkpoint string, ok bool) {
 			return "", false
 		}
 	}
-	idx, _, err := loadIndex(filepath.Join(stateDir, "index"))
-	var files []*indexEntry
+	idx, _, err := statcache.Load(filepath.Join(stateDir, "index"))
+	var files []*statcache.Entry
 	if err == nil {
-		for i := range idx.entries {
-			if e := &idx.entries[i]; !isDirEntry(e) && checkPath(e.Path) == nil {
+		for i := range idx.Entries {
+			if e := &idx.Entries[i]; !statcache.IsDir(e) && manifest.CheckPath(e.Path) == nil {
 				files = append(files, e)
 			}
 		}
@@ -75,7 +78,7 @@ func Resembles(stateDir, root string) (checkpoint string, ok bool) {
 	same := 0
 	for i := range n {
 		e := files[i*len(files)/n]
-		if st, err := lstatPath(filepath.Join(root, e.Path)); err == nil && st.Size == e.St.Size && st.Mode == e.St.Mode && sameTime(st.Mtime, e.St.Mtime) {
+		if st, err := platform.Lstat(filepath.Join(root, e.Path)); err == nil && st.Size == e.St.Size && st.Mode == e.St.Mode && sameTime(st.Mtime, e.St.Mtime) {
 			same++
 		}
 	}
@@ -95,8 +98,8 @@ func (s *Store) topEntries(h Hash) ([]Entry, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !bytes.HasPrefix(b, []byte(manifestMagic)) {
-		return parseTree(b)
+	if !bytes.HasPrefix(b, []byte(manifest.Magic)) {
+		return manifest.ParseTree(b)
 	}
 	all, err := ParseManifest(b) // a store written before trees
 	if err != nil {
@@ -114,7 +117,7 @@ func (s *Store) topEntries(h Hash) ([]Entry, error) {
 // liveMatches reports whether the path p holds what e records: type, mode, size or target, and
 // with content, a file's content.
 func liveMatches(p string, e Entry, content bool) bool {
-	st, err := lstatPath(p)
+	st, err := platform.Lstat(p)
 	if err != nil {
 		return false
 	}

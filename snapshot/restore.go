@@ -15,6 +15,12 @@ import (
 	"syscall"
 
 	"golang.org/x/sync/errgroup"
+
+	"github.com/agent-rewind/rewind/snapshot/internal/manifest"
+	"github.com/agent-rewind/rewind/snapshot/internal/objects"
+	"github.com/agent-rewind/rewind/snapshot/internal/platform"
+	"github.com/agent-rewind/rewind/snapshot/internal/statcache"
+	"github.com/agent-rewind/rewind/snapshot/internal/walk"
 )
 
 // Kept is a path a restore left alone, and why.
@@ -81,7 +87,7 @@ func (s *Store) loadTargetLive(id string, c *capture) (*target, error) {
 		return nil, err
 	}
 	t := &target{meta: meta}
-	var known knownTree
+	var known manifest.KnownTree
 	if c != nil && c.trees != nil {
 		known = func(dir string, h Hash) ([]Entry, bool) {
 			if got, ok := c.trees[dir]; !ok || got != h {
@@ -125,7 +131,7 @@ func (s *Store) checkStateDir(entries []Entry) error {
 func (s *Store) ignoreOf(entries []Entry) (*Ignore, error) {
 	for i := range entries {
 		if entries[i].Path == IgnoreFile && entries[i].Type == TypeFile {
-			r, err := s.objects.open(entries[i].Blob)
+			r, err := s.objects.Open(entries[i].Blob)
 			if err != nil {
 				return nil, err
 			}
@@ -215,7 +221,7 @@ func (s *Store) allEntries(t *target, c *capture) ([]Entry, error) {
 // entriesExcept returns the capture's entries but for the contents of the folders shared (as
 // target.shared: in the order of their contents' paths), which a restore compares with nothing.
 func (c *capture) entriesExcept(shared []string) []Entry {
-	live := c.scan.entries
+	live := c.scan.Entries
 	n := len(live)
 	for _, d := range shared {
 		lo, hi := c.contents(d)
@@ -238,20 +244,20 @@ func (c *capture) entriesExcept(shared []string) []Entry {
 
 // contents returns the range of the capture's entries under folder d.
 func (c *capture) contents(d string) (lo, hi int) {
-	live := c.scan.entries
+	live := c.scan.Entries
 	at := func(p string) int {
-		i, _ := slices.BinarySearchFunc(live, p, func(e liveEntry, p string) int { return strings.Compare(e.Path, p) })
+		i, _ := slices.BinarySearchFunc(live, p, func(e walk.LiveEntry, p string) int { return strings.Compare(e.Path, p) })
 		return i
 	}
 	return at(d + "/"), at(d + "0") // '0' follows '/': every path under d sorts between the two
 }
 
 // stat returns the stat the capture recorded for p.
-func (c *capture) stat(p string) (statInfo, bool) {
-	es := c.scan.entries
-	i, ok := slices.BinarySearchFunc(es, p, func(e liveEntry, p string) int { return strings.Compare(e.Path, p) })
+func (c *capture) stat(p string) (platform.Stat, bool) {
+	es := c.scan.Entries
+	i, ok := slices.BinarySearchFunc(es, p, func(e walk.LiveEntry, p string) int { return strings.Compare(e.Path, p) })
 	if !ok {
-		return statInfo{}, false
+		return platform.Stat{}, false
 	}
 	return es[i].St, true
 }
@@ -275,11 +281,11 @@ const tmpPrefix = ".rewind-tmp-"
 type applier struct {
 	s        *Store
 	root     *os.Root
-	seen     func(p string) (statInfo, bool) // the live capture's stat of p
-	mu       sync.Mutex                      // guards the maps and kept: files are written in parallel
-	verified map[string]bool                 // directories checked to be real directories
-	touched  map[string]bool                 // paths written or chmodded (their stat changed)
-	blocked  map[string]bool                 // paths left alone while applying: nothing under them is written
+	seen     func(p string) (platform.Stat, bool) // the live capture's stat of p
+	mu       sync.Mutex                           // guards the maps and kept: files are written in parallel
+	verified map[string]bool                      // directories checked to be real directories
+	touched  map[string]bool                      // paths written or chmodded (their stat changed)
+	blocked  map[string]bool                      // paths left alone while applying: nothing under them is written
 	kept     []Kept
 	done     *atomic.Int64
 }
@@ -387,7 +393,7 @@ func (a *applier) checkParents(p string) error {
 		}
 		fi, err := os.Lstat(a.full(d))
 		if err != nil {
-			return fmt.Errorf("%w: %s: %v", ErrUnsafePath, a.full(d), bare(err))
+			return fmt.Errorf("%w: %s: %v", ErrUnsafePath, a.full(d), objects.Bare(err))
 		}
 		if !fi.IsDir() {
 			return fmt.Errorf("%w: %s is a %s, not a directory; nothing is written through it (move it away and retry)", ErrUnsafePath, a.full(d), describeMode(fi.Mode()))
@@ -447,8 +453,8 @@ func (a *applier) unchanged(p string, fi fs.FileInfo) bool {
 	if fi.IsDir() {
 		return was.Mode&syscall.S_IFMT == syscall.S_IFDIR
 	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	return ok && fromStat(st) == was
+	st, ok := platform.FileInfoStat(fi)
+	return ok && st == was
 }
 
 func describeMode(m fs.FileMode) string {
@@ -625,15 +631,16 @@ func (a *applier) chmodFile(c *Change) error {
 		return fmt.Errorf("restore the mode of %s: %w", a.full(c.Path), err)
 	}
 	defer f.Close()
-	var st syscall.Stat_t
-	if err := syscall.Fstat(int(f.Fd()), &st); err != nil {
+	fi, err := f.Stat()
+	if err != nil {
 		return fmt.Errorf("restore the mode of %s: %w", a.full(c.Path), err)
 	}
-	if was, ok := a.seen(c.Path); !ok || fromStat(&st) != was {
+	was, seen := a.seen(c.Path)
+	if st, ok := platform.FileInfoStat(fi); !seen || !ok || st != was {
 		a.leave(c.Path, reasonChanged, true, true)
 		return nil
 	}
-	if st.Nlink > 1 {
+	if platform.Links(fi) > 1 {
 		f.Close()
 		return a.writeFile(c)
 	}
@@ -667,7 +674,7 @@ func (a *applier) chmodDir(e *Entry) error {
 // content is verified against its hash while copied; a damaged object fails before the rename.
 func (a *applier) writeFile(c *Change) error {
 	e := c.To
-	src, err := a.s.objects.open(e.Blob)
+	src, err := a.s.objects.Open(e.Blob)
 	if err != nil {
 		return err
 	}
@@ -703,7 +710,7 @@ func (a *applier) writeFile(c *Change) error {
 }
 
 func tempSibling(p string) string {
-	return filepath.Join(filepath.Dir(p), tmpPrefix+randomHex(8))
+	return filepath.Join(filepath.Dir(p), tmpPrefix+objects.RandomHex(8))
 }
 
 // fileMode converts stored permission bits (07777) to an os.FileMode.
@@ -723,7 +730,7 @@ func fileMode(m uint32) fs.FileMode {
 
 // refreshIndex brings the stat cache up to date after a restore. What the cache held before is
 // still true of every path the restore did not touch (an entry is a fact about a stat, and those
-// stats did not change), so it only appends one record to the cache's log (indexlog.go): the
+// stats did not change), so it only appends one record to the cache's log (statcache/log.go): the
 // files the restore wrote, with a fresh lstat and the target's content, and the removal of every
 // other path it touched and of the cached trees of the directories above them. It rebuilds the
 // whole cache instead when there is no index to add to, when the log is due to be folded, or when
@@ -741,27 +748,27 @@ func (s *Store) refreshIndex(c *capture, t *target, touched map[string]bool) err
 	for p := range touched {
 		markUp(changed, p)
 	}
-	var set []indexEntry
+	var set []statcache.Entry
 	var removed []string
 	for p := range changed {
 		if touched[p] {
 			if e := findEntry(t.entries, p); e != nil && e.Type == TypeFile { // a touched path is listed
-				st, err := lstatPath(filepath.Join(s.root, p))
+				st, err := platform.Lstat(filepath.Join(s.root, p))
 				if err == nil && st.Mode&syscall.S_IFMT == syscall.S_IFREG && st.Size == e.Size {
-					set = append(set, indexEntry{Path: p, St: st, Blob: e.Blob})
+					set = append(set, statcache.Entry{Path: p, St: st, Blob: e.Blob})
 					continue
 				}
 			}
 		}
 		removed = append(removed, p)
 	}
-	sortIndex(set)
+	statcache.Sort(set)
 	slices.Sort(removed)
-	body := encodeLogRecord(set, removed)
+	body := statcache.EncodeLogRecord(set, removed)
 	if tail.logSize+int64(len(body)) > max(tail.size/4, 64<<10) {
 		return s.rebuildIndex(c, t, touched)
 	}
-	if err := appendIndexLog(name, tail.base, body); err != nil {
+	if err := statcache.AppendLog(name, tail.base, body); err != nil {
 		return fmt.Errorf("write stat cache: %w", err)
 	}
 	return nil
@@ -786,7 +793,7 @@ func (s *Store) rebuildIndex(c *capture, t *target, touched map[string]bool) err
 	if err != nil {
 		return fmt.Errorf("write stat cache: %w", err)
 	}
-	live := c.scan.entries
+	live := c.scan.Entries
 	changed := map[string]bool{} // touched paths and every directory above one
 	for p := range touched {
 		markUp(changed, p)
@@ -796,9 +803,9 @@ func (s *Store) rebuildIndex(c *capture, t *target, touched map[string]bool) err
 	if !keepTrees {
 		rules = Hash{}
 	}
-	var out []indexEntry
+	var out []statcache.Entry
 	if h, ok := c.trees[""]; ok && keepTrees && !changed[""] && c.rootSt.Mode != 0 {
-		out = append(out, indexEntry{Path: "", St: c.rootSt, Blob: h})
+		out = append(out, statcache.Entry{Path: "", St: c.rootSt, Blob: h})
 	}
 	j := 0
 	for i := range want {
@@ -806,25 +813,25 @@ func (s *Store) rebuildIndex(c *capture, t *target, touched map[string]bool) err
 		for j < len(live) && live[j].Path < w.Path {
 			j++
 		}
-		lv := (*liveEntry)(nil)
+		lv := (*walk.LiveEntry)(nil)
 		if j < len(live) && live[j].Path == w.Path {
 			lv = &live[j]
 		}
 		switch w.Type {
 		case TypeDir:
 			if h, ok := c.trees[w.Path]; ok && keepTrees && !changed[w.Path] && lv != nil && lv.Type == TypeDir && lv.St.Mode != 0 {
-				out = append(out, indexEntry{Path: w.Path, St: lv.St, Blob: h})
+				out = append(out, statcache.Entry{Path: w.Path, St: lv.St, Blob: h})
 			}
 		case TypeFile:
 			if touched[w.Path] {
-				st, err := lstatPath(filepath.Join(s.root, w.Path))
+				st, err := platform.Lstat(filepath.Join(s.root, w.Path))
 				if err == nil && st.Mode&syscall.S_IFMT == syscall.S_IFREG && st.Size == w.Size {
-					out = append(out, indexEntry{Path: w.Path, St: st, Blob: w.Blob})
+					out = append(out, statcache.Entry{Path: w.Path, St: st, Blob: w.Blob})
 				}
 				continue
 			}
 			if lv != nil && lv.Type == TypeFile && lv.Blob == w.Blob {
-				out = append(out, indexEntry{Path: w.Path, St: lv.St, Blob: w.Blob})
+				out = append(out, statcache.Entry{Path: w.Path, St: lv.St, Blob: w.Blob})
 			}
 		}
 	}

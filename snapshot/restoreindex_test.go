@@ -7,6 +7,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/agent-rewind/rewind/snapshot/internal/statcache"
+	"github.com/agent-rewind/rewind/snapshot/internal/walk"
 )
 
 // TestRewindAppendsToStatCache: a rewind adds what it wrote to the stat cache's log rather than
@@ -49,7 +52,7 @@ func TestRewindAppendsToStatCache(t *testing.T) {
 	if inode(t, index) != ino {
 		t.Error("the rewind rewrote the index instead of appending to its log")
 	}
-	if _, err := os.Stat(indexLogName(index)); err != nil {
+	if _, err := os.Stat(statcache.LogName(index)); err != nil {
 		t.Errorf("no log after the rewind: %v", err)
 	}
 	backdateIndex(t, s)
@@ -74,9 +77,9 @@ func TestRewindAppendsToStatCache(t *testing.T) {
 // after "a/") stay.
 func TestEntriesExcept(t *testing.T) {
 	paths := []string{"a", "a-b", "a-b/x", "a.b", "a.b/x", "a/b", "a/b/c", "a/c", "a/é", "a0", "a0/x", "ab", "z", "z/a/b", "z/y"}
-	c := &capture{scan: &scan{}}
+	c := &capture{scan: &walk.Scan{}}
 	for _, p := range paths {
-		c.scan.entries = append(c.scan.entries, liveEntry{Entry: Entry{Path: p}})
+		c.scan.Entries = append(c.scan.Entries, walk.LiveEntry{Entry: Entry{Path: p}})
 	}
 	for _, shared := range [][]string{nil, {"a"}, {"a-b", "a.b", "a"}, {"a.b", "a0"}, {"a/b", "z"}, {"z/a"}, {"a-b", "a.b", "a", "a0", "z"}} {
 		var got, want []string

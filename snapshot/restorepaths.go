@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/agent-rewind/rewind/internal/durable"
+	"github.com/agent-rewind/rewind/snapshot/internal/manifest"
+	"github.com/agent-rewind/rewind/snapshot/internal/objects"
 )
 
 // PathsResult is what RestorePaths returns: a RestoreResult with Op "restore", To the checkpoint
@@ -51,7 +53,7 @@ func (s *Store) RestorePaths(ctx context.Context, id string, paths []string, opt
 			return nil, err
 		}
 	}
-	s.objects.forget()
+	s.objects.Forget()
 	if !opts.DryRun {
 		unlock, err := s.lockAndRecover(ctx)
 		if err != nil {
@@ -96,7 +98,7 @@ func (s *Store) RestorePaths(ctx context.Context, id string, paths []string, opt
 	if _, _, err := selectPaths(c.manifest(), t.entries, paths, id, true); err != nil {
 		return nil, s.keepPosition(pos.Current, err)
 	}
-	j := &Journal{Op: "restore", OpID: randomHex(8), From: pos.Current, To: id, Safety: safety.ID, Time: time.Now().UTC(), Paths: paths}
+	j := &Journal{Op: "restore", OpID: objects.RandomHex(8), From: pos.Current, To: id, Safety: safety.ID, Time: time.Now().UTC(), Paths: paths}
 	if err := s.writeJournal(j); err != nil {
 		return nil, s.keepPosition(pos.Current, fmt.Errorf("write journal (nothing was changed): %w", err))
 	}
@@ -181,7 +183,7 @@ func (s *Store) undoPathsLocked(ctx context.Context, j *Journal, r rules, recove
 // (absolute, "..", empty segments, NUL) or that names the store. Callers that take paths from
 // outside (the web UI) check them here, by the same rules.
 func (s *Store) CheckPath(p string) error {
-	if err := checkPath(p); err != nil {
+	if err := manifest.CheckPath(p); err != nil {
 		return fmt.Errorf("%w: %q: %v: give a path relative to the workspace root %s, inside it", ErrUnsafePath, p, err, s.root)
 	}
 	for _, sr := range s.stateRel {

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/agent-rewind/rewind/internal/durable"
+	"github.com/agent-rewind/rewind/snapshot/internal/objects"
+	"github.com/agent-rewind/rewind/snapshot/internal/platform"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -67,7 +69,7 @@ func (s *Store) Replay(ctx context.Context, id string, opts RestoreOptions) (*Re
 
 func (s *Store) move(ctx context.Context, op, ref string, opts RestoreOptions) (*RestoreResult, error) {
 	start := time.Now()
-	s.objects.forget()
+	s.objects.Forget()
 	if !opts.DryRun {
 		unlock, err := s.lockAndRecover(ctx)
 		if err != nil {
@@ -122,7 +124,7 @@ func (s *Store) move(ctx context.Context, op, ref string, opts RestoreOptions) (
 	// their own. Nothing is changed before both are done; a journal whose target turns out not to
 	// be readable is removed (were the process killed first, the next command would find the
 	// target unreadable and restore the safety checkpoint, which the workspace still is).
-	j := &Journal{Op: op, OpID: randomHex(8), From: pos.Current, To: id, Safety: safety.ID, Time: time.Now().UTC()}
+	j := &Journal{Op: op, OpID: objects.RandomHex(8), From: pos.Current, To: id, Safety: safety.ID, Time: time.Now().UTC()}
 	journaled := make(chan error, 1)
 	go func() { journaled <- s.writeJournal(j) }()
 	t, err := s.loadTargetLive(id, c)
@@ -263,8 +265,8 @@ func nonNil(c []Change) []Change {
 // flushRestored makes a restore's changes durable before the journal goes: the files written and
 // the directories whose entries changed.
 func (s *Store) flushRestored(touched map[string]bool) error {
-	if len(touched) > fewFiles/2 {
-		return syncFS(s.root)
+	if len(touched) > objects.FewFiles/2 {
+		return platform.SyncFS(s.root)
 	}
 	root, err := os.OpenRoot(s.root)
 	if err != nil {
@@ -285,7 +287,7 @@ func (s *Store) flushRestored(touched map[string]bool) error {
 	// Files that are gone or are symlinks (O_NOFOLLOW fails) are covered by their directory.
 	var g errgroup.Group
 	g.Go(func() error {
-		return fsyncAll(dirs, func(d string) (*os.File, error) {
+		return objects.FsyncAll(dirs, func(d string) (*os.File, error) {
 			f, err := root.OpenFile(d, os.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NOFOLLOW, 0)
 			if err != nil {
 				return nil, fs.ErrNotExist // removed itself: its parent is in the set
@@ -294,7 +296,7 @@ func (s *Store) flushRestored(touched map[string]bool) error {
 		})
 	})
 	g.Go(func() error {
-		return fsyncAll(files, func(p string) (*os.File, error) {
+		return objects.FsyncAll(files, func(p string) (*os.File, error) {
 			// O_NONBLOCK and the type check: a FIFO put there since must neither block nor fail
 			// the restore (fsync of a FIFO is EINVAL); it is not restored content.
 			f, err := root.OpenFile(p, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/agent-rewind/rewind/snapshot/internal/statcache"
 )
 
 var ctx = context.Background()
@@ -272,11 +274,11 @@ func backdateIndex(t testing.TB, s *Store) {
 	t.Helper()
 	name := filepath.Join(s.StateDir(), "index")
 	// Fold the log into the index first: its records' seals cannot be moved.
-	idx, _, err := loadIndex(name)
-	if err != nil || idx.base == 0 {
+	idx, _, err := statcache.Load(name)
+	if err != nil || idx.Base == 0 {
 		t.Fatalf("no stat cache to backdate: %v", err)
 	}
-	if err := s.saveIndex(idx.entries, idx.rules); err != nil {
+	if err := s.saveIndex(idx.Entries, idx.Rules); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Chtimes(name, farFuture, farFuture); err != nil {

@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 
 	"golang.org/x/sync/errgroup"
+
+	"github.com/agent-rewind/rewind/snapshot/internal/walk"
 )
 
 // The stat cache is trusted only as far as it is checked: every capture re-reads a small random
@@ -46,7 +48,7 @@ func pickSample(vouched []int, k int) []int {
 // verifySample re-reads the sampled files and returns the paths whose content is not the blob the
 // stat cache gave them. A file that changed since the walk or cannot be read is not evidence
 // against the cache and is left out.
-func (s *Store) verifySample(ctx context.Context, entries []liveEntry, sample []int) ([]string, error) {
+func (s *Store) verifySample(ctx context.Context, entries []walk.LiveEntry, sample []int) ([]string, error) {
 	var (
 		mu    sync.Mutex
 		wrong []string

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agent-rewind/rewind/snapshot/internal/statcache"
 )
 
 // sampleWorkspace writes n distinct small files, dated an hour ago so that the stat cache can
@@ -35,7 +37,7 @@ func swapCacheBlobs(t *testing.T, s *Store, a, b string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	entries, rules, err := decodeIndex(data)
+	entries, rules, err := statcache.Decode(data)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +54,7 @@ func swapCacheBlobs(t *testing.T, s *Store, a, b string) {
 		t.Fatalf("stat cache lacks %s or %s", a, b)
 	}
 	entries[ia].Blob, entries[ib].Blob = entries[ib].Blob, entries[ia].Blob
-	if err := os.WriteFile(name, encodeIndex(entries, rules), 0o600); err != nil {
+	if err := os.WriteFile(name, statcache.Encode(entries, rules), 0o600); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/agent-rewind/rewind/internal/regular"
+	"github.com/agent-rewind/rewind/snapshot/internal/objects"
+	"github.com/agent-rewind/rewind/snapshot/internal/platform"
 )
 
 // Recorder appends an entry to the hash chain. data marshals with encoding/json to a JSON object;
@@ -69,7 +71,7 @@ type Store struct {
 	state     string   // absolute state directory
 	stateRel  []string // the state directory relative to root, as given and resolved (none when outside)
 	opts      Options
-	objects   *objectStore
+	objects   *objects.Store
 	recovered atomic.Pointer[Recovery]
 	// cleaned: the leftovers of interrupted writers were removed under the lock now held
 	// (cleanLeftovers); each new hold of the lock starts without.
@@ -141,7 +143,7 @@ func Open(root string, opts Options) (*Store, error) {
 			s.stateRel = append(s.stateRel, rel)
 		}
 	}
-	s.objects = &objectStore{dir: filepath.Join(s.state, "objects"), packDir: filepath.Join(s.state, "packs")}
+	s.objects = &objects.Store{Dir: filepath.Join(s.state, "objects"), PackDir: filepath.Join(s.state, "packs")}
 	if _, err := os.Lstat(filepath.Join(s.state, "journal")); err == nil {
 		unlock, err := s.lock()
 		if err != nil {
@@ -170,7 +172,7 @@ func (s *Store) lock() (func() error, error) {
 	if s.opts.Lock != nil {
 		return s.opts.Lock()
 	}
-	return flockFile(filepath.Join(s.state, "lock"))
+	return platform.Lock(filepath.Join(s.state, "lock"))
 }
 
 // lockAndRecover takes the writers' lock, finishes an interrupted restore if a journal is there
@@ -204,7 +206,7 @@ func (s *Store) lockRecoveredWith(ctx context.Context, take func() (func() error
 	if err != nil {
 		return nil, err
 	}
-	s.objects.forget()
+	s.objects.Forget()
 	s.cleaned = false
 	if err := s.recoverLocked(ctx); err != nil {
 		unlock()
@@ -222,13 +224,13 @@ func (s *Store) cleanLeftovers() error {
 		return nil
 	}
 	s.cleaned = true
-	if err := s.objects.cleanTmp(); err != nil {
-		return fmt.Errorf("clean %s: %w", s.objects.tmpDir(), err)
+	if err := s.objects.CleanTmp(); err != nil {
+		return fmt.Errorf("clean %s: %w", s.objects.TmpDir(), err)
 	}
-	if err := s.objects.cleanPacks(); err != nil {
-		return fmt.Errorf("clean %s: %w", s.objects.packDir, err)
+	if err := s.objects.CleanPacks(); err != nil {
+		return fmt.Errorf("clean %s: %w", s.objects.PackDir, err)
 	}
-	names, err := readDirNames(s.state)
+	names, err := platform.ReadDirNames(s.state)
 	if err != nil {
 		return fmt.Errorf("clean %s: %w", s.state, err)
 	}

@@ -10,6 +10,9 @@ import (
 	"strings"
 
 	"github.com/agent-rewind/rewind/internal/regular"
+	"github.com/agent-rewind/rewind/snapshot/internal/manifest"
+	"github.com/agent-rewind/rewind/snapshot/internal/objects"
+	"github.com/agent-rewind/rewind/snapshot/internal/platform"
 )
 
 // Timeline is every checkpoint, oldest first, and where the workspace is. Parent links make it a
@@ -78,7 +81,7 @@ func (s *Store) Resolve(ref string) (string, error) {
 	if errors.Is(err, ErrNotFound) && strings.TrimSpace(ref) != "" {
 		if cid, cerr := s.resolveCall(strings.TrimSpace(ref)); cerr == nil {
 			return cid, nil
-		} else if !isLowerHex(strings.ToLower(strings.TrimSpace(ref))) {
+		} else if !objects.IsLowerHex(strings.ToLower(strings.TrimSpace(ref))) {
 			return "", cerr
 		}
 	}
@@ -88,7 +91,7 @@ func (s *Store) Resolve(ref string) (string, error) {
 // resolveID resolves a checkpoint id or id prefix.
 func (s *Store) resolveID(ref string) (string, error) {
 	p := strings.ToLower(strings.TrimSpace(ref))
-	if len(p) < minPrefix || len(p) > IDLen || !isLowerHex(p) {
+	if len(p) < minPrefix || len(p) > IDLen || !objects.IsLowerHex(p) {
 		return "", fmt.Errorf("%w: %q is not a checkpoint id: give %d to %d hex digits (see agent-rewind list)", ErrNotFound, ref, minPrefix, IDLen)
 	}
 	if len(p) == IDLen {
@@ -97,7 +100,7 @@ func (s *Store) resolveID(ref string) (string, error) {
 		}
 		return "", fmt.Errorf("%w: %s (see agent-rewind list)", ErrNotFound, p)
 	}
-	names, err := readDirNames(filepath.Join(s.state, "checkpoints"))
+	names, err := platform.ReadDirNames(filepath.Join(s.state, "checkpoints"))
 	if err != nil {
 		return "", err
 	}
@@ -140,22 +143,22 @@ func (s *Store) readManifestTrees(h Hash) ([]Entry, []Hash, error) {
 
 // readManifestKnown is readManifestTrees that takes the subtrees known gives without reading
 // them (see expandTreeKnown).
-func (s *Store) readManifestKnown(h Hash, known knownTree) ([]Entry, []Hash, error) {
+func (s *Store) readManifestKnown(h Hash, known manifest.KnownTree) ([]Entry, []Hash, error) {
 	name := filepath.Join(s.state, "manifests", h.String())
 	b, err := s.readManifestRoot(h)
 	if err != nil {
 		return nil, nil, err
 	}
-	if bytes.HasPrefix(b, []byte(manifestMagic)) {
+	if bytes.HasPrefix(b, []byte(manifest.Magic)) {
 		entries, err := ParseManifest(b) // a flat manifest (FORMAT.md, "Manifests written before trees")
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", name, err)
 		}
 		return entries, nil, nil
 	}
-	tr := newTreeReader(s.objects)
-	defer tr.close()
-	entries, subtrees, err := expandTreeKnown(b, tr.read, known)
+	tr := objects.NewReader(s.objects)
+	defer tr.Close()
+	entries, subtrees, err := manifest.ExpandTreeKnown(b, tr.Read, known)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", name, err)
 	}
@@ -173,7 +176,7 @@ func (s *Store) readManifestRoot(h Hash) ([]byte, error) {
 		}
 		return nil, err
 	}
-	if got := Hash(sha256Sum(b)); got != h {
+	if got := objects.Sum(b); got != h {
 		return nil, &CorruptError{Path: name, Reason: fmt.Sprintf("content hashes to %s", got)}
 	}
 	return b, nil

@@ -9,110 +9,12 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/agent-rewind/rewind/snapshot/internal/manifest"
 )
 
 // treeEntries is a manifest whose names sort around "/" ("a-b", "a.b" before "a/…", "a0"
 // after), with an empty directory, a symlink and a skipped entry.
-func treeEntries(t *testing.T) []Entry {
-	h, _ := ParseHash(blobA)
-	return []Entry{
-		{Path: "a", Type: TypeDir, Mode: 0o755},
-		{Path: "a!", Type: TypeFile, Mode: 0o644, Size: 5, Blob: h},
-		{Path: "a-b", Type: TypeFile, Mode: 0o644, Size: 5, Blob: h},
-		{Path: "a.b", Type: TypeSymlink, Mode: 0o777, Size: 1, Target: "a"},
-		{Path: "a/b", Type: TypeDir, Mode: 0o700},
-		{Path: "a/b-c", Type: TypeSkipped, Reason: "fifo"},
-		{Path: "a/b/c", Type: TypeFile, Mode: 0o600, Size: 5, Blob: h},
-		{Path: "a/empty", Type: TypeDir, Mode: 0o755},
-		{Path: "a0", Type: TypeFile, Mode: 0o4755, Size: 5, Blob: h},
-	}
-}
-
-func mapSource(tr *trees) treeSource {
-	return func(h Hash) ([]byte, error) {
-		b, ok := tr.nodes[h]
-		if !ok {
-			return nil, fmt.Errorf("no tree %s", h)
-		}
-		return b, nil
-	}
-}
-
-// TestTreeRoundTrip: a manifest encoded as trees expands to the same entries, and its root and
-// subtrees are what FORMAT.md says.
-func TestTreeRoundTrip(t *testing.T) {
-	want := treeEntries(t)
-	tr := encodeTrees(len(want), func(i int) *Entry { return &want[i] }, nil)
-	got, subtrees, err := expandTree(tr.root, mapSource(tr))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !slices.Equal(want, got) {
-		t.Fatalf("expanded trees differ:\n%+v\nwant\n%+v", got, want)
-	}
-	if len(subtrees) != 3 || len(tr.nodes) != 3 { // a, a/b, a/empty
-		t.Fatalf("subtrees %d, nodes %d; want 3", len(subtrees), len(tr.nodes))
-	}
-	empty := Hash(sha256.Sum256([]byte("rewind-tree 1 0\n")))
-	if _, ok := tr.nodes[empty]; !ok {
-		t.Fatalf("the empty directory's tree is not %q", "rewind-tree 1 0\n")
-	}
-	b := tr.nodes[subtrees[0]] // a's tree, as the format document shows one
-	if !strings.HasPrefix(string(b), "rewind-tree 1 3\nd 0700 0 ") || !strings.Contains(string(b), " b\x00\x00") {
-		t.Fatalf("tree of a: %q", b)
-	}
-}
-
-// TestTreeRefused: trees a restore could be tricked by are refused, as flat manifests are.
-func TestTreeRefused(t *testing.T) {
-	h, _ := ParseHash(blobA)
-	sub := []byte("rewind-tree 1 0\n")
-	sh := Hash(sha256.Sum256(sub))
-	src := func(x Hash) ([]byte, error) {
-		if x == sh {
-			return sub, nil
-		}
-		return nil, fmt.Errorf("no tree %s", x)
-	}
-	for name, root := range map[string]string{
-		"a name with a slash":   "rewind-tree 1 1\nf 0644 5 " + blobA + " a/b\x00\x00",
-		"a dot-dot name":        "rewind-tree 1 1\nd 0755 0 " + sh.String() + " ..\x00\x00",
-		"unsorted names":        "rewind-tree 1 2\nf 0644 5 " + blobA + " b\x00\x00f 0644 5 " + blobA + " a\x00\x00",
-		"a directory, no tree":  "rewind-tree 1 1\nd 0755 0 - a\x00\x00",
-		"a missing tree":        "rewind-tree 1 1\nd 0755 0 " + h.String() + " a\x00\x00",
-		"a flat manifest entry": "rewind-manifest 1 0\n",
-		"a count too large":     "rewind-tree 1 9\n",
-		"trailing bytes":        "rewind-tree 1 0\nx",
-	} {
-		if _, _, err := expandTree([]byte(root), src); err == nil {
-			t.Errorf("%s: accepted", name)
-		}
-	}
-}
-
-// TestTreeBomb: a tree that names one subtree many times over, level after level, is refused
-// once it expands beyond maxTreeEntries, instead of exhausting memory.
-func TestTreeBomb(t *testing.T) {
-	defer func(n int) { maxTreeEntries = n }(maxTreeEntries)
-	maxTreeEntries = 10000
-	level := []byte("rewind-tree 1 0\n")
-	nodes := map[Hash][]byte{}
-	for range 30 {
-		h := Hash(sha256.Sum256(level))
-		nodes[h] = level
-		var b []byte
-		b = append(b, "rewind-tree 1 4\n"...)
-		for _, n := range []string{"a", "b", "c", "d"} {
-			b = append(b, "d 0755 0 "+h.String()+" "+n+"\x00\x00"...)
-		}
-		level = b
-	}
-	_, _, err := expandTree(level, func(h Hash) ([]byte, error) { return nodes[h], nil })
-	if err == nil || !strings.Contains(err.Error(), "more than") {
-		t.Fatalf("err = %v, want a refusal of the expansion", err)
-	}
-}
-
 // TestCheckpointWritesWhatChanged: after one file changes deep in a tree of many directories,
 // a checkpoint adds to the store the changed content and the trees of that file's directory and
 // its ancestors, not a manifest of every path (which the flat manifests before trees wrote).
@@ -234,7 +136,7 @@ func TestFlatManifestStoreReadable(t *testing.T) {
 		t.Fatal(err)
 	}
 	mb, _ := os.ReadFile(filepath.Join(s.StateDir(), "manifests", next.Manifest.String()))
-	if !strings.HasPrefix(string(mb), treeMagic) {
+	if !strings.HasPrefix(string(mb), manifest.TreeMagic) {
 		t.Fatalf("a new checkpoint's manifest starts %.20q, want a tree", mb)
 	}
 }

@@ -5,6 +5,9 @@ import (
 	"slices"
 	"strings"
 	"syscall"
+
+	"github.com/agent-rewind/rewind/snapshot/internal/manifest"
+	"github.com/agent-rewind/rewind/snapshot/internal/walk"
 )
 
 // The tree cache: the stat cache also remembers, for each directory, the lstat it had and the
@@ -22,39 +25,22 @@ import (
 
 // ruleKey returns the key of the exclusion rules m, and false for rules it cannot name (their
 // directory hashes are then neither reused nor recorded).
-func ruleKey(m matcher) (Hash, bool) {
+func ruleKey(m walk.Matcher) (Hash, bool) {
 	switch r := m.(type) {
 	case nil:
-		return (*Ignore)(nil).key(), true
+		return (*Ignore)(nil).Key(), true
 	case *Ignore:
-		return r.key(), true
+		return r.Key(), true
 	case rules:
 		h := sha256.New()
 		h.Write([]byte("rules\n"))
 		for _, m := range r {
-			k := m.key()
+			k := m.Key()
 			h.Write(k[:])
 		}
 		return Hash(h.Sum(nil)), true
 	}
 	return Hash{}, false
-}
-
-// key names the rules by the text they were parsed from: equal text, equal rules. No file and an
-// empty file exclude the same (nothing).
-func (m *Ignore) key() Hash {
-	if m == nil {
-		return Hash(sha256.Sum256(nil))
-	}
-	return m.src
-}
-
-// parentDir returns the directory holding path p ("" for the root).
-func parentDir(p string) string {
-	if i := strings.LastIndexByte(p, '/'); i >= 0 {
-		return p[:i]
-	}
-	return ""
 }
 
 // markUp adds p and every directory above it, up to the root (""), to set. An ancestor of a
@@ -65,7 +51,7 @@ func markUp(set map[string]bool, p string) {
 		if p == "" {
 			return
 		}
-		p = parentDir(p)
+		p = manifest.ParentDir(p)
 	}
 }
 
@@ -80,12 +66,12 @@ func (c *capture) reusableTrees() map[string]Hash {
 	if _, ok := c.dirTrees[""]; !ok {
 		markUp(bad, "")
 	}
-	for i := range c.scan.entries {
-		e := &c.scan.entries[i]
+	for i := range c.scan.Entries {
+		e := &c.scan.Entries[i]
 		switch e.Type {
 		case TypeFile:
-			if !e.cached {
-				markUp(bad, parentDir(e.Path))
+			if !e.Cached {
+				markUp(bad, manifest.ParentDir(e.Path))
 			}
 		case TypeDir:
 			if _, ok := c.dirTrees[e.Path]; !ok {
@@ -94,7 +80,7 @@ func (c *capture) reusableTrees() map[string]Hash {
 		case TypeSkipped:
 			// A regular file that kept changing while it was read: not vouched for.
 			if e.St.Mode&syscall.S_IFMT == syscall.S_IFREG {
-				markUp(bad, parentDir(e.Path))
+				markUp(bad, manifest.ParentDir(e.Path))
 			}
 		}
 	}
@@ -107,30 +93,15 @@ func (c *capture) reusableTrees() map[string]Hash {
 	return out
 }
 
-// isDirEntry reports whether a stat cache entry is a directory's (its Blob is a tree).
-func isDirEntry(e *indexEntry) bool { return e.St.Mode&syscall.S_IFMT == syscall.S_IFDIR }
-
-// settled returns the entries that keep accepts and that are not racily clean: written to a new
-// index (whose own mtime is later), a racily clean entry would pass for clean without being read.
-func (x *statIndex) settled(keep func(*indexEntry) bool) []indexEntry {
-	var out []indexEntry
-	for i := range x.entries {
-		if e := &x.entries[i]; e.St.Mtime < e.recorded && keep(e) {
-			out = append(out, *e)
-		}
-	}
-	return out
-}
-
 // liveSubtree returns the captured entries under dir when the capture's tree of dir is h (see
 // loadTargetLive): equal trees list equal entries.
 func (c *capture) liveSubtree(dir string, h Hash) ([]Entry, bool) {
 	if got, ok := c.trees[dir]; !ok || got != h {
 		return nil, false
 	}
-	live := c.scan.entries
+	live := c.scan.Entries
 	prefix := dir + "/"
-	i, _ := slices.BinarySearchFunc(live, prefix, func(e liveEntry, p string) int { return strings.Compare(e.Path, p) })
+	i, _ := slices.BinarySearchFunc(live, prefix, func(e walk.LiveEntry, p string) int { return strings.Compare(e.Path, p) })
 	var out []Entry
 	for ; i < len(live) && strings.HasPrefix(live[i].Path, prefix); i++ {
 		e := live[i].Entry

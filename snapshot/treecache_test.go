@@ -9,6 +9,9 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/agent-rewind/rewind/snapshot/internal/manifest"
+	"github.com/agent-rewind/rewind/snapshot/internal/walk"
 )
 
 // scratchManifest is the manifest hash of the live workspace computed from nothing: a walk,
@@ -20,18 +23,18 @@ func scratchManifest(t *testing.T, s *Store) Hash {
 		t.Fatal(err)
 	}
 	var seen, n atomic.Int64
-	sc, err := walk(ctx, s.root, s.stateRel, ign, 2, &seen)
+	sc, err := walk.Walk(ctx, s.root, s.stateRel, ign, 2, &seen)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i := range sc.entries {
-		if e := &sc.entries[i]; e.Type == TypeFile {
+	for i := range sc.Entries {
+		if e := &sc.Entries[i]; e.Type == TypeFile {
 			if e.Blob, err = hashFile(filepath.Join(s.root, e.Path), e.St, nil, &n); err != nil {
 				t.Fatalf("hash %s: %v", e.Path, err)
 			}
 		}
 	}
-	return encodeTrees(len(sc.entries), func(i int) *Entry { return &sc.entries[i].Entry }, nil).hash
+	return manifest.EncodeTrees(len(sc.Entries), func(i int) *Entry { return &sc.Entries[i].Entry }, nil).Hash
 }
 
 // TestTreeCacheMatchesScratch: a checkpoint that reuses the cached trees of unchanged folders
@@ -267,7 +270,7 @@ func TestRewindReadsOnlyChangedTrees(t *testing.T) {
 	want := readState(t, root)
 	put(t, root, "d07/f.txt", "changed", 0o644)
 	reads := 0
-	s.objects.fault = func(name string) error {
+	s.objects.Fault = func(name string) error {
 		if strings.HasSuffix(name, ".pack") {
 			reads++
 		}

@@ -13,6 +13,11 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+
+	"github.com/agent-rewind/rewind/snapshot/internal/manifest"
+	"github.com/agent-rewind/rewind/snapshot/internal/objects"
+	"github.com/agent-rewind/rewind/snapshot/internal/statcache"
+	"github.com/agent-rewind/rewind/snapshot/internal/walk"
 )
 
 // A checkpoint at the cost of what changed (docs/watch.md): with a watcher's hint naming a few
@@ -34,9 +39,9 @@ type treeEdit struct {
 	// What the edit takes out of the manifest and puts in: the new checkpoint's counts are the
 	// current one's minus out plus in.
 	out, in  Counts
-	looked   []liveEntry  // the entries looked at now (reported: skipped ones)
-	hashed   []*liveEntry // files read, for the stat cache
-	removed  []string     // files gone from the manifest, for the stat cache
+	looked   []walk.LiveEntry  // the entries looked at now (reported: skipped ones)
+	hashed   []*walk.LiveEntry // files read, for the stat cache
+	removed  []string          // files gone from the manifest, for the stat cache
 	excluded []string
 	nExcl    int
 	written  map[Hash][]byte // the trees made: of the changed directories and their ancestors
@@ -53,7 +58,7 @@ type editNode struct {
 // editedCheckpoint is what editTrees makes: the new manifest's trees and counts, the capture to
 // report (only the paths looked at), and how to record the new files in the stat cache.
 type editedCheckpoint struct {
-	trees  *trees
+	trees  *manifest.Trees
 	counts Counts
 	c      *capture
 	cache  func() error
@@ -62,7 +67,7 @@ type editedCheckpoint struct {
 // tryEdit edits the current manifest by hint's paths when the hint is relative to the current
 // position and names a few paths (none: the current manifest, as it is); nil when it does not
 // (the caller captures).
-func (s *Store) tryEdit(ctx context.Context, ign matcher, hint *Changed) (*editedCheckpoint, error) {
+func (s *Store) tryEdit(ctx context.Context, ign walk.Matcher, hint *Changed) (*editedCheckpoint, error) {
 	if hint == nil || len(hint.Paths) > maxEditEntries {
 		return nil, nil
 	}
@@ -85,15 +90,15 @@ func (s *Store) tryEdit(ctx context.Context, ign matcher, hint *Changed) (*edite
 // editTrees edits the manifest of checkpoint cur (the current position, which hint is relative
 // to) by the hint's paths. It returns nil and why when the edit is not for this hint: the
 // caller then captures as usual.
-func (s *Store) editTrees(ctx context.Context, ign matcher, hint *Changed, cur *Checkpoint, top []string) (*editedCheckpoint, string, error) {
+func (s *Store) editTrees(ctx context.Context, ign walk.Matcher, hint *Changed, cur *Checkpoint, top []string) (*editedCheckpoint, string, error) {
 	b, err := s.readManifestRoot(cur.Manifest)
 	if err != nil {
 		return nil, "", err
 	}
-	if !strings.HasPrefix(string(b), treeMagic) {
+	if !strings.HasPrefix(string(b), manifest.TreeMagic) {
 		return nil, "a manifest written before trees", nil
 	}
-	rootEntries, err := parseTree(b)
+	rootEntries, err := manifest.ParseTree(b)
 	if err != nil {
 		return nil, "", err
 	}
@@ -104,7 +109,7 @@ func (s *Store) editTrees(ctx context.Context, ign matcher, hint *Changed, cur *
 	}
 	t := &treeEdit{s: s, root: &editNode{entries: rootEntries}, written: map[Hash][]byte{}}
 	var seen atomic.Int64
-	w := newWalker(ctx, s.root, s.stateRel, ign, &seen)
+	w := walk.NewWalker(ctx, s.root, s.stateRel, ign, &seen)
 	var walked []string
 	for _, p := range top {
 		parent, err := t.dir(path.Dir(p))
@@ -137,23 +142,23 @@ func (s *Store) editTrees(ctx context.Context, ign matcher, hint *Changed, cur *
 			walked = append(walked, p)
 		}
 	}
-	if err := w.run(walked, 1); err != nil {
+	if err := w.Run(walked, 1); err != nil {
 		return nil, "", err
 	}
 	for _, p := range walked {
-		t.looked = w.emit(p, t.looked)
+		t.looked = w.Emit(p, t.looked)
 		if len(t.looked) > maxEditEntries {
 			return nil, fmt.Sprintf("the changed paths hold more than %d entries", maxEditEntries), nil
 		}
 	}
-	t.excluded = append(t.excluded, w.excluded...)
-	t.nExcl += w.nExcl
-	slices.SortFunc(t.looked, func(a, b liveEntry) int { return strings.Compare(a.Path, b.Path) })
-	stg := newStager(s.objects)
+	t.excluded = append(t.excluded, w.Excluded...)
+	t.nExcl += w.NExcl
+	slices.SortFunc(t.looked, func(a, b walk.LiveEntry) int { return strings.Compare(a.Path, b.Path) })
+	stg := objects.NewStager(s.objects)
 	for i := range t.looked {
 		if e := &t.looked[i]; e.Type == TypeFile {
 			if err := s.hashEntry(e, stg, new(atomic.Int64)); err != nil {
-				stg.discard()
+				stg.Discard()
 				return nil, "", err
 			}
 			t.hashed = append(t.hashed, e)
@@ -161,11 +166,11 @@ func (s *Store) editTrees(ctx context.Context, ign matcher, hint *Changed, cur *
 	}
 	t.in = countEntries(t.looked)
 	if err := t.put(); err != nil {
-		stg.discard()
+		stg.Discard()
 		return nil, "", err
 	}
-	tr := &trees{root: t.encode(t.root), nodes: t.written}
-	tr.hash = Hash(sha256.Sum256(tr.root))
+	tr := &manifest.Trees{Root: t.encode(t.root), Nodes: t.written}
+	tr.Hash = Hash(sha256.Sum256(tr.Root))
 	counts := cur.Counts
 	counts.Files += t.in.Files - t.out.Files
 	counts.Dirs += t.in.Dirs - t.out.Dirs
@@ -173,11 +178,11 @@ func (s *Store) editTrees(ctx context.Context, ign matcher, hint *Changed, cur *
 	counts.Skipped += t.in.Skipped - t.out.Skipped
 	counts.Bytes += t.in.Bytes - t.out.Bytes
 	slices.Sort(t.excluded)
-	if len(t.excluded) > maxReported {
-		t.excluded = t.excluded[:maxReported]
+	if len(t.excluded) > walk.MaxReported {
+		t.excluded = t.excluded[:walk.MaxReported]
 	}
 	c := &capture{
-		scan:   &scan{entries: t.looked, excluded: t.excluded, excludedCount: t.nExcl},
+		scan:   &walk.Scan{Entries: t.looked, Excluded: t.excluded, ExcludedCount: t.nExcl},
 		hashed: len(t.hashed), stager: stg,
 		walk: hint.walk(),
 	}
@@ -200,11 +205,11 @@ func (t *treeEdit) dir(d string) (*editNode, error) {
 		if !ok || n.entries[i].Type != TypeDir {
 			return nil, nil
 		}
-		b, err := t.s.objects.readTreeObject(n.entries[i].Blob)
+		b, err := t.s.objects.ReadAll(n.entries[i].Blob)
 		if err != nil {
 			return nil, fmt.Errorf("tree %s of %q: %w", n.entries[i].Blob, d, err)
 		}
-		ents, err := parseTree(b)
+		ents, err := manifest.ParseTree(b)
 		if err != nil {
 			return nil, fmt.Errorf("tree of %q: %w", d, err)
 		}
@@ -236,11 +241,11 @@ func (t *treeEdit) take(parent *editNode, p string) (string, error) {
 	t.dirty(path.Dir(p))
 	gone := []Entry{e}
 	if e.Type == TypeDir {
-		b, err := t.s.objects.readTreeObject(e.Blob)
+		b, err := t.s.objects.ReadAll(e.Blob)
 		if err != nil {
 			return "", fmt.Errorf("tree %s of %q: %w", e.Blob, p, err)
 		}
-		under, _, err := expandTree(b, t.s.objects.readTreeObject)
+		under, _, err := manifest.ExpandTree(b, t.s.objects.ReadAll)
 		if err != nil {
 			return "", fmt.Errorf("tree of %q: %w", p, err)
 		}
@@ -315,14 +320,14 @@ func (t *treeEdit) put() error {
 		if e.Type == TypeDir {
 			under := byDir[e.Path]
 			skip := len(e.Path) + 1
-			sub := encodeTrees(len(under), func(k int) *Entry {
+			sub := manifest.EncodeTrees(len(under), func(k int) *Entry {
 				x := t.looked[under[k]].Entry
 				x.Path = x.Path[skip:]
 				return &x
 			}, nil)
-			e.Blob = sub.hash
-			t.written[sub.hash] = sub.root
-			for h, b := range sub.nodes {
+			e.Blob = sub.Hash
+			t.written[sub.Hash] = sub.Root
+			for h, b := range sub.Nodes {
 				t.written[h] = b
 			}
 		}
@@ -346,7 +351,7 @@ func (t *treeEdit) encode(n *editNode) []byte {
 			}
 		}
 	}
-	b := append([]byte(treeMagic), strconv.Itoa(len(n.entries))...)
+	b := append([]byte(manifest.TreeMagic), strconv.Itoa(len(n.entries))...)
 	b = append(b, '\n')
 	for i := range n.entries {
 		e := &n.entries[i]
@@ -354,7 +359,7 @@ func (t *treeEdit) encode(n *editNode) []byte {
 		if e.Type == TypeFile || e.Type == TypeDir {
 			blob = &e.Blob
 		}
-		b = appendEntry(b, e, e.Path, blob)
+		b = manifest.AppendEntry(b, e, e.Path, blob)
 	}
 	return b
 }
@@ -384,7 +389,7 @@ func openCache(name string) (cacheTail, string) {
 		return c, "no stat cache to add to"
 	}
 	c.base, c.size = binary.LittleEndian.Uint32(b[:]), st.Size()
-	if lst, err := os.Lstat(indexLogName(name)); err == nil {
+	if lst, err := os.Lstat(statcache.LogName(name)); err == nil {
 		c.logSize = lst.Size()
 	}
 	if c.logSize > max(c.size/4, 64<<10)-16<<10 {
@@ -395,11 +400,11 @@ func openCache(name string) (cacheTail, string) {
 
 // saveCache appends the files read to the stat cache's log, and removes the files gone.
 func (t *treeEdit) saveCache(name string, c cacheTail) error {
-	var set []indexEntry
+	var set []statcache.Entry
 	now := map[string]bool{}
 	for _, e := range t.hashed {
 		if e.Type == TypeFile {
-			set = append(set, indexEntry{Path: e.Path, St: e.St, Blob: e.Blob})
+			set = append(set, statcache.Entry{Path: e.Path, St: e.St, Blob: e.Blob})
 			now[e.Path] = true
 		}
 	}
@@ -422,7 +427,7 @@ func (t *treeEdit) saveCache(name string, c cacheTail) error {
 	if len(set)+len(removed) == 0 {
 		return nil
 	}
-	if err := appendIndexLog(name, c.base, encodeLogRecord(set, removed)); err != nil {
+	if err := statcache.AppendLog(name, c.base, statcache.EncodeLogRecord(set, removed)); err != nil {
 		return fmt.Errorf("write stat cache: %w", err)
 	}
 	return nil

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/agent-rewind/rewind/snapshot/internal/statcache"
 )
 
 // TestEditTreesMatchesWalk: a checkpoint told a few changed paths edits the current manifest's
@@ -58,7 +60,7 @@ func TestEditTreesMatchesWalk(t *testing.T) {
 	if got.Walk.Mode != "changed" || got.Verified != 0 || got.Hashed != 5 {
 		t.Fatalf("walk %+v, %d files read, %d sampled: want the trees edited, the 5 files under the changed paths read, none sampled", got.Walk, got.Hashed, got.Verified)
 	}
-	idx, _, err := loadIndex(filepath.Join(s.StateDir(), "index"))
+	idx, _, err := statcache.Load(filepath.Join(s.StateDir(), "index"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,8 +74,8 @@ func TestEditTreesMatchesWalk(t *testing.T) {
 			files = append(files, e.Path+" "+e.Blob.String())
 		}
 	}
-	for i := range idx.entries {
-		if e := &idx.entries[i]; !isDirEntry(e) { // folders' trees: treecache.go
+	for i := range idx.Entries {
+		if e := &idx.Entries[i]; !statcache.IsDir(e) { // folders' trees: treecache.go
 			cached = append(cached, e.Path+" "+e.Blob.String())
 		}
 	}

@@ -53,7 +53,7 @@ func TestChangingFileNeverStoredTorn(t *testing.T) {
 				skipped++
 				continue
 			}
-			r, err := s.objects.open(e.Blob)
+			r, err := s.objects.Open(e.Blob)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,0 +1,57 @@
+//go:build linux || darwin
+
+package platform
+
+import (
+	"io/fs"
+	"os"
+	"syscall"
+)
+
+// Stat is what the stat cache compares: enough to tell that a file changed without reading it.
+// fromStat, in stat_linux.go and stat_darwin.go, fills it from each system's Stat_t.
+type Stat struct {
+	Mode  uint32 // st_mode: type and permission bits
+	Size  int64
+	Mtime int64 // ns since the epoch
+	Ctime int64 // ns since the epoch
+	Ino   uint64
+}
+
+// Fstat is the Stat of the open file f.
+func Fstat(f *os.File) (Stat, error) {
+	var st syscall.Stat_t
+	if err := syscall.Fstat(int(f.Fd()), &st); err != nil {
+		return Stat{}, err
+	}
+	return fromStat(&st), nil
+}
+
+// Lstat is the Stat of name, not following a final symlink.
+func Lstat(name string) (Stat, error) {
+	var st syscall.Stat_t
+	if err := syscall.Lstat(name, &st); err != nil {
+		return Stat{}, err
+	}
+	return fromStat(&st), nil
+}
+
+// FileInfoStat is the Stat of fi, an lstat or fstat result of os, without another system call;
+// false when fi did not come from the system (fi.Sys is not its stat).
+func FileInfoStat(fi fs.FileInfo) (Stat, bool) {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return Stat{}, false
+	}
+	return fromStat(st), true
+}
+
+// Links is fi's count of hard links (1 when fi did not come from the system): a restore
+// rewrites a file with several names rather than changing the mode of all of them.
+func Links(fi fs.FileInfo) uint64 {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return 1
+	}
+	return uint64(st.Nlink)
+}

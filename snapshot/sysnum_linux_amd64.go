@@ -1,9 +1,0 @@
-package snapshot
-
-import "syscall"
-
-// System call numbers the syscall package lacks or names per architecture.
-const (
-	sysSyncfs  = 306 // syncfs(2)
-	sysFstatat = syscall.SYS_NEWFSTATAT
-)
