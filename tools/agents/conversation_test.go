@@ -21,6 +21,45 @@ type conversationRewound struct {
 	} `json:"conversation"`
 }
 
+// promptGroups is what `agent-rewind --json list` says of the prompts.
+type promptGroups struct {
+	Prompts []struct {
+		Session string `json:"session"`
+		Groups  []struct {
+			N      int `json:"n"`
+			Prompt *struct {
+				Text  string `json:"text"`
+				Agent string `json:"agent"`
+			} `json:"prompt"`
+			Calls []Call `json:"calls"`
+		} `json:"groups"`
+	} `json:"prompts"`
+}
+
+// checkPromptGroup checks that the client's prompt hook logged prompt for session, and that
+// list groups the calls under it.
+func checkPromptGroup(t *testing.T, e *Env, session, agent, prompt string, calls []mockmodel.ToolCall) {
+	t.Helper()
+	var l promptGroups
+	e.MustCLI(e.Project, &l, "list")
+	if len(l.Prompts) != 1 || l.Prompts[0].Session != session || len(l.Prompts[0].Groups) != 1 {
+		t.Errorf("list's prompts: %+v, want one group of session %s", l.Prompts, session)
+		return
+	}
+	g := l.Prompts[0].Groups[0]
+	var ids []string
+	for _, c := range g.Calls {
+		ids = append(ids, c.ID)
+	}
+	var want []string
+	for _, c := range calls {
+		want = append(want, c.ID)
+	}
+	if g.N != 1 || g.Prompt == nil || g.Prompt.Text != prompt || g.Prompt.Agent != agent || !slices.Equal(ids, want) {
+		t.Errorf("prompt group %+v (calls %v), want prompt 1 %q of %s with calls %v", g, ids, prompt, agent, want)
+	}
+}
+
 // TestClaudeCodeRewindConversation is issue 32's "done when": a session of Claude Code with the
 // plugin makes three changing calls (Bash, Write, Bash); `agent-rewind rewind <call 2>
 // --conversation` puts the files back as they were before call 2 and forks the session; the
@@ -39,6 +78,7 @@ func TestClaudeCodeRewindConversation(t *testing.T) {
 	if len(calls) != 3 {
 		t.Fatalf("the model made %d calls, want the script's 3: %+v", len(calls), calls)
 	}
+	checkPromptGroup(t, e, s.SessionID, "claude-code", "release version 3", calls)
 	before2, err := m.Trees.Before(calls[1].ID)
 	if err != nil {
 		t.Fatal(err)

@@ -52,7 +52,10 @@ func rewindConversation(env *Env, ref string, dryRun bool) error {
 		return err
 	}
 	defer s.close()
-	call, err := callOf(s.store, ref)
+	call, beforePrompt, err := s.promptCall(ref)
+	if !beforePrompt && err == nil {
+		call, err = callOf(s.store, ref)
+	}
 	if err != nil {
 		return s.resolveError(err)
 	}
@@ -60,7 +63,7 @@ func rewindConversation(env *Env, ref string, dryRun bool) error {
 	if err != nil {
 		return err
 	}
-	fork, err := transcript.Plan(where, call.Agent, call.Session, call.ID, s.store.Root())
+	fork, err := transcript.Plan(where, call.Agent, call.Session, transcript.Cut{Call: call.ID, BeforePrompt: beforePrompt})
 	if err != nil {
 		return fmt.Errorf("rewind %s --conversation: %w; nothing was rewound (the files neither)", ref, err)
 	}
@@ -76,7 +79,7 @@ func rewindConversation(env *Env, ref string, dryRun bool) error {
 	} else if werr := fork.Write(); werr != nil {
 		err = joinErr(err, fmt.Errorf("the files were rewound, but not the conversation: %w (%s undoes the files' rewind)", werr, out.Undo))
 	} else {
-		conv.Written = true
+		conv.Written = !fork.Empty
 		seq, rerr := s.ws.Record(KindConversation, ConversationEntry{OpID: res.OpID, Checkpoint: res.To, Call: call.ID,
 			Client: fork.Client, Session: fork.Session, ForkSession: fork.ForkSession, OriginalSHA256: fork.OriginalSHA256, ForkSHA256: fork.SHA256})
 		conv.ChainSeq = seq
@@ -139,16 +142,24 @@ func writeConversation(w io.Writer, call snapshot.CallRecord, conv *Conversation
 	}
 	back := fmt.Sprintf("%s and %s (%s) go back", plural(f.DroppedMessages, "conversation turn", "conversation turns"),
 		plural(len(f.DroppedCalls), "tool call", "tool calls"), strings.Join(ids, ", "))
+	at := "tool call " + call.ID
+	if f.BeforePrompt {
+		at = "the prompt that led to tool call " + call.ID
+	}
 	if dryRun {
-		fmt.Fprintf(w, "conversation: %s session %s would end just before tool call %s: %s; it would be a new session beside %s, which stays as it is\n",
-			f.Client, f.Session, call.ID, back, f.Original)
+		fmt.Fprintf(w, "conversation: %s session %s would end just before %s: %s; it would be a new session beside %s, which stays as it is\n",
+			f.Client, f.Session, at, back, f.Original)
+		return
+	}
+	if f.Empty {
+		fmt.Fprintf(w, "conversation: %s goes back to before the session's first prompt (%s), so there is nothing to resume: start a new session: %s\n", f.Client, back, f.Resume)
 		return
 	}
 	if !conv.Written {
 		return // not written: the error says why
 	}
-	fmt.Fprintf(w, "conversation: new %s session %s ends just before tool call %s (%s); the original session %s is unchanged\n",
-		f.Client, f.ForkSession, call.ID, back, f.Session)
+	fmt.Fprintf(w, "conversation: new %s session %s ends just before %s (%s); the original session %s is unchanged\n",
+		f.Client, f.ForkSession, at, back, f.Session)
 	fmt.Fprintf(w, "resume it: %s\n", f.Resume)
 }
 

@@ -10,7 +10,7 @@ import (
 
 // RewindCmd restores any checkpoint of the timeline, after checkpointing the state it leaves.
 type RewindCmd struct {
-	ID     string `arg:"" help:"The checkpoint to restore: its id, or a unique prefix of at least 4 hex digits (see list)."`
+	ID     string `arg:"" help:"The checkpoint to restore: its id, or a unique prefix of at least 4 hex digits, a tool call's id (the state before it), or prompt:N (before the work of prompt N; see list)."`
 	DryRun bool   `help:"Print what the rewind would change, and change nothing (no safety checkpoint, no lock)."`
 	// Conversation: conversation.go.
 	Conversation bool `help:"Also make the agent session's conversation end just before the tool call (ID a tool call id, or its automatic checkpoint): a new session beside the original transcript (Claude Code, Codex CLI), and the command that resumes it. Details: docs/checkpoints.md."`
@@ -61,6 +61,11 @@ func restore(env *Env, op, ref string, dryRun bool) error {
 	move := s.store.Rewind
 	if op == "replay" {
 		move = s.store.Replay
+	} else if call, ok, err := s.promptCall(ref); ok {
+		if err != nil {
+			return err
+		}
+		ref = call.Checkpoint
 	}
 	res, err := move(context.Background(), ref, snapshot.RestoreOptions{DryRun: dryRun})
 	s.done()

@@ -55,7 +55,7 @@ func ClaudeTranscript(w Where, session string) (string, error) {
 	return findOne(filepath.Join(dir, "projects", "*", session+".jsonl"), "Claude Code transcript of session "+session)
 }
 
-func planClaude(w Where, session, call string) (*Fork, error) {
+func planClaude(w Where, session string, cut Cut) (*Fork, error) {
 	path, err := ClaudeTranscript(w, session)
 	if err != nil {
 		return nil, err
@@ -64,7 +64,7 @@ func planClaude(w Where, session, call string) (*Fork, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: read Claude Code's transcript: %v", ErrNotFound, err)
 	}
-	f, err := forkClaude(b, session, call, newUUIDv4())
+	f, err := forkClaude(b, session, cut, newUUIDv4())
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -73,8 +73,9 @@ func planClaude(w Where, session, call string) (*Fork, error) {
 	return f, nil
 }
 
-// forkClaude cuts transcript b of session just before call, as session fork.
-func forkClaude(b []byte, session, call, fork string) (*Fork, error) {
+// forkClaude cuts transcript b of session as cut says, as session fork.
+func forkClaude(b []byte, session string, at Cut, fork string) (*Fork, error) {
+	call := at.Call
 	ls := lines(b)
 	parsed := make([]claudeLine, len(ls))
 	versioned := false
@@ -109,6 +110,16 @@ func forkClaude(b []byte, session, call, fork string) (*Fork, error) {
 	}
 	if cut < 0 {
 		return nil, fmt.Errorf("%w: session %s has no tool call %s (the call may be of another session, or the client did not save it)", ErrNoCall, session, call)
+	}
+	if at.BeforePrompt {
+		// Back to the prompt the person typed (a user message whose content is text, not
+		// tool results), and the queue lines that carried it in.
+		for cut > 0 && !(parsed[cut].Type == "user" && parsed[cut].Message != nil && isText(parsed[cut].Message.Content)) {
+			cut--
+		}
+		for cut > 0 && parsed[cut-1].Type == "queue-operation" {
+			cut--
+		}
 	}
 	f := &Fork{ForkSession: fork, Resume: "claude --resume " + fork}
 	kept := map[string]bool{}
@@ -148,6 +159,16 @@ func forkClaude(b []byte, session, call, fork string) (*Fork, error) {
 // a tool's result.
 func message(p claudeLine) bool {
 	return (p.Type == "user" || p.Type == "assistant") && p.Message != nil
+}
+
+// isText reports whether a message's content is a typed prompt: a string, or blocks of text
+// alone.
+func isText(content json.RawMessage) bool {
+	if len(content) > 0 && content[0] == '"' {
+		return true
+	}
+	bs := blocks(content)
+	return len(bs) > 0 && !slices.ContainsFunc(bs, func(b block) bool { return b.Type != "text" })
 }
 
 // blocks returns a message's content blocks; a string content (a typed prompt) has none.

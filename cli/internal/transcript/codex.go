@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -31,6 +32,7 @@ type codexLine struct {
 		ID         string `json:"id"`
 		CLIVersion string `json:"cli_version"`
 		CallID     string `json:"call_id"`
+		Role       string `json:"role"`
 	} `json:"payload"`
 }
 
@@ -46,7 +48,7 @@ func codexHome(w Where) string {
 	return filepath.Join(w.Home, ".codex")
 }
 
-func planCodex(w Where, session, call string) (*Fork, error) {
+func planCodex(w Where, session string, cut Cut) (*Fork, error) {
 	path, err := CodexTranscript(w, session)
 	if err != nil {
 		return nil, err
@@ -56,7 +58,7 @@ func planCodex(w Where, session, call string) (*Fork, error) {
 		return nil, fmt.Errorf("%w: read Codex's rollout file: %v", ErrNotFound, err)
 	}
 	now := time.Now()
-	f, err := forkCodex(b, session, call, newUUIDv7(now))
+	f, err := forkCodex(b, session, cut, newUUIDv7(now))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -66,8 +68,9 @@ func planCodex(w Where, session, call string) (*Fork, error) {
 	return f, nil
 }
 
-// forkCodex cuts rollout b of session just before call, as session fork.
-func forkCodex(b []byte, session, call, fork string) (*Fork, error) {
+// forkCodex cuts rollout b of session as cut says, as session fork.
+func forkCodex(b []byte, session string, at Cut, fork string) (*Fork, error) {
+	call := at.Call
 	ls := lines(b)
 	parsed := make([]codexLine, len(ls))
 	for i, l := range ls {
@@ -102,6 +105,17 @@ func forkCodex(b []byte, session, call, fork string) (*Fork, error) {
 		}
 		cut = i
 	}
+	if at.BeforePrompt {
+		// Back to the person's prompt (a user message that is not the client's own context,
+		// which it sends as <environment_context>, <user_instructions>, ...), and past the
+		// records that opened its turn.
+		for cut > 1 && !(parsed[cut].Type == "response_item" && parsed[cut].Payload.Type == "message" && parsed[cut].Payload.Role == "user" && !codexContext(ls[cut])) {
+			cut--
+		}
+		for cut > 1 && parsed[cut-1].Type != "response_item" {
+			cut--
+		}
+	}
 	f := &Fork{ForkSession: fork, Resume: "codex resume " + fork}
 	var out []byte
 	for i, l := range ls[:cut] {
@@ -121,4 +135,20 @@ func forkCodex(b []byte, session, call, fork string) (*Fork, error) {
 	}
 	f.data = out
 	return f, nil
+}
+
+// codexContext reports whether a user message line is context Codex adds itself: its text
+// starts with a tag such as <environment_context>.
+func codexContext(line []byte) bool {
+	var l struct {
+		Payload struct {
+			Content []struct {
+				Text string `json:"text"`
+			} `json:"content"`
+		} `json:"payload"`
+	}
+	if json.Unmarshal(line, &l) != nil || len(l.Payload.Content) == 0 {
+		return false
+	}
+	return strings.HasPrefix(strings.TrimSpace(l.Payload.Content[0].Text), "<")
 }

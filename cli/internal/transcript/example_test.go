@@ -22,7 +22,7 @@ func Example() {
 `
 	os.WriteFile(filepath.Join(dir, session+".jsonl"), []byte(lines), 0o600)
 
-	f, err := transcript.Plan(transcript.Where{Home: home}, transcript.ClaudeCode, session, "toolu_2", "/home/ann/shop")
+	f, err := transcript.Plan(transcript.Where{Home: home}, transcript.ClaudeCode, session, transcript.Cut{Call: "toolu_2"})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -37,7 +37,7 @@ func readFixture(t testing.TB, path string) []byte {
 func TestForkClaudeFixture(t *testing.T) {
 	b := readFixture(t, claudeFixture)
 	const fork = "11111111-2222-4333-8444-555555555555"
-	f, err := forkClaude(b, claudeSession, "call_mock_04_4", fork)
+	f, err := forkClaude(b, claudeSession, Cut{Call: "call_mock_04_4"}, fork)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +85,7 @@ func TestForkClaudeFixture(t *testing.T) {
 func TestForkCodexFixture(t *testing.T) {
 	b := readFixture(t, codexFixture)
 	const fork = "019a0000-0000-7000-8000-000000000001"
-	f, err := forkCodex(b, codexSession, "call_mock_03_3", fork)
+	f, err := forkCodex(b, codexSession, Cut{Call: "call_mock_03_3"}, fork)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,33 +115,33 @@ func TestForkCodexFixture(t *testing.T) {
 // TestUnknownVersionsRefused: a version no real session was read from is refused, not guessed.
 func TestUnknownVersionsRefused(t *testing.T) {
 	c := bytes.ReplaceAll(readFixture(t, claudeFixture), []byte(`"version":"2.1.328"`), []byte(`"version":"2.2.0"`))
-	if _, err := forkClaude(c, claudeSession, "call_mock_04_4", "x"); !errors.Is(err, ErrUnknownFormat) || !strings.Contains(err.Error(), "2.2.0") {
+	if _, err := forkClaude(c, claudeSession, Cut{Call: "call_mock_04_4"}, "x"); !errors.Is(err, ErrUnknownFormat) || !strings.Contains(err.Error(), "2.2.0") {
 		t.Errorf("Claude Code 2.2.0: %v, want ErrUnknownFormat naming the version", err)
 	}
 	x := bytes.ReplaceAll(readFixture(t, codexFixture), []byte(`"cli_version":"0.169.0"`), []byte(`"cli_version":"0.170.0"`))
-	if _, err := forkCodex(x, codexSession, "call_mock_03_3", "x"); !errors.Is(err, ErrUnknownFormat) || !strings.Contains(err.Error(), "0.170.0") {
+	if _, err := forkCodex(x, codexSession, Cut{Call: "call_mock_03_3"}, "x"); !errors.Is(err, ErrUnknownFormat) || !strings.Contains(err.Error(), "0.170.0") {
 		t.Errorf("Codex 0.170.0: %v, want ErrUnknownFormat naming the version", err)
 	}
-	if _, err := forkClaude(readFixture(t, codexFixture), claudeSession, "call_mock_03_3", "x"); !errors.Is(err, ErrUnknownFormat) {
+	if _, err := forkClaude(readFixture(t, codexFixture), claudeSession, Cut{Call: "call_mock_03_3"}, "x"); !errors.Is(err, ErrUnknownFormat) {
 		t.Errorf("a Codex rollout read as Claude Code's: %v, want ErrUnknownFormat", err)
 	}
 }
 
 // TestMissingCallOrSession: a call not in the session, and a session with no transcript.
 func TestMissingCallOrSession(t *testing.T) {
-	if _, err := forkClaude(readFixture(t, claudeFixture), claudeSession, "toolu_nope", "x"); !errors.Is(err, ErrNoCall) || !strings.Contains(err.Error(), "toolu_nope") {
+	if _, err := forkClaude(readFixture(t, claudeFixture), claudeSession, Cut{Call: "toolu_nope"}, "x"); !errors.Is(err, ErrNoCall) || !strings.Contains(err.Error(), "toolu_nope") {
 		t.Errorf("a call not in it: %v", err)
 	}
 	w := Where{Home: t.TempDir()}
 	for _, client := range []string{ClaudeCode, Codex} {
-		if _, err := Plan(w, client, "0123-4567", "call_1", "/p"); !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), "0123-4567") {
+		if _, err := Plan(w, client, "0123-4567", Cut{Call: "call_1"}); !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), "0123-4567") {
 			t.Errorf("%s, no transcript: %v", client, err)
 		}
 	}
-	if _, err := Plan(w, "cursor", "abc", "call_1", "/p"); !errors.Is(err, ErrUnsupported) {
+	if _, err := Plan(w, "cursor", "abc", Cut{Call: "call_1"}); !errors.Is(err, ErrUnsupported) {
 		t.Errorf("cursor: %v, want ErrUnsupported", err)
 	}
-	if _, err := Plan(w, ClaudeCode, "../../etc/passwd", "call_1", "/p"); !errors.Is(err, ErrNotFound) {
+	if _, err := Plan(w, ClaudeCode, "../../etc/passwd", Cut{Call: "call_1"}); !errors.Is(err, ErrNotFound) {
 		t.Errorf("a session id with a path in it: %v", err)
 	}
 }
@@ -166,7 +166,7 @@ func TestPlanAndWrite(t *testing.T) {
 		{Codex, codexSession, "call_mock_03_3", codexAt, "codex resume "},
 	} {
 		before := readFixture(t, tc.orig)
-		f, err := Plan(w, tc.client, tc.session, tc.call, "/tmp/shop")
+		f, err := Plan(w, tc.client, tc.session, Cut{Call: tc.call})
 		if err != nil {
 			t.Fatalf("%s: %v", tc.client, err)
 		}
@@ -200,5 +200,32 @@ func TestPlanAndWrite(t *testing.T) {
 				t.Errorf("the Codex fork is not found by its id: %q, %v", got, err)
 			}
 		}
+	}
+}
+
+// TestForkBeforePrompt cuts before the prompt that led to a call: in Claude Code's, a second
+// prompt added to the real session; in Codex's, the session's only prompt, which leaves the
+// client's own context alone.
+func TestForkBeforePrompt(t *testing.T) {
+	b := readFixture(t, claudeFixture)
+	second := `{"type":"user","version":"2.1.328","sessionId":"` + claudeSession + `","uuid":"p2","parentUuid":"acaec728-0000","message":{"role":"user","content":"now add a login page"}}
+{"type":"assistant","version":"2.1.328","sessionId":"` + claudeSession + `","uuid":"a2","parentUuid":"p2","message":{"id":"msg_p2","role":"assistant","content":[{"type":"tool_use","id":"call_p2","name":"Write","input":{}}]}}
+`
+	f, err := forkClaude(append(b, second...), claudeSession, Cut{Call: "call_p2", BeforePrompt: true}, "fork")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(f.data, []byte("call_mock_12_12")) || bytes.Contains(f.data, []byte("login page")) || f.DroppedMessages != 2 {
+		t.Errorf("before the second prompt: dropped %d messages, %v; want the prompt and its call, the first prompt's work kept", f.DroppedMessages, f.DroppedCalls)
+	}
+	if f, err := forkClaude(b, claudeSession, Cut{Call: "call_mock_04_4", BeforePrompt: true}, "fork"); err != nil || f.KeptMessages != 0 || len(f.data) != 0 {
+		t.Errorf("before the first prompt: %v, kept %d messages, %d bytes; want nothing kept", err, f.KeptMessages, len(f.data))
+	}
+	x, err := forkCodex(readFixture(t, codexFixture), codexSession, Cut{Call: "call_mock_03_3", BeforePrompt: true}, "fork")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ls := lines(x.data); len(ls) != 4 || bytes.Contains(x.data, []byte("bump the version")) || !bytes.Contains(x.data, []byte("<environment_context>")) {
+		t.Errorf("Codex before its first prompt: %d lines; want session_meta, task_started and the client's two context messages", len(ls))
 	}
 }

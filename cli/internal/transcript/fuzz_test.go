@@ -13,7 +13,7 @@ func FuzzForkClaude(f *testing.F) {
 	f.Add([]byte(`{"type":"assistant","version":"2.1.328","sessionId":"s","message":{"id":"m","content":[{"type":"tool_use","id":"c"}]}}`), "c")
 	f.Add([]byte(`{"type":"user","version":"2.1.328","message":{"content":"hi"}}`+"\n"+`{"type":"assistant","message":{"id":"","content":[{"type":"tool_use","id":"c"}]}}`), "c")
 	f.Fuzz(func(t *testing.T, b []byte, call string) {
-		fk, err := forkClaude(b, "s", call, "f")
+		fk, err := forkClaude(b, "s", Cut{Call: call}, "f")
 		if err != nil {
 			return
 		}
@@ -25,7 +25,7 @@ func FuzzForkCodex(f *testing.F) {
 	f.Add(readFixture(f, codexFixture), "call_mock_03_3")
 	f.Add([]byte(`{"type":"session_meta","payload":{"id":"s","cli_version":"0.169.0"}}`+"\n"+`{"type":"response_item","payload":{"type":"function_call","call_id":"c"}}`), "c")
 	f.Fuzz(func(t *testing.T, b []byte, call string) {
-		fk, err := forkCodex(b, "s", call, "f")
+		fk, err := forkCodex(b, "s", Cut{Call: call}, "f")
 		if err != nil {
 			return
 		}

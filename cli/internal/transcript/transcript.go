@@ -60,22 +60,34 @@ type Fork struct {
 	Session         string   `json:"session"`  // the original session's id
 	Original        string   `json:"original"` // its transcript
 	OriginalSHA256  string   `json:"originalSha256"`
-	Call            string   `json:"call"` // the tool call the fork ends before
+	Call            string   `json:"call"`                   // the tool call the fork ends before
+	BeforePrompt    bool     `json:"beforePrompt,omitempty"` // before the prompt that led to the call, rather
 	ForkSession     string   `json:"forkSession"`
 	Path            string   `json:"path"`   // the fork's transcript, once written
 	SHA256          string   `json:"sha256"` // of the fork's transcript
 	KeptMessages    int      `json:"keptMessages"`
 	DroppedMessages int      `json:"droppedMessages"` // conversation messages (model turns, tool results, prompts) after the cut
 	DroppedCalls    []string `json:"droppedCalls"`    // the tool calls after the cut, the call itself first
-	Resume          string   `json:"resume"`          // the command that resumes the fork
-	data            []byte
+	// Empty: the fork would hold no conversation (before a session's first prompt): nothing is
+	// written, and Resume starts a new session instead.
+	Empty  bool   `json:"empty,omitempty"`
+	Resume string `json:"resume"` // the command that resumes the fork
+	data   []byte
 }
 
-// Plan finds the transcript of client's session (run in folder cwd), checks its format and
-// cuts it just before tool call call, without writing anything. A client without a forker,
+// Cut is where a fork ends: just before tool call Call, or with BeforePrompt just before the
+// person's prompt that led to it (the conversation as it was before that prompt).
+type Cut struct {
+	Call         string
+	BeforePrompt bool
+}
+
+// Plan finds the transcript of client's session, checks its format and cuts it where cut says,
+// without writing anything. A client without a forker,
 // a transcript that cannot be found or read, a format it does not know or a call not in it
 // are errors; nothing is written then.
-func Plan(w Where, client, session, call, cwd string) (*Fork, error) {
+func Plan(w Where, client, session string, cut Cut) (*Fork, error) {
+	call := cut.Call
 	if session == "" {
 		return nil, fmt.Errorf("%w: the %s hook named no session for call %s, so its conversation cannot be found", ErrNotFound, orUnknown(client), call)
 	}
@@ -86,16 +98,19 @@ func Plan(w Where, client, session, call, cwd string) (*Fork, error) {
 	var err error
 	switch client {
 	case ClaudeCode:
-		f, err = planClaude(w, session, call)
+		f, err = planClaude(w, session, cut)
 	case Codex:
-		f, err = planCodex(w, session, call)
+		f, err = planCodex(w, session, cut)
 	default:
 		return nil, fmt.Errorf("%w for %s: only Claude Code's and Codex CLI's conversations can be rewound; rewind the files alone (without --conversation)", ErrUnsupported, orUnknown(client))
 	}
 	if err != nil {
 		return nil, err
 	}
-	f.Client, f.Session, f.Call = client, session, call
+	f.Client, f.Session, f.Call, f.BeforePrompt = client, session, call, cut.BeforePrompt
+	if f.KeptMessages == 0 {
+		f.Empty, f.Path, f.ForkSession, f.Resume = true, "", "", map[string]string{ClaudeCode: "claude", Codex: "codex"}[client]
+	}
 	sum := sha256.Sum256(f.data)
 	f.SHA256 = hex.EncodeToString(sum[:])
 	return f, nil
@@ -104,6 +119,9 @@ func Plan(w Where, client, session, call, cwd string) (*Fork, error) {
 // Write writes the fork as a new transcript, never replacing a file (created exclusively,
 // durably, 0600: readable by the user alone, like the client's own).
 func (f *Fork) Write() error {
+	if f.Empty {
+		return nil
+	}
 	if err := os.MkdirAll(filepath.Dir(f.Path), 0o700); err != nil {
 		return fmt.Errorf("write the forked conversation: %w", err)
 	}
