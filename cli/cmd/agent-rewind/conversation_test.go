@@ -79,9 +79,9 @@ func TestRewindConversation(t *testing.T) {
 		To           string
 		Conversation struct {
 			Client, Session, ForkSession, Path, Resume, OriginalSha256, Sha256 string
-			Written                                                          bool
-			DroppedCalls                                                     []string
-			ChainSeq                                                         int64
+			Written                                                            bool
+			DroppedCalls                                                       []string
+			ChainSeq                                                           int64
 		}
 	}
 	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &out) != nil {
