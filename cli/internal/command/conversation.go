@@ -2,10 +2,13 @@ package command
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
 
+	"github.com/agent-rewind/rewind/cli/internal/conversation"
+	"github.com/agent-rewind/rewind/cli/internal/prompts"
 	"github.com/agent-rewind/rewind/cli/internal/transcript"
 	"github.com/agent-rewind/rewind/snapshot"
 )
@@ -15,22 +18,6 @@ import (
 // so that the resumed agent remembers nothing the rewind undid. The fork is planned before
 // anything changes: a transcript that cannot be found, of a format not known, or without the
 // call, fails the command with neither half rewound.
-
-// KindConversation is the chain entry of a conversation fork (ConversationEntry).
-const KindConversation = "conversation"
-
-// ConversationEntry is the data of a "conversation" chain entry: which fork matches which
-// checkpoint, and the SHA-256 of both transcripts; nothing else of them enters the store.
-type ConversationEntry struct {
-	OpID           string `json:"opId"`       // the rewind's
-	Checkpoint     string `json:"checkpoint"` // the state before the call
-	Call           string `json:"call"`
-	Client         string `json:"client"`
-	Session        string `json:"session"`
-	ForkSession    string `json:"forkSession"`
-	OriginalSHA256 string `json:"originalSha256"`
-	ForkSHA256     string `json:"forkSha256"`
-}
 
 // ConversationOutput is rewind --conversation's --json shape: rewind's, and the conversation.
 type ConversationOutput struct {
@@ -52,21 +39,18 @@ func rewindConversation(env *Env, ref string, dryRun bool) error {
 		return err
 	}
 	defer s.close()
-	call, beforePrompt, err := s.promptCall(ref)
-	if !beforePrompt && err == nil {
-		call, err = callOf(s.store, ref)
-	}
-	if err != nil {
-		return s.resolveError(err)
-	}
 	where, err := transcript.FromEnv()
 	if err != nil {
 		return err
 	}
-	fork, err := transcript.Plan(where, call.Agent, call.Session, transcript.Cut{Call: call.ID, BeforePrompt: beforePrompt})
+	plan, err := conversation.Plan(s.store, s.ws.Path(prompts.File), where, ref)
 	if err != nil {
-		return fmt.Errorf("rewind %s --conversation: %w; nothing was rewound (the files neither)", ref, err)
+		if isTranscriptErr(err) {
+			return fmt.Errorf("rewind %s --conversation: %w; nothing was rewound (the files neither)", ref, err)
+		}
+		return s.resolveError(err)
 	}
+	call, fork := plan.Call, plan.Fork
 	res, err := s.store.Rewind(context.Background(), call.Checkpoint, snapshot.RestoreOptions{DryRun: dryRun})
 	s.done()
 	if res == nil {
@@ -76,15 +60,14 @@ func rewindConversation(env *Env, ref string, dryRun bool) error {
 	conv := &ConversationResult{Fork: fork}
 	if dryRun {
 		fork.ForkSession, fork.Path, fork.Resume, fork.SHA256 = "", "", "", ""
-	} else if werr := fork.Write(); werr != nil {
-		err = joinErr(err, fmt.Errorf("the files were rewound, but not the conversation: %w (%s undoes the files' rewind)", werr, out.Undo))
 	} else {
-		conv.Written = !fork.Empty
-		seq, rerr := s.ws.Record(KindConversation, ConversationEntry{OpID: res.OpID, Checkpoint: res.To, Call: call.ID,
-			Client: fork.Client, Session: fork.Session, ForkSession: fork.ForkSession, OriginalSHA256: fork.OriginalSHA256, ForkSHA256: fork.SHA256})
-		conv.ChainSeq = seq
-		if rerr != nil {
-			err = joinErr(err, fmt.Errorf("%w: the conversation fork %s is written, but not recorded: %v", snapshot.ErrNotRecorded, fork.Path, rerr))
+		written, seq, cerr := plan.Commit(s.ws, res.OpID, res.To)
+		conv.Written, conv.ChainSeq = written, seq
+		if cerr != nil && seq == 0 && !errors.Is(cerr, snapshot.ErrNotRecorded) {
+			cerr = fmt.Errorf("the files were rewound, but not the conversation: %w (%s undoes the files' rewind)", cerr, out.Undo)
+		}
+		if cerr != nil {
+			err = joinErr(err, cerr)
 		}
 	}
 	full := &ConversationOutput{RestoreOutput: out, Conversation: conv}
@@ -93,41 +76,6 @@ func rewindConversation(env *Env, ref string, dryRun bool) error {
 		writeConversation(w, call, conv, dryRun)
 		return nil
 	})
-}
-
-// callOf returns the tool call ref names: a call id, or a checkpoint (any id prefix) taken
-// before one, the earliest call whose state it holds when several are.
-func callOf(store *snapshot.Store, ref string) (snapshot.CallRecord, error) {
-	tl, err := store.List()
-	if err != nil {
-		return snapshot.CallRecord{}, err
-	}
-	var found *snapshot.CallRecord
-	for _, sess := range tl.Sessions {
-		for i := range sess.Calls {
-			if c := &sess.Calls[i]; c.ID == ref && (found == nil || c.Time.After(found.Time)) {
-				found = c
-			}
-		}
-	}
-	if found != nil {
-		return *found, nil
-	}
-	cp, err := store.Resolve(ref)
-	if err != nil {
-		return snapshot.CallRecord{}, err
-	}
-	for _, sess := range tl.Sessions {
-		for i := range sess.Calls {
-			if c := &sess.Calls[i]; c.Checkpoint == cp && (found == nil || c.Time.Before(found.Time)) {
-				found = c
-			}
-		}
-	}
-	if found == nil {
-		return snapshot.CallRecord{}, fmt.Errorf("rewind %s --conversation: checkpoint %s was taken before no agent's tool call (a checkpoint of yours, or a safety one), so no conversation matches it: give a tool call id, or a checkpoint of kind auto (see agent-rewind list), or rewind without --conversation", ref, cp)
-	}
-	return *found, nil
 }
 
 // shownDroppedCalls is how many of the calls that go back the text names; --json has them all.
@@ -169,4 +117,15 @@ func joinErr(a, b error) error {
 		return b
 	}
 	return fmt.Errorf("%w; and %w", a, b)
+}
+
+// isTranscriptErr reports whether err is about the conversation's transcript, rather than
+// about the id given.
+func isTranscriptErr(err error) bool {
+	for _, e := range []error{transcript.ErrUnsupported, transcript.ErrNotFound, transcript.ErrUnknownFormat, transcript.ErrNoCall} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
 }

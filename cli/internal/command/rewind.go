@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/agent-rewind/rewind/cli/internal/conversation"
+	"github.com/agent-rewind/rewind/cli/internal/prompts"
 	"github.com/agent-rewind/rewind/snapshot"
 )
 
@@ -61,7 +63,7 @@ func restore(env *Env, op, ref string, dryRun bool) error {
 	move := s.store.Rewind
 	if op == "replay" {
 		move = s.store.Replay
-	} else if call, ok, err := s.promptCall(ref); ok {
+	} else if call, ok, err := conversation.PromptCall(s.store, s.ws.Path(prompts.File), ref); ok {
 		if err != nil {
 			return err
 		}
