@@ -6,11 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"io/fs"
-	"os"
 	"strings"
 	"time"
 	"unicode/utf8"
 
+	"github.com/agent-rewind/rewind/internal/durable"
 	"github.com/agent-rewind/rewind/internal/regular"
 	"github.com/agent-rewind/rewind/snapshot"
 )
@@ -39,25 +39,22 @@ func Clean(p Prompt) Prompt {
 	return p
 }
 
-// Append cleans p and appends it to the log at path, synced before it returns.
+// Append cleans p and appends it to the log at path, synced before it returns. Hooks of
+// several sessions may append at once: each line is one write(2) to an O_APPEND file.
 func Append(path string, p Prompt) error {
 	b, err := json.Marshal(Clean(p))
 	if err != nil {
 		return err
 	}
-	f, err := regular.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	f, err := durable.OpenAppend(path) // a new log's name is durable before its first line
 	if err != nil {
 		return err
 	}
-	if _, err := f.Write(append(b, '\n')); err != nil {
-		f.Close()
-		return err
+	_, err = f.Write(append(b, '\n'))
+	if err == nil {
+		err = f.Sync()
 	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return errors.Join(err, f.Close())
 }
 
 // Read returns the log at path, oldest first; no log is no prompts. Lines that do not parse

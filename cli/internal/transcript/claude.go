@@ -60,15 +60,10 @@ func planClaude(w Where, session string, cut Cut) (*Fork, error) {
 	if err != nil {
 		return nil, err
 	}
-	b, sum, err := read(path)
+	f, err := forkFile(path, func(b []byte) (*Fork, error) { return forkClaude(b, session, cut, newUUIDv4()) })
 	if err != nil {
-		return nil, fmt.Errorf("%w: read Claude Code's transcript: %v", ErrNotFound, err)
+		return nil, err
 	}
-	f, err := forkClaude(b, session, cut, newUUIDv4())
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	f.Original, f.OriginalSHA256 = path, sum
 	f.Path = filepath.Join(filepath.Dir(path), f.ForkSession+".jsonl")
 	return f, nil
 }

@@ -53,16 +53,11 @@ func planCodex(w Where, session string, cut Cut) (*Fork, error) {
 	if err != nil {
 		return nil, err
 	}
-	b, sum, err := read(path)
-	if err != nil {
-		return nil, fmt.Errorf("%w: read Codex's rollout file: %v", ErrNotFound, err)
-	}
 	now := time.Now()
-	f, err := forkCodex(b, session, cut, newUUIDv7(now))
+	f, err := forkFile(path, func(b []byte) (*Fork, error) { return forkCodex(b, session, cut, newUUIDv7(now)) })
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, err
 	}
-	f.Original, f.OriginalSHA256 = path, sum
 	f.Path = filepath.Join(codexHome(w), "sessions", now.Format("2006"), now.Format("01"), now.Format("02"),
 		"rollout-"+now.Format("2006-01-02T15-04-05")+"-"+f.ForkSession+".jsonl")
 	return f, nil

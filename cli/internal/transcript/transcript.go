@@ -135,6 +135,20 @@ func (f *Fork) Write() error {
 	return nil
 }
 
+// forkFile reads the transcript at path and forks it with fork, naming the file in errors.
+func forkFile(path string, fork func([]byte) (*Fork, error)) (*Fork, error) {
+	b, sum, err := read(path)
+	if err != nil {
+		return nil, fmt.Errorf("%w: read %s: %v", ErrNotFound, path, err)
+	}
+	f, err := fork(b)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	f.Original, f.OriginalSHA256 = path, sum
+	return f, nil
+}
+
 // read reads a transcript whole, refusing what is not a regular file or is too large.
 func read(path string) ([]byte, string, error) {
 	st, err := os.Stat(path)
