@@ -117,6 +117,9 @@ func TestRewindConversation(t *testing.T) {
 		t.Errorf("chain entry %+v, want checkpoint %s, the call, the fork and both SHA-256", entry, out.To)
 	}
 	verifyChain(t, project)
+	if r := run(t, project, "", "--workspace", project, "check"); r.code != 0 {
+		t.Errorf("check after a conversation rewind: %+v", r)
+	}
 
 	text := rewind("call_mock_03_3", "--conversation")
 	t.Logf("%s", text.stdout)

@@ -86,6 +86,11 @@ func TestPromptsGroupCalls(t *testing.T) {
 		t.Errorf("rewind prompt:3: %+v", r)
 	}
 
+	// The store with a prompt log and a conversation-free chain checks clean.
+	if r := run(t, project, "", "--workspace", project, "check"); r.code != 0 {
+		t.Errorf("check with a prompt log: %+v", r)
+	}
+
 	// Never blocks: a prompt in a folder no store may protect is let through, saying why.
 	if r := runBin(t, hookBin, t.TempDir(), promptHook(t, "s", "hi"), "--workspace", "/", "guard"); r.code != 0 || r.stdout != "" {
 		t.Errorf("the prompt hook for /: %+v, want exit 0 and nothing on stdout", r)
