@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/chromedp/chromedp"
 )
 
 // The real Claude Code session the harness recorded (tools/agents/testdata/transcripts): its
@@ -24,12 +26,15 @@ const (
 // beside the untouched original that ends before that call, prints the command that resumes
 // it, and records both transcripts' SHA-256 on the chain. A call whose session has no
 // transcript fails with neither half rewound.
-func TestRewindConversation(t *testing.T) {
-	project, home := t.TempDir(), t.TempDir()
-	env := append(os.Environ(), "HOME="+home, "CLAUDE_CONFIG_DIR=")
+// playFixtureSession plays the plugin's hook before calls 3, 4 and 5 of the recorded session, each
+// changing app.txt or CHANGES.md, then a call of a session without a transcript; the recorded
+// transcript is where Claude Code keeps it under home.
+func playFixtureSession(t *testing.T) (project, home, orig string, original []byte) {
+	t.Helper()
+	project, home = t.TempDir(), t.TempDir()
 	app, changes := filepath.Join(project, "app.txt"), filepath.Join(project, "CHANGES.md")
 	writeFile(t, app, "version 1\n")
-	orig := filepath.Join(home, ".claude", "projects", "-tmp-shop", fixtureSession+".jsonl")
+	orig = filepath.Join(home, ".claude", "projects", "-tmp-shop", fixtureSession+".jsonl")
 	original, err := os.ReadFile(fixtureTranscript)
 	if err != nil {
 		t.Fatal(err)
@@ -51,6 +56,13 @@ func TestRewindConversation(t *testing.T) {
 		}
 		s.do()
 	}
+	return project, home, orig, original
+}
+
+func TestRewindConversation(t *testing.T) {
+	project, home, orig, original := playFixtureSession(t)
+	env := append(os.Environ(), "HOME="+home, "CLAUDE_CONFIG_DIR=")
+	app, changes := filepath.Join(project, "app.txt"), filepath.Join(project, "CHANGES.md")
 	rewind := func(args ...string) result {
 		return runIn(t, project, env, "", append([]string{"--workspace", project, "rewind"}, args...)...)
 	}
@@ -131,4 +143,52 @@ func TestRewindConversation(t *testing.T) {
 func sum(b []byte) string {
 	s := sha256.Sum256(b)
 	return hex.EncodeToString(s[:])
+}
+
+// TestUIRewindConversation: the page offers an automatic checkpoint's rewind with the
+// conversation, shows in the dry run what of the conversation goes back, and after it the
+// command that resumes the agent; the files and the fork are the CLI's.
+func TestUIRewindConversation(t *testing.T) {
+	ctx := browser(t)
+	project, home, orig, _ := playFixtureSession(t)
+	t.Setenv("HOME", home)
+	t.Setenv("CLAUDE_CONFIG_DIR", "")
+	before4 := ""
+	for _, s := range listJSON(t, project).Sessions {
+		for _, c := range s.Calls {
+			if c.ID == "call_mock_04_4" {
+				before4 = c.Checkpoint
+			}
+		}
+	}
+	srv := startUI(t, project)
+	var dry, done string
+	err := chromedp.Do(ctx,
+		chromedp.Navigate(srv.url),
+		chromedp.WaitVisible(chromedp.CSS("#row-"+before4+" .rewind-btn")),
+		chromedp.Click(chromedp.CSS("#row-"+before4+" .rewind-btn")),
+		chromedp.WaitVisible(chromedp.CSS("#rewind-conversation")),
+		chromedp.Click(chromedp.CSS("#rewind-conversation")),
+		chromedp.WaitVisible(chromedp.CSS("#conversation-dry")),
+		into(&dry, chromedp.Text(chromedp.CSS("#conversation-dry"))),
+		chromedp.Click(chromedp.CSS("#modal-confirm")),
+		chromedp.WaitVisible(chromedp.CSS("#conversation-done")),
+		into(&done, chromedp.Text(chromedp.CSS("#conversation-done"))),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(dry, "claude-code") || !strings.Contains(dry, "9 tool calls go back") {
+		t.Errorf("the dry run says %q", dry)
+	}
+	forks, _ := filepath.Glob(filepath.Join(filepath.Dir(orig), "*.jsonl"))
+	if len(forks) != 2 || !strings.Contains(done, "claude --resume ") {
+		t.Errorf("after the page's rewind: %q, transcripts %v", done, forks)
+	}
+	if got := readFile(t, filepath.Join(project, "CHANGES.md")); got != "<absent>" {
+		t.Errorf("CHANGES.md is %q after the rewind to before the Write", got)
+	}
+	if k := kinds(readChain(t, project)); k["conversation"] != 1 {
+		t.Errorf("chain kinds %v, want one conversation entry", k)
+	}
 }
