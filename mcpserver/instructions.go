@@ -11,7 +11,7 @@ func Instructions(p Profile) string {
 		lines = append(lines,
 			"agent-rewind makes this workspace reversible.",
 			"Before risky work, call checkpoint and keep the id.",
-			"If it goes wrong, rewind to that id.")
+			"If it goes wrong, rewind to it.")
 	}
 	if p.Has(toolBacktrackCommit) {
 		lines = append(lines,

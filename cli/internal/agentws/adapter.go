@@ -143,7 +143,7 @@ func (w *Workspace) Checkpoint(ctx context.Context, label string) (mcpserver.Che
 
 // List implements mcpserver.Workspace.
 func (w *Workspace) List(context.Context) (mcpserver.ListResult, error) {
-	_, s, err := w.snapshots(false)
+	ws, s, err := w.snapshots(false)
 	if err != nil || s == nil {
 		return mcpserver.ListResult{Entries: []mcpserver.TimelineEntry{}}, err
 	}
@@ -157,13 +157,27 @@ func (w *Workspace) List(context.Context) (mcpserver.ListResult, error) {
 			ID: c.ID, Time: c.Time, Label: c.Label, Parent: c.Parent, Kind: timelineKind(c.Kind),
 		})
 	}
-	r.Calls = callSteps(t.Sessions)
+	ps, err := prompts.Read(ws.Path(prompts.File))
+	if err != nil {
+		return mcpserver.ListResult{}, err
+	}
+	r.Calls = callSteps(t.Sessions, ps)
 	return r, nil
 }
 
 // callSteps lists the tool calls of every session, newest first, each with the label of what
-// ran ("Bash: npm install").
-func callSteps(sessions []snapshot.Session) []mcpserver.CallStep {
+// ran ("Bash: npm install") and the prompt that led to it, where ps logged one.
+func callSteps(sessions []snapshot.Session, ps []prompts.Prompt) []mcpserver.CallStep {
+	promptOf := map[string]string{} // by session and call id
+	for _, sg := range prompts.GroupCalls(ps, sessions) {
+		for _, g := range sg.Groups {
+			for _, c := range g.Calls {
+				if g.Prompt != nil {
+					promptOf[c.Session+"\x00"+c.ID] = g.Prompt.Text
+				}
+			}
+		}
+	}
 	var all []snapshot.CallRecord
 	for _, s := range sessions {
 		all = append(all, s.Calls...)
@@ -175,7 +189,7 @@ func callSteps(sessions []snapshot.Session) []mcpserver.CallStep {
 		if c.Summary != "" {
 			label += ": " + c.Summary
 		}
-		out = append(out, mcpserver.CallStep{ID: c.ID, Session: c.Session, Checkpoint: c.Checkpoint, Label: label})
+		out = append(out, mcpserver.CallStep{ID: c.ID, Session: c.Session, Checkpoint: c.Checkpoint, Label: label, Prompt: promptOf[c.Session+"\x00"+c.ID]})
 	}
 	return out
 }

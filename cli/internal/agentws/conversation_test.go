@@ -5,7 +5,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/agent-rewind/rewind/cli/internal/prompts"
 	"github.com/agent-rewind/rewind/cli/internal/workspace"
 	"github.com/agent-rewind/rewind/mcpserver"
 	"github.com/agent-rewind/rewind/snapshot"
@@ -36,6 +38,9 @@ func TestRewindConversation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if err := prompts.Append(ws.Path(prompts.File), prompts.Prompt{Session: session, Agent: "claude-code", Text: "release it", Time: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
 	for i, c := range []struct{ id, content string }{{"call_mock_03_3", "v2"}, {"call_mock_04_4", "v3"}, {"toolu_other", "v4"}} {
 		sess := session
 		if i == 2 {
@@ -47,6 +52,17 @@ func TestRewindConversation(t *testing.T) {
 		write(t, root, "app.txt", c.content)
 	}
 	ws.Close()
+
+	// list: each call with the prompt that led to it, where one was logged.
+	l, err := w.List(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range l.Calls {
+		if want := map[bool]string{true: "release it", false: ""}[c.Session == session]; c.Prompt != want {
+			t.Errorf("list: call %s of session %s has prompt %q, want %q", c.ID, c.Session, c.Prompt, want)
+		}
+	}
 
 	if _, err := w.Rewind(t.Context(), mcpserver.RewindRequest{ID: "toolu_other", Conversation: true}); err == nil || !strings.Contains(err.Error(), "nothing was rewound") {
 		t.Errorf("a session without a transcript: %v", err)
