@@ -50,6 +50,9 @@ func playFixtureSession(t *testing.T) (project, home, orig string, original []by
 		{hookInput(t, "PreToolUse", "Bash", map[string]any{"command": "rm app.txt"}, "call_mock_05_5", sess), func() { os.Remove(app) }},
 		{bashHook(t, "PreToolUse", "touch other", "toolu_other"), func() { writeFile(t, filepath.Join(project, "other"), "") }},
 	}
+	if r := runBin(t, hookBin, t.TempDir(), promptHook(t, fixtureSession, "release version 2 and tell Ann"), "--workspace", project, "guard"); r.code != 0 {
+		t.Fatalf("the prompt hook: %+v", r)
+	}
 	for i, s := range steps {
 		if r := preToolUse(t, project, s.input, "HOME="+home); r.code != 0 {
 			t.Fatalf("hook before step %d: %+v", i+1, r)
@@ -145,7 +148,8 @@ func sum(b []byte) string {
 	return hex.EncodeToString(s[:])
 }
 
-// TestUIRewindConversation: the page offers an automatic checkpoint's rewind with the
+// TestUIRewindConversation: the page heads an agent's calls with the prompt that led to them,
+// offers an automatic checkpoint's rewind with the
 // conversation, shows in the dry run what of the conversation goes back, and after it the
 // command that resumes the agent; the files and the fork are the CLI's.
 func TestUIRewindConversation(t *testing.T) {
@@ -162,9 +166,11 @@ func TestUIRewindConversation(t *testing.T) {
 		}
 	}
 	srv := startUI(t, project)
-	var dry, done string
+	var dry, done, prompt string
 	err := chromedp.Do(ctx,
 		chromedp.Navigate(srv.url),
+		chromedp.WaitVisible(chromedp.CSS("#prompt-1")),
+		into(&prompt, chromedp.Text(chromedp.CSS("#prompt-1"))),
 		chromedp.WaitVisible(chromedp.CSS("#row-"+before4+" .rewind-btn")),
 		chromedp.Click(chromedp.CSS("#row-"+before4+" .rewind-btn")),
 		chromedp.WaitVisible(chromedp.CSS("#rewind-conversation")),
@@ -177,6 +183,10 @@ func TestUIRewindConversation(t *testing.T) {
 	)
 	if err != nil {
 		t.Fatal(err)
+	}
+	screenshot(t, ctx, "conversation-rewind")
+	if !strings.Contains(prompt, "prompt 1 “release version 2 and tell Ann”") {
+		t.Errorf("the page heads the calls with %q, want the prompt", prompt)
 	}
 	if !strings.Contains(dry, "claude-code") || !strings.Contains(dry, "9 tool calls go back") {
 		t.Errorf("the dry run says %q", dry)

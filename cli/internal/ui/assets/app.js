@@ -139,7 +139,9 @@ function drawTimeline() {
           h("span", { class: "label" }, s.label || (s.tool ? s.tool : "(no label)")),
           h("span", { class: "kind kind-" + s.kind }, s.kind),
           cur ? h("span", { class: "here" }, "you are here") : null),
-        h("div", { class: "line2" }, h("code", { title: s.id }, short(s.id)), " · ", when(s.time), " · ", changeText(s.change))),
+        h("div", { class: "line2" }, h("code", { title: s.id }, short(s.id)), " · ", when(s.time), " · ", changeText(s.change),
+          // On the newest call of a prompt (the list is newest first): the prompt its calls below served.
+          s.promptN ? h("span", { class: "prompt", id: "prompt-" + s.promptN, title: `agent-rewind rewind prompt:${s.promptN} goes back to before it` }, ` · prompt ${s.promptN} “${s.prompt}”`) : null)),
       pickButtons(s.id),
       h("button", { class: "small ghost rewind-btn", title: "Make the whole workspace equal to this checkpoint (dry run first)", onclick: () => confirmRewind(s) }, "Rewind…")));
   }
