@@ -101,10 +101,9 @@ func forkCodex(b []byte, session string, at Cut, fork string) (*Fork, error) {
 		cut = i
 	}
 	if at.BeforePrompt {
-		// Back to the person's prompt (a user message that is not the client's own context,
-		// which it sends as <environment_context>, <user_instructions>, ...), and past the
-		// records that opened its turn.
-		for cut > 1 && !(parsed[cut].Type == "response_item" && parsed[cut].Payload.Type == "message" && parsed[cut].Payload.Role == "user" && !codexContext(ls[cut])) {
+		// Back to the person's prompt (a user message that is not the client's own context),
+		// and past the records that opened its turn.
+		for cut > 1 && !(parsed[cut].Type == "response_item" && parsed[cut].Payload.Type == "message" && parsed[cut].Payload.Role == "user" && codexPrompt(ls[cut])) {
 			cut--
 		}
 		for cut > 1 && parsed[cut-1].Type != "response_item" {
@@ -132,18 +131,26 @@ func forkCodex(b []byte, session string, at Cut, fork string) (*Fork, error) {
 	return f, nil
 }
 
-// codexContext reports whether a user message line is context Codex adds itself: its text
+// codexPrompt reports whether a user message line is the person's prompt rather than context
+// Codex adds itself: 0.169.0 marks each message's kinds (content_item_kinds "user.text" for a
+// prompt, "environments.environment_context", ...); without them, its context is the text that
 // starts with a tag such as <environment_context>.
-func codexContext(line []byte) bool {
+func codexPrompt(line []byte) bool {
 	var l struct {
 		Payload struct {
 			Content []struct {
 				Text string `json:"text"`
 			} `json:"content"`
+			Meta *struct {
+				Kinds []string `json:"content_item_kinds"`
+			} `json:"internal_chat_message_metadata_passthrough"`
 		} `json:"payload"`
 	}
-	if json.Unmarshal(line, &l) != nil || len(l.Payload.Content) == 0 {
+	if json.Unmarshal(line, &l) != nil {
 		return false
 	}
-	return strings.HasPrefix(strings.TrimSpace(l.Payload.Content[0].Text), "<")
+	if m := l.Payload.Meta; m != nil && len(m.Kinds) > 0 {
+		return slices.Contains(m.Kinds, "user.text")
+	}
+	return len(l.Payload.Content) > 0 && !strings.HasPrefix(strings.TrimSpace(l.Payload.Content[0].Text), "<")
 }

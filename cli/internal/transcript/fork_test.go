@@ -229,3 +229,19 @@ func TestForkBeforePrompt(t *testing.T) {
 		t.Errorf("Codex before its first prompt: %d lines; want session_meta, task_started and the client's two context messages", len(ls))
 	}
 }
+
+// TestCodexPrompt: the person's prompt is told from Codex's own context by the kinds 0.169.0
+// records, and by the text's leading tag where a line has none.
+func TestCodexPrompt(t *testing.T) {
+	for line, want := range map[string]bool{
+		`{"payload":{"content":[{"text":"<b>bold</b> please"}],"internal_chat_message_metadata_passthrough":{"content_item_kinds":["user.text"]}}}`:               true,
+		`{"payload":{"content":[{"text":"cwd is /x"}],"internal_chat_message_metadata_passthrough":{"content_item_kinds":["environments.environment_context"]}}}`: false,
+		`{"payload":{"content":[{"text":"<environment_context>"}]}}`:                                                                                              false,
+		`{"payload":{"content":[{"text":"bump it"}]}}`:                                                                                                            true,
+		`not json`: false,
+	} {
+		if got := codexPrompt([]byte(line)); got != want {
+			t.Errorf("codexPrompt(%s) = %v, want %v", line, got, want)
+		}
+	}
+}
