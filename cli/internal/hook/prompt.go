@@ -18,18 +18,15 @@ import (
 
 // promptOf returns the prompt a prompt hook's input carries, and whether raw is one.
 func promptOf(in barrier.Input, raw []byte) (prompts.Prompt, bool) {
+	if c := in.Client(); c == nil || c.Role(in.Event) != barrier.RolePrompt {
+		return prompts.Prompt{}, false // every tool call's hook passes here: no second parse
+	}
 	var p struct {
-		Event   string `json:"hook_event_name"`
 		Session string `json:"session_id"`
 		Turn    string `json:"turn_id"`
 		Prompt  string `json:"prompt"`
 	}
-	if json.Unmarshal(raw, &p) != nil {
-		return prompts.Prompt{}, false
-	}
-	if c := in.Client(); c == nil || c.Role(p.Event) != barrier.RolePrompt {
-		return prompts.Prompt{}, false
-	}
+	json.Unmarshal(raw, &p) // what does not parse is logged empty: the prompt still goes on
 	return prompts.Prompt{Session: p.Session, Agent: string(in.Agent), Turn: p.Turn, Text: p.Prompt, Time: time.Now().UTC()}, true
 }
 
