@@ -11,6 +11,7 @@ const (
 	EventPostToolUse        = "PostToolUse"        // confirm
 	EventPostToolUseFailure = "PostToolUseFailure" // mark failed
 	EventPermissionDenied   = "PermissionDenied"   // release (auto mode)
+	EventUserPromptSubmit   = "UserPromptSubmit"   // prompt (Claude Code and Codex CLI)
 )
 
 var claudeCode = &Client{
@@ -20,6 +21,7 @@ var claudeCode = &Client{
 	Events: []Event{
 		{EventPreToolUse, RoleDecide}, {EventPostToolUse, RoleConfirm},
 		{EventPostToolUseFailure, RoleFail}, {EventPermissionDenied, RoleRelease},
+		{EventUserPromptSubmit, RolePrompt},
 	},
 	ShellTools: []string{"Bash", "PowerShell"},
 	FileTools:  []string{"Edit", "Write", "MultiEdit", "NotebookEdit"},

@@ -69,6 +69,9 @@ const (
 	RoleFail    Role = "fail"    // after a call failed: its key is failed, refused until released
 	RoleRelease Role = "release" // the call was denied and never ran: its key is released
 	RoleReport  Role = "report"  // after a call, with nothing to do: the input names no call to pair
+	// RolePrompt: a person's prompt, before the agent works on it; no call, nothing to decide.
+	// The guard of the cli logs it (to group the calls that follow by prompt) and never blocks it.
+	RolePrompt Role = "prompt"
 )
 
 // Event is one hook event of a client, and its role.

@@ -6,7 +6,7 @@ var codex = &Client{
 	Agent:       AgentCodex,
 	Name:        "Codex CLI",
 	EventMember: "hook_event_name",
-	Events:      []Event{{EventPreToolUse, RoleDecide}, {EventPostToolUse, RoleConfirm}},
+	Events:      []Event{{EventPreToolUse, RoleDecide}, {EventPostToolUse, RoleConfirm}, {EventUserPromptSubmit, RolePrompt}},
 	ShellTools:  []string{"Bash"}, // what the hooks call the shell tool the model calls exec_command
 	FileTools:   []string{"apply_patch"},
 	MCPNames:    "mcp__<server, - written _>__<tool> (agent-rewind's tools are mcp__agent_rewind__<tool>)",

@@ -58,9 +58,9 @@ func (c *checked) Checkpoint(ctx context.Context, label string) (mcpserver.Check
 	return c.Workspace.Checkpoint(ctx, label)
 }
 
-func (c *checked) Rewind(ctx context.Context, id string) (mcpserver.RestoreResult, error) {
-	c.ref(id)
-	return c.Workspace.Rewind(ctx, id)
+func (c *checked) Rewind(ctx context.Context, req mcpserver.RewindRequest) (mcpserver.RestoreResult, error) {
+	c.ref(req.ID)
+	return c.Workspace.Rewind(ctx, req)
 }
 
 func (c *checked) Replay(ctx context.Context, id string) (mcpserver.RestoreResult, error) {

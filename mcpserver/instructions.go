@@ -11,11 +11,11 @@ func Instructions(p Profile) string {
 		lines = append(lines,
 			"agent-rewind makes this workspace reversible.",
 			"Before risky work, call checkpoint and keep the id.",
-			"If it goes wrong, rewind to that id.")
+			"If it goes wrong, rewind to it.")
 	}
 	if p.Has(toolBacktrackCommit) {
 		lines = append(lines,
-			"After a failed approach: backtrack_candidates, then backtrack_commit with what failed; its notes survive rewinds.")
+			"After a failed approach: backtrack_candidates, then backtrack_commit with what failed; notes survive rewinds.")
 	}
 	if p.Has(toolGuardEffect) {
 		lines = append(lines,
@@ -23,7 +23,7 @@ func Instructions(p Profile) string {
 			"Rewind restores files, not the outside world. It is not a sandbox.")
 	}
 	if p.Has(toolSavings) {
-		lines = append(lines, "savings: the gateway's replay savings.")
+		lines = append(lines, "savings: the gateway's savings.")
 	}
 	return strings.Join(lines, "\n")
 }

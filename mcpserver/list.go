@@ -55,6 +55,9 @@ type CallStep struct {
 	Label string `json:"label"`
 	// Checkpoint holds the workspace as it was before the call.
 	Checkpoint string `json:"before"`
+	// Prompt is the person's prompt that led to the call, where the client's prompt hook logged
+	// it (redacted, shortened): calls are grouped by prompt, as people think of them.
+	Prompt string `json:"prompt"` // "" where none was logged
 	// Session is the agent session the call belongs to; in the result, the Session it is in.
 	Session string `json:"-"`
 }
@@ -62,7 +65,7 @@ type CallStep struct {
 // listInput pages through the timeline.
 type listInput struct {
 	Limit  int    `json:"limit,omitempty" jsonschema:"max 50"`
-	Before string `json:"before,omitempty" jsonschema:"a page's older"`
+	Before string `json:"before,omitempty"` // a page's older: the next page
 }
 
 // TimelineEntry is one checkpoint on the timeline.

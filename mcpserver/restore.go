@@ -23,8 +23,13 @@ type RestoreResult struct {
 	Paths     []string `json:"paths"`
 	Truncated bool     `json:"truncated"`
 	InUse     []string `json:"in_use"` // paths in use, left alone (see restoreText)
-	// Next says how to undo the restore, and how to finish one that left paths in use.
+	// Next says how to undo the restore, and how to finish one that left paths in use; after a
+	// rewind with conversation, the command that resumes the forked conversation.
 	Next string `json:"next"`
+	// Resume is the command that resumes the conversation a rewind forked: the session that
+	// called the tool keeps its memory, so the user must run it. Not a member of the result
+	// (the context budget): Next carries it.
+	Resume string `json:"-"`
 }
 
 // idInput is the input of the rewind and replay tools.
@@ -32,11 +37,11 @@ type idInput struct {
 	ID string `json:"id"`
 }
 
-func (s *server) rewind(ctx context.Context, _ *mcp.CallToolRequest, in idInput) (*mcp.CallToolResult, RestoreResult, error) {
+func (s *server) rewind(ctx context.Context, _ *mcp.CallToolRequest, in RewindRequest) (*mcp.CallToolResult, RestoreResult, error) {
 	if err := validateRef("id", in.ID); err != nil {
 		return nil, RestoreResult{}, err
 	}
-	r, err := s.ws.Rewind(ctx, in.ID)
+	r, err := s.ws.Rewind(ctx, in)
 	if err != nil {
 		return nil, RestoreResult{}, s.toolError(toolRewind, err)
 	}
@@ -86,6 +91,9 @@ func restoreNext(r RestoreResult, tool string) string {
 	}
 	if r.SafetyID != "" {
 		steps = append(steps, fmt.Sprintf("rewind %s undoes this", r.SafetyID))
+	}
+	if r.Resume != "" {
+		steps = append(steps, "your conversation was forked to end before it, but this session remembers what came after: tell the user to continue in the fork with: "+r.Resume)
 	}
 	return strings.Join(steps, "; ")
 }

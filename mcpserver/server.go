@@ -100,11 +100,11 @@ var toolDescriptions = map[string]string{
 	toolCheckpoint:          "Snapshot the whole workspace, shell changes too, to undo to; returns its id.",
 	toolList:                "Checkpoints and tool calls to rewind to, newest first.",
 	toolRewind:              "Undo: restore the whole workspace to a checkpoint or tool call id, saving the state left.",
-	toolReplay:              "Go forward to a later checkpoint (e.g. a safety_id).",
-	toolGuardEffect:         "Call before an irreversible external action with a stable key; if admitted is false, do not perform it.",
-	toolSavings:             "The LLM gateway's replay-savings receipt.",
-	toolBacktrackCandidates: "Checkpoints to go back to, best first, with failure notes.",
-	toolBacktrackCommit:     "Note what failed at checkpoint id, then rewind there; returns its notes.",
+	toolReplay:              "Go forward to a later checkpoint, e.g. safety_id.",
+	toolGuardEffect:         "Before an irreversible external action, with a stable key; if admitted is false, don't do it.",
+	toolSavings:             "The gateway's replay savings.",
+	toolBacktrackCandidates: "Checkpoints to go back to, best first, with notes.",
+	toolBacktrackCommit:     "Note what failed at checkpoint id, then rewind there.",
 }
 
 // annotate builds the tool annotations. Every tool acts on the workspace's own files and

@@ -123,12 +123,13 @@ func TestWorkflow(t *testing.T) {
 // stub is a Workspace whose methods are the fake's unless overridden, and which counts calls.
 type stub struct {
 	*fakeworkspace.Workspace
-	calls   int
-	rewind  func(id string) (mcpserver.RestoreResult, error)
-	list    func() (mcpserver.ListResult, error)
-	cands   func() (mcpserver.CandidatesResult, error)
-	commit  func(mcpserver.BacktrackRequest) (mcpserver.BacktrackResult, error)
-	savings func() (mcpserver.SavingsResult, error)
+	calls     int
+	rewind    func(id string) (mcpserver.RestoreResult, error)
+	rewindReq func(req mcpserver.RewindRequest) // sees each rewind request
+	list      func() (mcpserver.ListResult, error)
+	cands     func() (mcpserver.CandidatesResult, error)
+	commit    func(mcpserver.BacktrackRequest) (mcpserver.BacktrackResult, error)
+	savings   func() (mcpserver.SavingsResult, error)
 }
 
 func newStub() *stub { return &stub{Workspace: fakeworkspace.New()} }
@@ -143,12 +144,15 @@ func (s *stub) GuardEffect(ctx context.Context, req mcpserver.GuardRequest) (mcp
 	return s.Workspace.GuardEffect(ctx, req)
 }
 
-func (s *stub) Rewind(ctx context.Context, id string) (mcpserver.RestoreResult, error) {
+func (s *stub) Rewind(ctx context.Context, req mcpserver.RewindRequest) (mcpserver.RestoreResult, error) {
 	s.calls++
-	if s.rewind != nil {
-		return s.rewind(id)
+	if s.rewindReq != nil {
+		s.rewindReq(req)
 	}
-	return s.Workspace.Rewind(ctx, id)
+	if s.rewind != nil {
+		return s.rewind(req.ID)
+	}
+	return s.Workspace.Rewind(ctx, req)
 }
 
 func (s *stub) Replay(ctx context.Context, id string) (mcpserver.RestoreResult, error) {
@@ -464,5 +468,36 @@ func TestRewindInUse(t *testing.T) {
 	mustContain(t, "rewind text", text, "in use", "server.log", "rewind cp0001 again restores in_use once nothing writes to them", "rewind s1 undoes this")
 	if rw.Next != "rewind cp0001 again restores in_use once nothing writes to them; rewind s1 undoes this" {
 		t.Errorf("next = %q", rw.Next)
+	}
+}
+
+// TestRewindConversation: the conversation option reaches the workspace, and the command that
+// resumes the fork reaches the model in next (the session that called keeps its memory, so
+// the user must run it); without the option nothing of it.
+func TestRewindConversation(t *testing.T) {
+	ws := newStub()
+	var got []mcpserver.RewindRequest
+	ws.rewind = func(id string) (mcpserver.RestoreResult, error) {
+		return mcpserver.RestoreResult{ID: id, SafetyID: "s1"}, nil
+	}
+	ws.rewindReq = func(req mcpserver.RewindRequest) { got = append(got, req) }
+	cs := connect(t, ws, mcpserver.ProfileLean)
+	var rw mcpserver.RestoreResult
+	callOK(t, cs, "rewind", map[string]any{"id": "toolu_1", "conversation": true}, &rw)
+	callOK(t, cs, "rewind", map[string]any{"id": "toolu_1"}, &rw)
+	if want := []mcpserver.RewindRequest{{ID: "toolu_1", Conversation: true}, {ID: "toolu_1"}}; !slices.Equal(got, want) {
+		t.Errorf("the workspace got %+v, want %+v", got, want)
+	}
+	if strings.Contains(rw.Next, "resume") {
+		t.Errorf("next without the option: %q", rw.Next)
+	}
+	real := newStub()
+	cs = connect(t, real, mcpserver.ProfileLean)
+	var cp mcpserver.CheckpointResult
+	callOK(t, cs, "checkpoint", map[string]any{}, &cp)
+	text := callOK(t, cs, "rewind", map[string]any{"id": cp.ID, "conversation": true}, &rw)
+	mustContain(t, "rewind text", text, "tell the user to continue in the fork with: claude --resume fake-fork-of-"+cp.ID)
+	if !strings.Contains(rw.Next, "claude --resume fake-fork-of-"+cp.ID) {
+		t.Errorf("next = %q, want the resume command", rw.Next)
 	}
 }

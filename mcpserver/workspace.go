@@ -22,8 +22,10 @@ type Workspace interface {
 	Checkpoint(ctx context.Context, label string) (CheckpointResult, error)
 	// List returns the timeline, newest first.
 	List(ctx context.Context) (ListResult, error)
-	// Rewind restores checkpoint id, checkpointing the current state first.
-	Rewind(ctx context.Context, id string) (RestoreResult, error)
+	// Rewind restores checkpoint req.ID, checkpointing the current state first; with
+	// req.Conversation it also forks the agent session's conversation to end before that tool
+	// call, and RestoreResult.Resume is the command that resumes the fork.
+	Rewind(ctx context.Context, req RewindRequest) (RestoreResult, error)
 	// Replay moves forward to checkpoint id, a checkpoint recorded after the current position
 	// (typically the safety checkpoint of an earlier rewind).
 	Replay(ctx context.Context, id string) (RestoreResult, error)
@@ -37,6 +39,14 @@ type Workspace interface {
 	// BacktrackCommit records a failure note against req.ID in failure memory (durably, and on
 	// the chain), then rewinds to req.ID as Rewind does.
 	BacktrackCommit(ctx context.Context, req BacktrackRequest) (BacktrackResult, error)
+}
+
+// RewindRequest is the input of the rewind tool and of [Workspace.Rewind].
+type RewindRequest struct {
+	ID string `json:"id"`
+	// Conversation: also fork the session's conversation (clients whose transcripts the
+	// workspace can fork: Claude Code, Codex CLI).
+	Conversation bool `json:"conversation,omitempty" jsonschema:"Also fork your chat to end before it"`
 }
 
 // GuardRequest is the input of the guard_effect tool and of [Workspace.GuardEffect].

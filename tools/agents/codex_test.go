@@ -155,8 +155,8 @@ func TestCodexOneStore(t *testing.T) {
 	e.CodexConfigure(m)
 	e.InstallCodex()
 	hooks := e.CodexHooks(e.Project)
-	if len(hooks) != 2 {
-		t.Fatalf("hooks/list found %d hooks in the project, want the 2 of .codex/hooks.json: %+v", len(hooks), hooks)
+	if len(hooks) != 3 {
+		t.Fatalf("hooks/list found %d hooks in the project, want the 3 of .codex/hooks.json (PreToolUse, PostToolUse, UserPromptSubmit): %+v", len(hooks), hooks)
 	}
 	for _, h := range hooks {
 		if h.TrustStatus != "untrusted" {

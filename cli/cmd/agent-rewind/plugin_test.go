@@ -103,7 +103,7 @@ func TestClaudeCodePluginFiles(t *testing.T) {
 		events = append(events, e)
 	}
 	slices.Sort(events)
-	if want := []string{"PermissionDenied", "PostToolUse", "PostToolUseFailure", "PreToolUse"}; !slices.Equal(events, want) {
+	if want := []string{"PermissionDenied", "PostToolUse", "PostToolUseFailure", "PreToolUse", "UserPromptSubmit"}; !slices.Equal(events, want) {
 		t.Fatalf("hook events %v, want %v", events, want)
 	}
 	for event, groups := range hooks.Hooks {
@@ -111,6 +111,13 @@ func TestClaudeCodePluginFiles(t *testing.T) {
 			t.Fatalf("%s: want one matcher with one hook: %+v", event, groups)
 		}
 		g := groups[0]
+		if event == "UserPromptSubmit" {
+			// The prompt, logged to group the calls by it: no tool, no matcher; never blocking.
+			if h := g.Hooks[0]; g.Matcher != "" || h.Command != pluginHookCommand || !slices.Equal(h.Args, pluginGuardArgs) || h.OnFailure != "" || h.Timeout == nil {
+				t.Errorf("%s: %+v, want the guard (no --checkpoint), no matcher, a timeout, no onFailure", event, g)
+			}
+			continue
+		}
 		re, err := regexp.Compile(g.Matcher)
 		if err != nil {
 			t.Fatalf("%s: matcher %q: %v", event, g.Matcher, err)

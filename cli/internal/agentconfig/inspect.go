@@ -298,8 +298,8 @@ func shellPrograms(line string) []string {
 // that names its calls, the file-editing tools too (automatic checkpoints).
 func missedTools(c *barrier.Client, event, matcher string) []string {
 	role := c.Role(event)
-	if role == "" || role == barrier.RoleReport {
-		return nil
+	if role == "" || role == barrier.RoleReport || role == barrier.RolePrompt {
+		return nil // no tools: a report's hook may see any; a prompt's names none
 	}
 	var missed []string
 	for _, tool := range ToolsToMatch(c, role) {
@@ -385,7 +385,9 @@ func missedProblems(c *Client, files []FileReport) []Problem {
 func missingEvents(c *barrier.Client, have map[string][]HookReport) []barrier.Event {
 	var out []barrier.Event
 	for _, e := range c.Events {
-		if e.Role == barrier.RoleReport || len(have[e.Name]) > 0 {
+		if e.Role == barrier.RoleReport || e.Role == barrier.RolePrompt || len(have[e.Name]) > 0 {
+			// The prompt hook only groups calls by prompt: a setup without it still guards and
+			// checkpoints, so doctor does not call it missing.
 			continue
 		}
 		if c.Agent == barrier.AgentCursor && e.Role == barrier.RoleDecide && e.Name != barrier.EventCursorPreToolUse {

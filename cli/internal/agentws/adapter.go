@@ -8,6 +8,9 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/agent-rewind/rewind/cli/internal/conversation"
+	"github.com/agent-rewind/rewind/cli/internal/prompts"
+	"github.com/agent-rewind/rewind/cli/internal/transcript"
 	"github.com/agent-rewind/rewind/cli/internal/watch"
 	"github.com/agent-rewind/rewind/cli/internal/workspace"
 	"github.com/agent-rewind/rewind/mcpserver"
@@ -140,7 +143,7 @@ func (w *Workspace) Checkpoint(ctx context.Context, label string) (mcpserver.Che
 
 // List implements mcpserver.Workspace.
 func (w *Workspace) List(context.Context) (mcpserver.ListResult, error) {
-	_, s, err := w.snapshots(false)
+	ws, s, err := w.snapshots(false)
 	if err != nil || s == nil {
 		return mcpserver.ListResult{Entries: []mcpserver.TimelineEntry{}}, err
 	}
@@ -154,13 +157,27 @@ func (w *Workspace) List(context.Context) (mcpserver.ListResult, error) {
 			ID: c.ID, Time: c.Time, Label: c.Label, Parent: c.Parent, Kind: timelineKind(c.Kind),
 		})
 	}
-	r.Calls = callSteps(t.Sessions)
+	ps, err := prompts.Read(ws.Path(prompts.File))
+	if err != nil {
+		return mcpserver.ListResult{}, err
+	}
+	r.Calls = callSteps(t.Sessions, ps)
 	return r, nil
 }
 
 // callSteps lists the tool calls of every session, newest first, each with the label of what
-// ran ("Bash: npm install").
-func callSteps(sessions []snapshot.Session) []mcpserver.CallStep {
+// ran ("Bash: npm install") and the prompt that led to it, where ps logged one.
+func callSteps(sessions []snapshot.Session, ps []prompts.Prompt) []mcpserver.CallStep {
+	promptOf := map[string]string{} // by session and call id
+	for _, sg := range prompts.GroupCalls(ps, sessions) {
+		for _, g := range sg.Groups {
+			for _, c := range g.Calls {
+				if g.Prompt != nil {
+					promptOf[c.Session+"\x00"+c.ID] = g.Prompt.Text
+				}
+			}
+		}
+	}
 	var all []snapshot.CallRecord
 	for _, s := range sessions {
 		all = append(all, s.Calls...)
@@ -172,7 +189,7 @@ func callSteps(sessions []snapshot.Session) []mcpserver.CallStep {
 		if c.Summary != "" {
 			label += ": " + c.Summary
 		}
-		out = append(out, mcpserver.CallStep{ID: c.ID, Session: c.Session, Checkpoint: c.Checkpoint, Label: label})
+		out = append(out, mcpserver.CallStep{ID: c.ID, Session: c.Session, Checkpoint: c.Checkpoint, Label: label, Prompt: promptOf[c.Session+"\x00"+c.ID]})
 	}
 	return out
 }
@@ -187,9 +204,37 @@ func timelineKind(k snapshot.Kind) string {
 	return mcpserver.KindCheckpoint
 }
 
-// Rewind implements mcpserver.Workspace.
-func (w *Workspace) Rewind(ctx context.Context, id string) (mcpserver.RestoreResult, error) {
-	return w.restore(ctx, "rewind", id)
+// Rewind implements mcpserver.Workspace; with req.Conversation, the conversation half too
+// (cli/internal/conversation), planned before the files change, so that a transcript that
+// cannot be forked leaves both as they are.
+func (w *Workspace) Rewind(ctx context.Context, req mcpserver.RewindRequest) (mcpserver.RestoreResult, error) {
+	if !req.Conversation {
+		return w.restore(ctx, "rewind", req.ID)
+	}
+	ws, s, err := w.snapshots(false)
+	if err != nil {
+		return mcpserver.RestoreResult{}, err
+	}
+	if s == nil {
+		return mcpserver.RestoreResult{}, noCheckpointsYet(req.ID)
+	}
+	where, err := transcript.FromEnv()
+	if err != nil {
+		return mcpserver.RestoreResult{}, err
+	}
+	plan, err := conversation.Plan(s, ws.Path(prompts.File), where, req.ID)
+	if err != nil {
+		return mcpserver.RestoreResult{}, fmt.Errorf("%w; nothing was rewound, neither files nor conversation (without conversation, rewind restores the files alone)", checkpointError(err))
+	}
+	r, res, err := w.restoreIn(ctx, s, "rewind", plan.Call.Checkpoint)
+	if err != nil {
+		return r, err
+	}
+	if _, _, err := plan.Commit(ws, res.OpID, res.To); err != nil {
+		return mcpserver.RestoreResult{}, fmt.Errorf("the files were rewound to %s (rewind %s undoes it), but not the conversation: %w", res.To, res.Safety, err)
+	}
+	r.Resume = plan.Fork.Resume
+	return r, nil
 }
 
 // Replay implements mcpserver.Workspace.
@@ -205,11 +250,12 @@ func (w *Workspace) restore(ctx context.Context, op, id string) (mcpserver.Resto
 	if s == nil {
 		return mcpserver.RestoreResult{}, noCheckpointsYet(id)
 	}
-	return w.restoreIn(ctx, s, op, id)
+	r, _, err := w.restoreIn(ctx, s, op, id)
+	return r, err
 }
 
-// restoreIn rewinds or replays s to id and maps the result.
-func (w *Workspace) restoreIn(ctx context.Context, s *snapshot.Store, op, id string) (mcpserver.RestoreResult, error) {
+// restoreIn rewinds or replays s to id and maps the result; the store's result too.
+func (w *Workspace) restoreIn(ctx context.Context, s *snapshot.Store, op, id string) (mcpserver.RestoreResult, *snapshot.RestoreResult, error) {
 	move := s.Rewind
 	if op == "replay" {
 		move = s.Replay
@@ -217,11 +263,11 @@ func (w *Workspace) restoreIn(ctx context.Context, s *snapshot.Store, op, id str
 	res, err := move(ctx, id, snapshot.RestoreOptions{})
 	if err != nil {
 		if res != nil && errors.Is(err, snapshot.ErrNotRecorded) {
-			return mcpserver.RestoreResult{}, fmt.Errorf("the %s to %s was done (the workspace is now that checkpoint; the state before is checkpoint %s), but it is missing from the hash chain: %w", op, res.To, res.Safety, err)
+			return mcpserver.RestoreResult{}, nil, fmt.Errorf("the %s to %s was done (the workspace is now that checkpoint; the state before is checkpoint %s), but it is missing from the hash chain: %w", op, res.To, res.Safety, err)
 		}
-		return mcpserver.RestoreResult{}, checkpointError(err)
+		return mcpserver.RestoreResult{}, nil, checkpointError(err)
 	}
-	return restoreResult(res), nil
+	return restoreResult(res), res, nil
 }
 
 // restoreResult maps a snapshot restore to the tool's result: a path that a restore creates is

@@ -46,7 +46,7 @@ func TestNothingCreatedUntilWrite(t *testing.T) {
 		t.Errorf("Savings: %+v, %v", s, err)
 	}
 	for name, call := range map[string]func() error{
-		"Rewind": func() error { _, err := w.Rewind(ctx, "0123456789ab"); return err },
+		"Rewind": func() error { _, err := w.Rewind(ctx, mcpserver.RewindRequest{ID: "0123456789ab"}); return err },
 		"Replay": func() error { _, err := w.Replay(ctx, "0123456789ab"); return err },
 		"BacktrackCommit": func() error {
 			_, err := w.BacktrackCommit(ctx, mcpserver.BacktrackRequest{ID: "0123456789ab", WhatFailed: "x"})
@@ -83,7 +83,7 @@ func TestCheckpointListRewindReplay(t *testing.T) {
 	write(t, root, "new.txt", "n")
 	os.Remove(filepath.Join(root, "gone.txt"))
 
-	rw, err := w.Rewind(ctx, cp.ID[:6]) // a prefix resolves
+	rw, err := w.Rewind(ctx, mcpserver.RewindRequest{ID: cp.ID[:6]}) // a prefix resolves
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +135,7 @@ func TestRestorePathsAreCapped(t *testing.T) {
 	for i := range mcpserver.MaxPaths + 5 {
 		write(t, root, filepath.Join("d", strings.Repeat("x", i+1)), "x")
 	}
-	rw, err := w.Rewind(ctx, cp.ID)
+	rw, err := w.Rewind(ctx, mcpserver.RewindRequest{ID: cp.ID})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +151,7 @@ func TestUnknownCheckpointKeepsTheStoreMessage(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, id := range []string{"ffffffffffff", "zz", "abc"} {
-		_, err := w.Rewind(ctx, id)
+		_, err := w.Rewind(ctx, mcpserver.RewindRequest{ID: id})
 		if !errors.Is(err, mcpserver.ErrUnknownCheckpoint) || !errors.Is(err, snapshot.ErrNotFound) || !strings.HasPrefix(err.Error(), snapshot.ErrNotFound.Error()) {
 			t.Errorf("Rewind(%q): %v", id, err)
 		}
@@ -284,7 +284,7 @@ func TestSeesOtherWriters(t *testing.T) {
 	if err != nil || len(l.Entries) != 1 || l.Entries[0].ID != cp.ID {
 		t.Fatalf("List through w1: %+v, %v", l, err)
 	}
-	if _, err := w1.Rewind(ctx, cp.ID); err != nil {
+	if _, err := w1.Rewind(ctx, mcpserver.RewindRequest{ID: cp.ID}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := w2.Checkpoint(ctx, "again"); err != nil { // w2's chain catches up with w1's entries
@@ -317,7 +317,10 @@ func TestConcurrentCalls(t *testing.T) {
 						_, err := w.GuardEffect(ctx, mcpserver.GuardRequest{Key: "k" + string(rune('a'+i)) + string(rune('a'+j))})
 						return err
 					},
-					func(ctx context.Context) error { _, err := w.Rewind(ctx, base.ID); return err },
+					func(ctx context.Context) error {
+						_, err := w.Rewind(ctx, mcpserver.RewindRequest{ID: base.ID})
+						return err
+					},
 					func(ctx context.Context) error {
 						_, err := w.BacktrackCommit(ctx, mcpserver.BacktrackRequest{ID: base.ID, WhatFailed: "parallel"})
 						return err

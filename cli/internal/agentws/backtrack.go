@@ -39,7 +39,7 @@ func (w *Workspace) BacktrackCommit(ctx context.Context, req mcpserver.Backtrack
 	if err != nil {
 		return mcpserver.BacktrackResult{}, err
 	}
-	rw, err := w.restoreIn(ctx, s, "rewind", id)
+	rw, _, err := w.restoreIn(ctx, s, "rewind", id)
 	if err != nil {
 		return mcpserver.BacktrackResult{}, fmt.Errorf("the failure note is recorded against %s (chain entry %d), but the rewind there failed: %w", id, note.Seq, err)
 	}

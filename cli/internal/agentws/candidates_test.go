@@ -199,7 +199,7 @@ func TestBacktrackCommit(t *testing.T) {
 	}
 
 	// Notes survive any rewind: the store is never restored.
-	if _, err := w.Rewind(ctx, r1.Rewind.SafetyID); err != nil {
+	if _, err := w.Rewind(ctx, mcpserver.RewindRequest{ID: r1.Rewind.SafetyID}); err != nil {
 		t.Fatal(err)
 	}
 	c, err := w.BacktrackCandidates(ctx)

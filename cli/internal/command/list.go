@@ -7,6 +7,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/agent-rewind/rewind/cli/internal/prompts"
 	"github.com/agent-rewind/rewind/snapshot"
 )
 
@@ -22,6 +23,9 @@ type ListCmd struct {
 type listPage struct {
 	*snapshot.Timeline
 	Next string `json:"next"`
+	// Prompts groups each session's calls by the prompt that led to them, where the client's
+	// prompt hook logged prompts (cli/internal/prompts); absent when none was logged.
+	Prompts []prompts.SessionGroups `json:"prompts,omitempty"`
 }
 
 // Run lists. It takes no lock and writes nothing (except finishing an interrupted rewind, as
@@ -40,6 +44,10 @@ func (c *ListCmd) Run(env *Env) error {
 	if err == nil && c.Before != "" {
 		before, err = s.store.Resolve(c.Before)
 	}
+	var ps []prompts.Prompt
+	if err == nil {
+		ps, err = prompts.Read(s.ws.Path(prompts.File))
+	}
 	s.done()
 	if err != nil {
 		return err
@@ -48,6 +56,9 @@ func (c *ListCmd) Run(env *Env) error {
 		tl.Checkpoints = []snapshot.Checkpoint{}
 	}
 	page := cutPage(tl, before, c.Limit)
+	if len(ps) > 0 {
+		page.Prompts = prompts.GroupCalls(ps, tl.Sessions)
+	}
 	return env.Emit(page, func(w io.Writer) error {
 		if len(tl.Checkpoints) == 0 {
 			_, err := fmt.Fprintln(w, `no checkpoints yet: make one with "agent-rewind checkpoint [label]"`)
@@ -74,7 +85,7 @@ func (c *ListCmd) Run(env *Env) error {
 			}
 			fmt.Fprintln(w)
 		}
-		writeSessions(w, tl.Sessions)
+		writeSessions(w, tl.Sessions, page.Prompts)
 		writePosition(w, tl)
 		return nil
 	})
@@ -122,12 +133,19 @@ func writeTimeline(w io.Writer, tl *snapshot.Timeline) {
 const shownCalls = 20
 
 // writeSessions prints the tool calls that had automatic checkpoints, by agent session, oldest
-// first, with the checkpoint that holds the state before each.
-func writeSessions(w io.Writer, sessions []snapshot.Session) {
+// first, with the checkpoint that holds the state before each; under the prompt that led to
+// them where the session's prompts were logged (groups).
+func writeSessions(w io.Writer, sessions []snapshot.Session, groups []prompts.SessionGroups) {
 	if len(sessions) == 0 {
 		return
 	}
 	fmt.Fprintln(w, "tool calls by agent session (agent-rewind rewind <tool call id> restores the state before the call):")
+	byPrompt := map[string][]prompts.Group{}
+	for _, g := range groups {
+		if len(g.Groups) > 1 || len(g.Groups) == 1 && g.Groups[0].N > 0 {
+			byPrompt[g.Session] = g.Groups
+		}
+	}
 	for _, s := range sessions {
 		name := s.ID
 		if name == "" {
@@ -137,21 +155,37 @@ func writeSessions(w io.Writer, sessions []snapshot.Session) {
 			name += " (" + s.Agent + ")"
 		}
 		fmt.Fprintf(w, "  session %s, %s:\n", printable(name), plural(len(s.Calls), "call", "calls"))
-		calls := s.Calls
-		if len(calls) > shownCalls {
-			fmt.Fprintf(w, "    %s earlier (see --json)\n", count(len(calls)-shownCalls))
-			calls = calls[len(calls)-shownCalls:]
+		gs, ok := byPrompt[s.ID]
+		if !ok {
+			writeCalls(w, "    ", s.Calls)
+			continue
 		}
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		for _, c := range calls {
-			before := "before: " + c.Checkpoint
-			if c.Reused {
-				before += " (unchanged since)"
+		for _, g := range gs {
+			if g.Prompt == nil {
+				fmt.Fprintf(w, "    before any prompt logged: %s\n", plural(len(g.Calls), "tool call", "tool calls"))
+			} else {
+				fmt.Fprintf(w, "    prompt %d %q → %s (agent-rewind rewind prompt:%d)\n", g.N, g.Prompt.Text, plural(len(g.Calls), "tool call", "tool calls"), g.N)
 			}
-			fmt.Fprintf(tw, "    %s\t%s\t%s\t%s\t%s\n", printable(c.ID), localTime(c.Time), printable(c.Tool), printable(c.Summary), before)
+			writeCalls(w, "      ", g.Calls)
 		}
-		tw.Flush()
 	}
+}
+
+// writeCalls prints calls, the newest shownCalls of them, indented.
+func writeCalls(w io.Writer, indent string, calls []snapshot.CallRecord) {
+	if len(calls) > shownCalls {
+		fmt.Fprintf(w, "%s%s earlier (see --json)\n", indent, count(len(calls)-shownCalls))
+		calls = calls[len(calls)-shownCalls:]
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, c := range calls {
+		before := "before: " + c.Checkpoint
+		if c.Reused {
+			before += " (unchanged since)"
+		}
+		fmt.Fprintf(tw, "%s%s\t%s\t%s\t%s\t%s\n", indent, printable(c.ID), localTime(c.Time), printable(c.Tool), printable(c.Summary), before)
+	}
+	tw.Flush()
 }
 
 // writePosition says where the workspace is and how to undo the last rewind or replay.

@@ -150,12 +150,12 @@ func (m *mcpWorkspace) List(ctx context.Context) (mcpserver.ListResult, error) {
 	return w.List(ctx)
 }
 
-func (m *mcpWorkspace) Rewind(ctx context.Context, id string) (mcpserver.RestoreResult, error) {
+func (m *mcpWorkspace) Rewind(ctx context.Context, req mcpserver.RewindRequest) (mcpserver.RestoreResult, error) {
 	w, err := m.get(ctx)
 	if err != nil {
 		return mcpserver.RestoreResult{}, err
 	}
-	return w.Rewind(ctx, id)
+	return w.Rewind(ctx, req)
 }
 
 func (m *mcpWorkspace) Replay(ctx context.Context, id string) (mcpserver.RestoreResult, error) {

@@ -5,17 +5,26 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/agent-rewind/rewind/cli/internal/conversation"
+	"github.com/agent-rewind/rewind/cli/internal/prompts"
 	"github.com/agent-rewind/rewind/snapshot"
 )
 
 // RewindCmd restores any checkpoint of the timeline, after checkpointing the state it leaves.
 type RewindCmd struct {
-	ID     string `arg:"" help:"The checkpoint to restore: its id, or a unique prefix of at least 4 hex digits (see list)."`
+	ID     string `arg:"" help:"The checkpoint to restore: its id, or a unique prefix of at least 4 hex digits, a tool call's id (the state before it), or prompt:N (before the work of prompt N; see list)."`
 	DryRun bool   `help:"Print what the rewind would change, and change nothing (no safety checkpoint, no lock)."`
+	// Conversation: conversation.go.
+	Conversation bool `help:"Also make the agent session's conversation end just before the tool call (ID a tool call id, or its automatic checkpoint): a new session beside the original transcript (Claude Code, Codex CLI), and the command that resumes it. Details: docs/checkpoints.md."`
 }
 
 // Run rewinds.
-func (c *RewindCmd) Run(env *Env) error { return restore(env, "rewind", c.ID, c.DryRun) }
+func (c *RewindCmd) Run(env *Env) error {
+	if c.Conversation {
+		return rewindConversation(env, c.ID, c.DryRun)
+	}
+	return restore(env, "rewind", c.ID, c.DryRun)
+}
 
 // ReplayCmd moves forward to a checkpoint recorded after the current position.
 type ReplayCmd struct {
@@ -54,22 +63,33 @@ func restore(env *Env, op, ref string, dryRun bool) error {
 	move := s.store.Rewind
 	if op == "replay" {
 		move = s.store.Replay
+	} else if call, ok, err := conversation.PromptCall(s.store, s.ws.Path(prompts.File), ref); ok {
+		if err != nil {
+			return err
+		}
+		ref = call.Checkpoint
 	}
 	res, err := move(context.Background(), ref, snapshot.RestoreOptions{DryRun: dryRun})
 	s.done()
 	if res == nil {
 		return s.resolveError(err)
 	}
+	out, target := s.restoreOutput(res)
+	return emitResult(env, out, &out.failure, err, func(w io.Writer) error {
+		writeRestore(w, out, target)
+		return nil
+	})
+}
+
+// restoreOutput is the result of a rewind or replay as the command prints it, and its target.
+func (s *snapshotSession) restoreOutput(res *snapshot.RestoreResult) (*RestoreOutput, *snapshot.Checkpoint) {
 	out := &RestoreOutput{RestoreResult: res, Counts: countChanges(res.Changes), Store: s.ws.Meta}
 	target, _ := s.store.Get(res.To) // for the label and time shown; the restore itself succeeded
 	if !res.DryRun {
 		out.Undo = undoCommand(res, target)
 		out.Retry = retryCommand(res)
 	}
-	return emitResult(env, out, &out.failure, err, func(w io.Writer) error {
-		writeRestore(w, out, target)
-		return nil
-	})
+	return out, target
 }
 
 // undoCommand returns the command that puts back the state a restore left: a replay of the

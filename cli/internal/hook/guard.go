@@ -93,6 +93,9 @@ func GuardInput(c Call, input Input, stdout, stderr io.Writer) int {
 	g := newGuard(choice, werr)
 	g.input, g.noWatcherStart, g.maintain = raw, c.NoWatcherStart, c.Maintain
 	defer g.close()
+	if p, ok := promptOf(in, raw); ok {
+		return g.logPrompt(p, werr, stderr)
+	}
 	o := g.guard.Run(in, perr)
 	var note autoNote
 	if call, ok := autoCall(in); ok && c.Checkpoint && perr == nil && o.Err == nil && !o.Decision.Refused() {

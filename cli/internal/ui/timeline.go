@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"slices"
 	"time"
 
+	"github.com/agent-rewind/rewind/cli/internal/prompts"
 	"github.com/agent-rewind/rewind/cli/internal/workspace"
 	"github.com/agent-rewind/rewind/gateway"
 	"github.com/agent-rewind/rewind/snapshot"
@@ -26,6 +28,10 @@ type Step struct {
 	Change  *Change         `json:"change"` // since the parent (everything, for the first); null past maxSized
 	Session string          `json:"session,omitempty"`
 	Tool    string          `json:"tool,omitempty"`
+	// Prompt is the person's prompt that led to the call an automatic checkpoint was taken
+	// before, and its number (rewind prompt:N), where the client's prompt hook logged it.
+	Prompt  string `json:"prompt,omitempty"`
+	PromptN int    `json:"promptN,omitempty"`
 }
 
 // Change counts the paths that differ from the parent by kind.
@@ -78,10 +84,31 @@ func (s *Server) timeline(w http.ResponseWriter, r *http.Request) {
 		fail(w, err)
 		return
 	}
+	ps, err := prompts.Read(s.ws.Path(prompts.File))
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	// Each prompt heads its calls: the page lists the newest first, so it is shown on the
+	// checkpoint of its newest call.
+	promptOf := map[string]prompts.Group{}
+	for _, sg := range prompts.GroupCalls(ps, tl.Sessions) {
+		for _, g := range sg.Groups {
+			for _, call := range slices.Backward(g.Calls) {
+				if g.Prompt != nil && !call.Reused {
+					promptOf[call.Checkpoint] = g
+					break
+				}
+			}
+		}
+	}
 	out := Timeline{Current: tl.Current, Last: tl.Last, Steps: []Step{}}
 	for i, c := range tl.Checkpoints {
 		st := Step{ID: c.ID, Time: c.Time, Kind: kindName(c.Kind), Label: c.Label, Parent: c.Parent, Counts: c.Counts}
 		st.Session, st.Tool = origin(c)
+		if g, ok := promptOf[c.ID]; ok {
+			st.Prompt, st.PromptN = g.Prompt.Text, g.N
+		}
 		if len(tl.Checkpoints)-i <= maxSized {
 			ch := s.changeOf(r.Context(), c)
 			st.Change = &ch

@@ -154,10 +154,15 @@ func (w *Workspace) restore(method, id string) (mcpserver.RestoreResult, error) 
 }
 
 // Rewind implements mcpserver.Workspace.
-func (w *Workspace) Rewind(_ context.Context, id string) (mcpserver.RestoreResult, error) {
+// With Conversation, Resume is a made-up command: the fake has no sessions.
+func (w *Workspace) Rewind(_ context.Context, req mcpserver.RewindRequest) (mcpserver.RestoreResult, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return w.restore("Rewind", id)
+	r, err := w.restore("Rewind", req.ID)
+	if err == nil && req.Conversation {
+		r.Resume = "claude --resume fake-fork-of-" + req.ID
+	}
+	return r, err
 }
 
 // Replay implements mcpserver.Workspace.

@@ -139,7 +139,9 @@ function drawTimeline() {
           h("span", { class: "label" }, s.label || (s.tool ? s.tool : "(no label)")),
           h("span", { class: "kind kind-" + s.kind }, s.kind),
           cur ? h("span", { class: "here" }, "you are here") : null),
-        h("div", { class: "line2" }, h("code", { title: s.id }, short(s.id)), " · ", when(s.time), " · ", changeText(s.change))),
+        h("div", { class: "line2" }, h("code", { title: s.id }, short(s.id)), " · ", when(s.time), " · ", changeText(s.change),
+          // On the newest call of a prompt (the list is newest first): the prompt its calls below served.
+          s.promptN ? h("span", { class: "prompt", id: "prompt-" + s.promptN, title: `agent-rewind rewind prompt:${s.promptN} goes back to before it` }, ` · prompt ${s.promptN} “${s.prompt}”`) : null)),
       pickButtons(s.id),
       h("button", { class: "small ghost rewind-btn", title: "Make the whole workspace equal to this checkpoint (dry run first)", onclick: () => confirmRewind(s) }, "Rewind…")));
   }
@@ -360,9 +362,11 @@ function changeList(res) {
 
 async function confirmAction(title, endpoint, body, describe) {
   modal(h("h3", {}, title), h("p", { class: "muted" }, "Working out what would change…"));
-  let dry;
+  let dry, dryConv;
   try {
-    dry = (await api(endpoint, { ...body, dryRun: true })).result;
+    const d = await api(endpoint, { ...body, dryRun: true });
+    dry = d.result;
+    dryConv = d.conversation;
   } catch (e) {
     modal(h("h3", {}, title), h("div", { class: "error" }, e.message), h("div", { class: "buttons" }, h("button", { onclick: closeModal }, "Close")));
     return;
@@ -376,6 +380,7 @@ async function confirmAction(title, endpoint, body, describe) {
         out.error ? h("div", { class: "error" }, out.error) : null,
         r.safety ? h("p", { class: "muted" }, `The state before is checkpoint ${short(r.safety)}: rewind to it to undo.`) : null,
         r.chainSeq ? h("p", { class: "muted" }, `Recorded on the chain as entry ${r.chainSeq}.`) : null,
+        conversationDone(out.conversation),
         h("div", { class: "buttons" }, h("button", { class: "primary", id: "modal-close", onclick: closeModal }, "Close")));
     } catch (e) {
       modal(h("h3", {}, title), h("div", { class: "error" }, e.message), h("div", { class: "buttons" }, h("button", { id: "modal-close", onclick: closeModal }, "Close")));
@@ -385,6 +390,8 @@ async function confirmAction(title, endpoint, body, describe) {
   modal(h("h3", {}, title),
     h("p", {}, dry.changes.length ? `This would change ${dry.changes.length} path${dry.changes.length === 1 ? "" : "s"}:` : "This would change nothing."),
     changeList(dry),
+    dryConv ? h("p", { id: "conversation-dry" }, `The agent's conversation (${dryConv.client}, session ${short(dryConv.session)}) would end just before this call: ` +
+      `${dryConv.droppedMessages} turn${dryConv.droppedMessages === 1 ? "" : "s"} and ${dryConv.droppedCalls.length} tool call${dryConv.droppedCalls.length === 1 ? "" : "s"} go back, in a new session beside the original, which stays as it is.`) : null,
     h("p", { class: "muted" }, "A safety checkpoint of the whole workspace is taken first, and the operation is recorded on the chain."),
     h("div", { class: "buttons" }, h("button", { id: "modal-cancel", onclick: closeModal }, "Cancel"),
       h("button", { class: "primary danger", id: "modal-confirm", onclick: go }, "Confirm")));
@@ -396,8 +403,22 @@ function confirmRestore(id, paths) {
 }
 
 function confirmRewind(step) {
-  confirmAction(`Rewind the whole workspace to ${short(step.id)}${step.label ? " “" + step.label + "”" : ""}`, "api/rewind", { checkpoint: step.id },
-    (r) => `Rewound to ${short(r.to)}.`);
+  const title = `Rewind the whole workspace to ${short(step.id)}${step.label ? " “" + step.label + "”" : ""}`;
+  const files = (conversation) => confirmAction(title, "api/rewind", { checkpoint: step.id, conversation }, (r) => `Rewound to ${short(r.to)}.`);
+  if (!step.session) return files(false);
+  // An agent's automatic checkpoint: its conversation can go back with the files (Claude Code, Codex).
+  modal(h("h3", {}, title),
+    h("p", {}, "This checkpoint was taken before a tool call of an agent session. The agent remembers what it did after it unless its conversation goes back too."),
+    h("div", { class: "buttons" }, h("button", { id: "modal-cancel", onclick: closeModal }, "Cancel"),
+      h("button", { id: "rewind-files", onclick: () => files(false) }, "Files only"),
+      h("button", { class: "primary", id: "rewind-conversation", onclick: () => files(true) }, "Files and conversation")));
+}
+
+// conversationDone says how to resume the agent after a rewind with its conversation.
+function conversationDone(c) {
+  if (!c) return null;
+  if (!c.written) return c.empty ? h("p", { id: "conversation-done" }, `The conversation goes back to before its first prompt: start a new session with `, h("code", {}, c.resume), ".") : null;
+  return h("p", { id: "conversation-done" }, "The conversation was forked to end before that call (the original session is kept). Resume the agent with ", h("code", {}, c.resume), ".");
 }
 
 // ---- effects ----

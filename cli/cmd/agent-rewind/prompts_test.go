@@ -1,0 +1,98 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// promptHook is Claude Code's UserPromptSubmit hook input.
+func promptHook(t *testing.T, session, prompt string) string {
+	t.Helper()
+	b, err := json.Marshal(map[string]any{"session_id": session, "transcript_path": "/tmp/e2e/t.jsonl", "cwd": "/tmp/e2e",
+		"permission_mode": "default", "hook_event_name": "UserPromptSubmit", "prompt": prompt})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// TestPromptsGroupCalls: the plugin's UserPromptSubmit hook (through agent-rewind-hook and the
+// guard server, and through agent-rewind guard) logs each prompt, redacted, and never says
+// anything on stdout (Claude Code would add it to the model's context); list groups the
+// automatic checkpoints by prompt, and rewind prompt:N goes back to before prompt N's work.
+func TestPromptsGroupCalls(t *testing.T) {
+	project := t.TempDir()
+	app := filepath.Join(project, "app.txt")
+	writeFile(t, app, "v0")
+	prompt := func(exe, text string) {
+		t.Helper()
+		if r := runBin(t, exe, t.TempDir(), promptHook(t, "sess-p", text), "--workspace", project, "guard"); r.code != 0 || r.stdout != "" || r.stderr != "" {
+			t.Fatalf("the prompt hook (%s) said %+v", filepath.Base(exe), r)
+		}
+	}
+	call := func(id, content string) {
+		t.Helper()
+		in := hookInput(t, "PreToolUse", "Write", map[string]any{"file_path": app, "content": content}, id, map[string]any{"session_id": "sess-p"})
+		if r := preToolUse(t, project, in); r.code != 0 {
+			t.Fatalf("hook before %s: %+v", id, r)
+		}
+		writeFile(t, app, content)
+	}
+	prompt(hookBin, "Add a login page, token sk-ant-api03-abcdefghijklmnop")
+	call("toolu_p1", "v1")
+	call("toolu_p2", "v2")
+	prompt(bin, "Now   the logout\npage")
+	call("toolu_p3", "v3")
+
+	var l struct {
+		Prompts []struct {
+			Session string
+			Groups  []struct {
+				N      int
+				Prompt *struct{ Text, Agent string }
+				Calls  []struct{ ID string }
+			}
+		}
+	}
+	r := run(t, project, "", "--workspace", project, "--json", "list")
+	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &l) != nil || len(l.Prompts) != 1 || len(l.Prompts[0].Groups) != 2 {
+		t.Fatalf("list --json: %+v\n%s", l, r.stdout)
+	}
+	g := l.Prompts[0].Groups
+	if g[0].N != 1 || len(g[0].Calls) != 2 || g[1].N != 2 || len(g[1].Calls) != 1 || g[1].Calls[0].ID != "toolu_p3" {
+		t.Errorf("groups %+v, want prompt 1 with p1 and p2, prompt 2 with p3", g)
+	}
+	if txt := g[0].Prompt.Text; strings.Contains(txt, "abcdefghijklmnop") || !strings.Contains(txt, "***") || g[0].Prompt.Agent != "claude-code" {
+		t.Errorf("prompt 1 logged as %+v: want it redacted, from claude-code", g[0].Prompt)
+	}
+	if txt := g[1].Prompt.Text; txt != "Now the logout page" {
+		t.Errorf("prompt 2 logged as %q, want its words joined by single spaces", txt)
+	}
+	if b, _ := os.ReadFile(filepath.Join(stateDir(t, project), "prompts.jsonl")); strings.Contains(string(b), "abcdefghijklmnop") {
+		t.Errorf("the secret reached the store: %s", b)
+	}
+	text := run(t, project, "", "--workspace", project, "list")
+	if !strings.Contains(text.stdout, `prompt 2 "Now the logout page" → 1 tool call (agent-rewind rewind prompt:2)`) {
+		t.Errorf("list does not group by prompt:\n%s", text.stdout)
+	}
+
+	if r := run(t, project, "", "--workspace", project, "rewind", "prompt:2"); r.code != 0 || readFile(t, app) != "v2" {
+		t.Errorf("rewind prompt:2: %+v, app.txt %q; want v2, the state before prompt 2's work", r, readFile(t, app))
+	}
+	if r := run(t, project, "", "--workspace", project, "rewind", "prompt:3"); r.code != 1 || !strings.Contains(r.stderr, "no prompt 3") {
+		t.Errorf("rewind prompt:3: %+v", r)
+	}
+
+	// The store with a prompt log and a conversation-free chain checks clean.
+	if r := run(t, project, "", "--workspace", project, "check"); r.code != 0 {
+		t.Errorf("check with a prompt log: %+v", r)
+	}
+
+	// Never blocks: a prompt in a folder no store may protect is let through, saying why.
+	if r := runBin(t, hookBin, t.TempDir(), promptHook(t, "s", "hi"), "--workspace", "/", "guard"); r.code != 0 || r.stdout != "" {
+		t.Errorf("the prompt hook for /: %+v, want exit 0 and nothing on stdout", r)
+	}
+}

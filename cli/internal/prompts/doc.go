@@ -1,0 +1,12 @@
+// Package prompts is the prompt log: each prompt a person gave an agent, as the agent's prompt
+// hook reported it (Claude Code's and Codex CLI's UserPromptSubmit, Gemini CLI's BeforeAgent),
+// so that the automatic checkpoints, taken before tool calls, can be grouped by the prompt
+// that led to them ("Add a login page" → 7 tool calls), and a rewind can go back to before
+// prompt N.
+//
+// The log is prompts.jsonl in the workspace's store, one JSON Prompt a line, appended and
+// synced; a torn last line (a crash) is skipped by readers. The text is redacted as automatic
+// checkpoints' labels are (docs/checkpoints.md, "Secrets in automatic checkpoints' labels")
+// and cut to 200 bytes: nothing else of the conversation is kept. Prompts are numbered from
+// 1 in the order of the log, over every session of the workspace.
+package prompts

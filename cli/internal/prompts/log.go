@@ -1,0 +1,93 @@
+package prompts
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/agent-rewind/rewind/internal/durable"
+	"github.com/agent-rewind/rewind/internal/regular"
+	"github.com/agent-rewind/rewind/snapshot"
+)
+
+// File is the prompt log's name in the store.
+const File = "prompts.jsonl"
+
+// maxText is how much of a prompt is kept, after redaction.
+const maxText = 200
+
+// Prompt is one line of the log.
+type Prompt struct {
+	Session string    `json:"session"`
+	Agent   string    `json:"agent,omitempty"`
+	Turn    string    `json:"turn,omitempty"` // the client's id of the turn, where it has one (Codex's turn_id)
+	Text    string    `json:"text"`
+	Time    time.Time `json:"time"`
+}
+
+// Clean redacts p's text and cuts its fields to their limits.
+func Clean(p Prompt) Prompt {
+	p.Text = shorten(snapshot.RedactSecrets(p.Text), maxText)
+	p.Session = shorten(p.Session, 256)
+	p.Agent = shorten(p.Agent, 64)
+	p.Turn = shorten(p.Turn, 256)
+	return p
+}
+
+// Append cleans p and appends it to the log at path, synced before it returns. Hooks of
+// several sessions may append at once: each line is one write(2) to an O_APPEND file.
+func Append(path string, p Prompt) error {
+	b, err := json.Marshal(Clean(p))
+	if err != nil {
+		return err
+	}
+	f, err := durable.OpenAppend(path) // a new log's name is durable before its first line
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(append(b, '\n'))
+	if err == nil {
+		err = f.Sync()
+	}
+	return errors.Join(err, f.Close())
+}
+
+// Read returns the log at path, oldest first; no log is no prompts. Lines that do not parse
+// (a torn last line) are skipped.
+func Read(path string) ([]Prompt, error) {
+	b, err := regular.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []Prompt
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		var p Prompt
+		if json.Unmarshal(sc.Bytes(), &p) == nil && !p.Time.IsZero() {
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}
+
+// shorten cuts s to at most n bytes of valid UTF-8 on one line, ending in "…" when cut.
+func shorten(s string, n int) string {
+	s = strings.Join(strings.Fields(strings.ToValidUTF8(s, "?")), " ")
+	if len(s) <= n {
+		return s
+	}
+	cut := n - len("…")
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}

@@ -1,0 +1,100 @@
+package prompts
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/agent-rewind/rewind/snapshot"
+)
+
+// TestGroupCallsPerSession: each session's calls go under that session's latest earlier
+// prompt; calls before any prompt are a group of their own; another session's prompts do not
+// take them.
+func TestGroupCallsPerSession(t *testing.T) {
+	t0 := time.Date(2026, 12, 2, 9, 0, 0, 0, time.UTC)
+	at := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
+	ps := []Prompt{{Session: "a", Text: "one", Time: at(10)}, {Session: "b", Text: "two", Time: at(20)}, {Session: "a", Text: "three", Time: at(30)}}
+	call := func(id, sess string, s int) snapshot.CallRecord {
+		return snapshot.CallRecord{ToolCall: snapshot.ToolCall{ID: id, Session: sess}, Checkpoint: "c" + id, Time: at(s)}
+	}
+	sessions := []snapshot.Session{
+		{ID: "a", Calls: []snapshot.CallRecord{call("a0", "a", 5), call("a1", "a", 15), call("a2", "a", 25), call("a3", "a", 35)}},
+		{ID: "b", Calls: []snapshot.CallRecord{call("b1", "b", 21)}},
+	}
+	got := GroupCalls(ps, sessions)
+	var lines []string
+	for _, sg := range got {
+		for _, g := range sg.Groups {
+			var ids []string
+			for _, c := range g.Calls {
+				ids = append(ids, c.ID)
+			}
+			lines = append(lines, sg.Session+":"+string(rune('0'+g.N))+":"+strings.Join(ids, ","))
+		}
+	}
+	if want := "a:0:a0 a:1:a1,a2 a:3:a3 b:2:b1"; strings.Join(lines, " ") != want {
+		t.Errorf("groups %v, want %s", lines, want)
+	}
+	if _, c, err := FirstCall(ps, sessions, 3); err != nil || c.ID != "a3" {
+		t.Errorf("FirstCall(3) = %v, %v", c.ID, err)
+	}
+	if _, _, err := FirstCall(ps, sessions, 4); err == nil || !strings.Contains(err.Error(), "no prompt 4") {
+		t.Errorf("FirstCall(4): %v", err)
+	}
+	for _, bad := range []string{"prompt:", "prompt:0", "prompt:x", "prompt:-1"} {
+		if _, ok, err := ParseRef(bad); !ok || err == nil {
+			t.Errorf("ParseRef(%q) = %v, %v", bad, ok, err)
+		}
+	}
+	if _, ok, _ := ParseRef("toolu_1"); ok {
+		t.Errorf("a call id read as a prompt")
+	}
+}
+
+// TestReadSkipsTornLine: a crash mid-append leaves a torn last line, which Read skips; no log
+// is no prompts; a log that is not a regular file is an error.
+func TestReadSkipsTornLine(t *testing.T) {
+	dir := t.TempDir()
+	log := filepath.Join(dir, File)
+	if ps, err := Read(log); err != nil || ps != nil {
+		t.Fatalf("no log: %v, %v", ps, err)
+	}
+	if err := Append(log, Prompt{Session: "s", Text: "hi", Time: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	f, _ := os.OpenFile(log, os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString(`{"session":"s","text":"cut`)
+	f.Close()
+	ps, err := Read(log)
+	if err != nil || len(ps) != 1 || ps[0].Text != "hi" {
+		t.Errorf("Read = %+v, %v", ps, err)
+	}
+	if st, _ := os.Stat(log); st.Mode().Perm() != 0o600 {
+		t.Errorf("the log is %v, want 0600: prompts are the user's", st.Mode())
+	}
+	os.Remove(log)
+	os.Mkdir(log, 0o700)
+	if _, err := Read(log); err == nil || errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a folder as the log: %v", err)
+	}
+}
+
+// FuzzClean: a prompt is outside input; whatever it holds, what is kept is valid UTF-8, on one
+// line, within the limit.
+func FuzzClean(f *testing.F) {
+	f.Add("Add a login page")
+	f.Add("export API_KEY=abc\n\tcurl -u alice:hunter2 https://x/?token=y")
+	f.Add(strings.Repeat("é", 300))
+	f.Add("\xff\xfe bad bytes")
+	f.Fuzz(func(t *testing.T, text string) {
+		p := Clean(Prompt{Text: text, Session: text})
+		if !utf8.ValidString(p.Text) || len(p.Text) > maxText || strings.ContainsAny(p.Text, "\n\r") {
+			t.Fatalf("Clean(%q).Text = %q", text, p.Text)
+		}
+	})
+}
