@@ -26,6 +26,10 @@ func TestMain(m *testing.M) {
 	if mode := os.Getenv(helperEnv); mode != "" {
 		os.Exit(helperMain(mode, os.Args[len(os.Args)-1]))
 	}
+	// A race-enabled child sleeps a second at exit (GORACE's atexit_sleep_ms) unless told not to.
+	if _, set := os.LookupEnv("GORACE"); !set {
+		os.Setenv("GORACE", "atexit_sleep_ms=0")
+	}
 	os.Exit(m.Run())
 }
 
