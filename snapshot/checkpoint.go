@@ -186,17 +186,27 @@ func (s *Store) checkpointLocked(ctx context.Context, label string, kind Kind, r
 	if err := c.stager.Commit(); err != nil {
 		return nil, nil, err
 	}
-	// The stat cache may be written as soon as the objects it names are stored: do it while the
-	// manifest and metadata are written. (Should the checkpoint fail after this, the cache still
-	// holds only true facts: which stat had which stored content.)
+	// The stat cache may be written as soon as everything it names is stored, the root's
+	// manifest included (its entry for the workspace's folder names it): do it while the
+	// checkpoint's metadata is written. (Should the checkpoint fail after this, the cache still
+	// holds only true facts: which stat had which stored content or tree.) A SIGKILL between an
+	// earlier write of the cache and the manifest's left a cache naming a manifest not stored.
 	indexDone := make(chan error, 1)
-	go func() { indexDone <- saveCache() }()
-	indexWritten := false
+	indexStarted, indexWritten := false, false
+	startIndex := func() {
+		if !indexStarted {
+			indexStarted = true
+			go func() { indexDone <- saveCache() }()
+		}
+	}
 	defer func() {
-		if !indexWritten {
+		if indexStarted && !indexWritten {
 			<-indexDone
 		}
 	}()
+	if treesStored {
+		startIndex()
+	}
 	pos, err := s.readPosition()
 	if err != nil {
 		return nil, nil, err
@@ -212,6 +222,7 @@ func (s *Store) checkpointLocked(ctx context.Context, label string, kind Kind, r
 		cur, err := s.readCheckpoint(pos.Current)
 		if err == nil && cur.Manifest == mh {
 			res.Checkpoint, res.Reused = *cur, true
+			startIndex() // the current checkpoint's manifest is stored
 			indexWritten = true
 			return res, c, <-indexDone
 		}
@@ -227,6 +238,7 @@ func (s *Store) checkpointLocked(ctx context.Context, label string, kind Kind, r
 			return nil, nil, fmt.Errorf("write manifest: %w", r.err)
 		}
 	}
+	startIndex()
 	cp := Checkpoint{Time: time.Now().UTC(), Kind: kind, Label: label, Parent: pos.Current, Manifest: mh, Counts: counts, Call: call}
 	if !cp.Time.After(pos.Time) {
 		cp.Time = pos.Time.Add(time.Nanosecond)
