@@ -37,8 +37,7 @@ func registry(t *testing.T, tarballs []string) string {
 		m := packageJSON(t, tgz)
 		pkgs[m["name"].(string)] = entry{m, data}
 	}
-	var srv *httptest.Server
-	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		path, _ := url.PathUnescape(strings.TrimPrefix(r.URL.EscapedPath(), "/"))
 		if name, ok := strings.CutPrefix(path, "-/tarball/"); ok {
 			if e, ok := pkgs[name]; ok {
@@ -59,7 +58,7 @@ func registry(t *testing.T, tarballs []string) string {
 			m[k] = val
 		}
 		m["_id"] = path + "@" + v
-		m["dist"] = map[string]any{"tarball": srv.URL + "/-/tarball/" + url.PathEscape(path),
+		m["dist"] = map[string]any{"tarball": "http://" + r.Host + "/-/tarball/" + url.PathEscape(path),
 			"shasum": fmt.Sprintf("%x", sha), "integrity": "sha512-" + base64.StdEncoding.EncodeToString(sum[:])}
 		if _, scripts := e.manifest["scripts"]; scripts {
 			m["hasInstallScript"] = true
