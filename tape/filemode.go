@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"os"
 	"strings"
-	"syscall"
 )
 
 // fileMode is the mode of a tape's database and its companion files (-wal, -shm, -journal):
@@ -25,7 +24,7 @@ var companions = []string{"-wal", "-shm", "-journal"}
 // through the modeof URI parameter (databaseURI).
 func privateFiles(path string) error {
 	for _, p := range []string{path, path + "-shm"} {
-		f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, fileMode)
+		f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE|os.O_EXCL|noFollow, fileMode)
 		if err == nil {
 			err = f.Close()
 		}

@@ -11,7 +11,7 @@ import (
 	"github.com/agent-rewind/rewind/internal/regular"
 )
 
-// fileLock is an exclusive flock(2) on a lock file. The kernel drops it when the holder exits,
+// fileLock is an exclusive lock on a lock file (flock(2); LockFileEx on Windows). The kernel drops it when the holder exits,
 // however it exits, so a killed process never leaves an epoch locked. flock locks belong to the
 // open file description, so a second handle in the same process is refused like another process.
 type fileLock struct{ f *os.File }
@@ -25,7 +25,7 @@ func tryLock(path, what string) (*fileLock, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: open lock file %s: %v", ErrStorage, path, err)
 	}
-	if err := lockfile.Lock(f, syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+	if err := lockfile.Lock(f, lockfile.Exclusive|lockfile.NonBlocking); err != nil {
 		f.Close()
 		if errors.Is(err, syscall.EWOULDBLOCK) {
 			return nil, fmt.Errorf("%w: %s is already in use by another process or handle (lock %s): stop the other one, or use another name", ErrConflict, what, path)
