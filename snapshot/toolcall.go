@@ -1,13 +1,11 @@
 package snapshot
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -15,6 +13,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/agent-rewind/rewind/internal/jsonl"
 	"github.com/agent-rewind/rewind/internal/regular"
 
 	"github.com/agent-rewind/rewind/internal/durable"
@@ -177,23 +176,7 @@ func (s *Store) lastCall() (CallRecord, bool) {
 // readCalls reads the calls log, oldest first. Lines that do not parse (a torn last line) are
 // skipped.
 func (s *Store) readCalls() ([]CallRecord, error) {
-	b, err := regular.ReadFile(filepath.Join(s.state, callsFile))
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	var out []CallRecord
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		var r CallRecord
-		if json.Unmarshal(sc.Bytes(), &r) == nil && r.ID != "" && validID(r.Checkpoint) {
-			out = append(out, r)
-		}
-	}
-	return out, nil
+	return jsonl.Read(filepath.Join(s.state, callsFile), func(r *CallRecord) bool { return r.ID != "" && validID(r.Checkpoint) })
 }
 
 // writeCalls replaces the calls log with recs (GC drops the calls of removed checkpoints).

@@ -1,17 +1,14 @@
 package prompts
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
 	"errors"
-	"io/fs"
 	"strings"
 	"time"
 	"unicode/utf8"
 
 	"github.com/agent-rewind/rewind/internal/durable"
-	"github.com/agent-rewind/rewind/internal/regular"
+	"github.com/agent-rewind/rewind/internal/jsonl"
 	"github.com/agent-rewind/rewind/snapshot"
 )
 
@@ -60,23 +57,7 @@ func Append(path string, p Prompt) error {
 // Read returns the log at path, oldest first; no log is no prompts. Lines that do not parse
 // (a torn last line) are skipped.
 func Read(path string) ([]Prompt, error) {
-	b, err := regular.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	var out []Prompt
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		var p Prompt
-		if json.Unmarshal(sc.Bytes(), &p) == nil && !p.Time.IsZero() {
-			out = append(out, p)
-		}
-	}
-	return out, nil
+	return jsonl.Read(path, func(p *Prompt) bool { return !p.Time.IsZero() })
 }
 
 // shorten cuts s to at most n bytes of valid UTF-8 on one line, ending in "…" when cut.
