@@ -62,6 +62,12 @@ type Options struct {
 	// descriptors of one process too: a caller that already holds StateDir/lock through its own
 	// descriptor must pass a Lock that returns a no-op unlock, or it deadlocks.
 	Lock func() (unlock func() error, err error)
+	// SyncLater, when set, takes over the fsync of the calls log after a tool call's note is
+	// appended (FORMAT.md, "Tool calls"): the note is written before the call returns, so a
+	// killed process loses nothing, and SyncLater must make the file durable within a bound it
+	// documents, a group commit (the guard server's is 100 ms). The checkpoint a note names is
+	// durable before the note is written. nil syncs the note before returning.
+	SyncLater func(path string)
 }
 
 // Store is a workspace's snapshot store. Its methods may be called from several goroutines and

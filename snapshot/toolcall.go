@@ -127,17 +127,23 @@ func shorten(s string, n int) string {
 	return s[:cut] + "…"
 }
 
-// appendCall appends one record to the calls log and syncs it. A crash can tear only the last
-// line, which readers skip: the checkpoint itself is already durable.
+// appendCall appends one record to the calls log and syncs it, or has Options.SyncLater sync
+// it. A crash can tear only the last line, which readers skip: the checkpoint itself is already
+// durable.
 func (s *Store) appendCall(r CallRecord) error {
 	b, _ := json.Marshal(r)
-	f, err := regular.OpenFile(filepath.Join(s.state, callsFile), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	path := filepath.Join(s.state, callsFile)
+	f, err := regular.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		return err
 	}
 	if _, err := f.Write(append(b, '\n')); err != nil {
 		f.Close()
 		return err
+	}
+	if s.opts.SyncLater != nil {
+		s.opts.SyncLater(path)
+		return f.Close()
 	}
 	if err := f.Sync(); err != nil {
 		f.Close()

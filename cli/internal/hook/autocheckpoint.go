@@ -169,7 +169,7 @@ func (g *guardRun) autoCheckpoint(call snapshot.ToolCall, werr error) autoNote {
 	}
 	// Opened with a lock that gives up rather than hold the call (opening finishes an
 	// interrupted rewind, under the lock).
-	s, err := snapshot.Open(ws.Root, snapshot.Options{StateDir: ws.Meta, Recorder: ws, Lock: tryLock(ws.Path("lock"), autoLockWait)})
+	s, err := snapshot.Open(ws.Root, snapshot.Options{StateDir: ws.Meta, Recorder: ws, Lock: tryLock(ws.Path("lock"), autoLockWait), SyncLater: g.syncLater})
 	if err != nil {
 		return skipped(err)
 	}

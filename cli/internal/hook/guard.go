@@ -34,6 +34,9 @@ type Call struct {
 	// is due after the automatic checkpoint (maintenance.go), to run after the answer; unset, a
 	// process of its own is started for it.
 	Maintain func(root string)
+	// SyncLater, set by a guard server, makes the calls log durable after the answer, within
+	// its bound (snapshot.Options.SyncLater); unset, each note is synced before the answer.
+	SyncLater func(path string)
 }
 
 // Guard decides whether one tool call or explicit effect may run (barrier/doc.go, HOOKS.md) and
@@ -91,7 +94,7 @@ func GuardInput(c Call, input Input, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "agent-rewind guard: %s; workspace %s\n", why, orNone(choice.Root, werr))
 	}
 	g := newGuard(choice, werr)
-	g.input, g.noWatcherStart, g.maintain = raw, c.NoWatcherStart, c.Maintain
+	g.input, g.noWatcherStart, g.maintain, g.syncLater = raw, c.NoWatcherStart, c.Maintain, c.SyncLater
 	defer g.close()
 	if p, ok := promptOf(in, raw); ok {
 		return g.logPrompt(p, werr, stderr)
@@ -246,6 +249,7 @@ type guardRun struct {
 	// noWatcherStart: Call.NoWatcherStart
 	noWatcherStart bool
 	maintain       func(root string) // Call.Maintain
+	syncLater      func(path string) // Call.SyncLater
 }
 
 // newGuard prepares a guard for the chosen workspace. It finds the store (one statx and two

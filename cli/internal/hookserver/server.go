@@ -62,6 +62,7 @@ type server struct {
 	ctx         context.Context
 	maintaining sync.Map
 	bg          sync.WaitGroup
+	commits     groupCommit // the calls log's fsyncs after the answers (groupcommit.go)
 }
 
 // Run serves guard calls on o.Socket until ctx ends, the idle period passes, the socket file
@@ -166,6 +167,7 @@ func Run(ctx context.Context, o Options) error {
 	<-ctx.Done()
 	wg.Wait()
 	s.bg.Wait()
+	s.commits.flush()
 	select {
 	case err := <-failed:
 		return err
@@ -274,6 +276,7 @@ func (s *server) guard(req *hookwire.Request, send func(*hookwire.Answer) error)
 	s.served.Add(1)
 	var maintain string
 	call.Maintain = func(root string) { maintain = root }
+	call.SyncLater = s.commits.later
 	code = hook.GuardInput(call, in, &out, &errb)
 	send(&hookwire.Answer{Kind: hookwire.Result, Code: code, Stdout: out.Bytes(), Stderr: errb.Bytes()})
 	if maintain != "" {
