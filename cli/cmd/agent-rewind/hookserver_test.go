@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/agent-rewind/rewind/cli/internal/hook"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -482,5 +483,50 @@ func TestHookServerRunsTheWatcher(t *testing.T) {
 	}
 	if w, st := watchStatusJSON(t, root), hookServerStatus(t); !w.Running || w.PID != st.PID || st.Served != 2 {
 		t.Fatalf("watcher %+v, server %+v: want the watcher in the server, which served 2 calls", w, st)
+	}
+}
+
+// TestPromptWarmsUpTheSession: a session's first hook call is its prompt (UserPromptSubmit),
+// which finds no guard server: it starts one and hands it the warm-up, which takes the first
+// checkpoint and starts the watcher in the server, after the prompt was answered. The first
+// tool call then reuses that checkpoint, noted under its id, and is served.
+func TestPromptWarmsUpTheSession(t *testing.T) {
+	needWatcher(t)
+	root := serverWorkspace(t)
+	t.Setenv("REWIND_WATCH", "")
+	stopHookServers(t)
+	t.Cleanup(func() { run(t, root, "", "watch", "stop") })
+	prompt := hookInput(t, "UserPromptSubmit", "", nil, "", map[string]any{"cwd": root, "prompt": "add a login page"})
+	if r := hookCall(t, root, prompt, nil, "--workspace", root, "guard"); r.code != 0 || r.stdout != "" {
+		t.Fatalf("the prompt hook: %+v", r)
+	}
+	var first string
+	waitFor(t, "the warm-up's first checkpoint", func() bool {
+		if !hasStore(t, root) {
+			return false
+		}
+		tl := listJSON(t, root)
+		if len(tl.Checkpoints) > 0 {
+			first = tl.Checkpoints[0].ID
+			if tl.Checkpoints[0].Label != hook.WarmLabel {
+				t.Fatalf("the first checkpoint: %+v, want the label %q", tl.Checkpoints[0], hook.WarmLabel)
+			}
+		}
+		return first != ""
+	})
+	waitFor(t, "the watcher in the server", func() bool { w := watchStatusJSON(t, root); return w.Running && w.PID == hookServerStatus(t).PID })
+	edit := hookInput(t, "PreToolUse", "Edit", map[string]any{"file_path": filepath.Join(root, "main.go")}, "toolu_first", map[string]any{"cwd": root})
+	if r := hookCall(t, root, edit, nil, "--workspace", root, "guard", "--checkpoint"); r.code != 0 || r.stdout+r.stderr != "" {
+		t.Fatalf("the first tool call: %+v", r)
+	}
+	tl := listJSON(t, root)
+	if len(tl.Checkpoints) != 1 || len(tl.Sessions) != 1 || len(tl.Sessions[0].Calls) != 1 {
+		t.Fatalf("after the first tool call: %+v, want the warm-up's checkpoint alone, and the call", tl)
+	}
+	if c := tl.Sessions[0].Calls[0]; c.ID != "toolu_first" || c.Checkpoint != first || !c.Reused {
+		t.Errorf("the first tool call: %+v, want it noted against %s, reused", c, first)
+	}
+	if st := hookServerStatus(t); st.Served != 1 { // the prompt ran in its own process, which started the server
+		t.Errorf("the server served %d guard calls, want the tool call alone", st.Served)
 	}
 }

@@ -145,6 +145,8 @@ func hookFallback(mode string, args []string, stdin io.Reader, stdout, stderr io
 		socket, serr := hookwire.Socket(os.Getenv)
 		if err == nil && serr == nil && hookserver.Start(exe, socket, startWait) == nil {
 			call.NoWatcherStart = true
+			// A prompt's warm-up (hook.Warm) is the server's to do, after this call.
+			call.Warm = func(root string) { hookserver.Warm(socket, root, startWait) }
 		} // correctness never depends on it: a failure is silent
 	}
 	code := hook.Guard(call, stdin, stdout, stderr)

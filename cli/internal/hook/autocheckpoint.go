@@ -178,13 +178,24 @@ func (g *guardRun) autoCheckpoint(call snapshot.ToolCall, werr error) autoNote {
 		return skipped(err)
 	}
 	if cur == "" {
-		// A first checkpoint in the background holds the lock: do not wait for it, nor start
-		// another.
+		// A first checkpoint in the background holds the lock: a large workspace's is not
+		// waited for, nor is another started; a small one's (a prompt's warm-up, Warm) ends
+		// soon, and this call's checkpoint then reuses it.
 		unlock, err := tryLock(ws.Path("lock"), 0)()
 		if err != nil {
-			return skipped(err)
+			if _, big := treeSizeOver(g.root, backgroundBytes); big {
+				return skipped(err)
+			}
+			if unlock, err = tryLock(ws.Path("lock"), autoLockWait)(); err != nil {
+				return skipped(err)
+			}
 		}
 		unlock()
+		if cur, err = s.Current(); err != nil {
+			return skipped(err)
+		}
+	}
+	if cur == "" {
 		if note, done := first(); done {
 			return note
 		}

@@ -37,6 +37,10 @@ type Call struct {
 	// SyncLater, set by a guard server, makes the calls log durable after the answer, within
 	// its bound (snapshot.Options.SyncLater); unset, each note is synced before the answer.
 	SyncLater func(path string)
+	// Warm, set where a guard server will do it, is handed the workspace root after a prompt
+	// hook, for the server to take its first checkpoint and start its watcher after the
+	// answer (warm.go); unset, a prompt warms nothing up.
+	Warm func(root string)
 }
 
 // Guard decides whether one tool call or explicit effect may run (barrier/doc.go, HOOKS.md) and
@@ -94,7 +98,7 @@ func GuardInput(c Call, input Input, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "agent-rewind guard: %s; workspace %s\n", why, orNone(choice.Root, werr))
 	}
 	g := newGuard(choice, werr)
-	g.input, g.noWatcherStart, g.maintain, g.syncLater = raw, c.NoWatcherStart, c.Maintain, c.SyncLater
+	g.input, g.noWatcherStart, g.maintain, g.syncLater, g.warm = raw, c.NoWatcherStart, c.Maintain, c.SyncLater, c.Warm
 	defer g.close()
 	if p, ok := promptOf(in, raw); ok {
 		return g.logPrompt(p, werr, stderr)
@@ -250,6 +254,7 @@ type guardRun struct {
 	noWatcherStart bool
 	maintain       func(root string) // Call.Maintain
 	syncLater      func(path string) // Call.SyncLater
+	warm           func(root string) // Call.Warm
 }
 
 // newGuard prepares a guard for the chosen workspace. It finds the store (one statx and two

@@ -45,5 +45,8 @@ func (g *guardRun) logPrompt(p prompts.Prompt, werr error, stderr io.Writer) int
 	if err != nil {
 		fmt.Fprintf(stderr, "agent-rewind: prompt not logged (the prompt goes on): %v\n", err)
 	}
+	if ws != nil {
+		g.warmIfDue(ws)
+	}
 	return 0
 }

@@ -110,3 +110,31 @@ func Start(program, socket string, wait time.Duration) error {
 		}
 	}
 }
+
+// Warm asks the server on socket to warm the workspace root up (hook.Warm) in the background,
+// with this process's environment and umask, which the server checks as it checks a guard
+// call's; it returns once the server has answered.
+func Warm(socket, root string, timeout time.Duration) error {
+	c, err := unixsock.Dial(socket, timeout)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(timeout))
+	req := &hookwire.Request{Op: hookwire.OpWarm, Version: hookwire.Version(), Dir: root, Umask: readUmask(), Env: os.Environ()}
+	if _, err := c.Write(hookwire.AppendRequest(nil, req)); err != nil {
+		return err
+	}
+	p, err := hookwire.ReadMessage(c)
+	if err != nil {
+		return err
+	}
+	a, err := hookwire.DecodeAnswer(p)
+	if err != nil {
+		return err
+	}
+	if a.Kind != hookwire.Result {
+		return fmt.Errorf("the guard server did not warm %s up: %s", root, a.Stderr)
+	}
+	return nil
+}

@@ -63,6 +63,7 @@ type server struct {
 	maintaining sync.Map
 	bg          sync.WaitGroup
 	commits     groupCommit // the calls log's fsyncs after the answers (groupcommit.go)
+	warming     sync.Map    // the roots being warmed up (hook.Warm), one at a time each
 }
 
 // Run serves guard calls on o.Socket until ctx ends, the idle period passes, the socket file
@@ -218,6 +219,16 @@ func (s *server) serve(c *net.UnixConn) {
 	case hookwire.OpGuard:
 		s.guard(req, send)
 		s.last.Store(time.Now().UnixNano())
+	case hookwire.OpWarm:
+		// Sent by the call that started this server (its prompt was not served): the same
+		// checks as a guard call's, for what the warm-up reads of the environment.
+		switch {
+		case req.Version != s.status.Version, envDiffers(s.env, req.Env) != "", req.Umask != s.umask, !filepath.IsAbs(req.Dir):
+			send(&hookwire.Answer{Kind: hookwire.FallBack, Stderr: []byte("not warmed up: another build, environment, umask or no workspace")})
+		default:
+			send(&hookwire.Answer{Kind: hookwire.Result})
+			s.warm(req.Dir)
+		}
 	default:
 		send(&hookwire.Answer{Kind: hookwire.FallBack, Stderr: []byte("unknown op " + req.Op)})
 	}
@@ -274,14 +285,34 @@ func (s *server) guard(req *hookwire.Request, send func(*hookwire.Answer) error)
 	out.Reset()
 	errb.Reset()
 	s.served.Add(1)
-	var maintain string
+	var maintain, warm string
 	call.Maintain = func(root string) { maintain = root }
+	call.Warm = func(root string) { warm = root }
 	call.SyncLater = s.commits.later
 	code = hook.GuardInput(call, in, &out, &errb)
 	send(&hookwire.Answer{Kind: hookwire.Result, Code: code, Stdout: out.Bytes(), Stderr: errb.Bytes()})
 	if maintain != "" {
 		s.maintain(maintain)
 	}
+	if warm != "" {
+		s.warm(warm)
+	}
+}
+
+// warm warms root's workspace up in the background (hook.Warm: its first checkpoint, its
+// watcher), after the answer, unless that already runs here.
+func (s *server) warm(root string) {
+	if _, running := s.warming.LoadOrStore(root, true); running {
+		return
+	}
+	s.bg.Add(1)
+	go func() {
+		defer s.bg.Done()
+		defer s.warming.Delete(root)
+		if err := hook.Warm(s.ctx, root); err != nil && s.ctx.Err() == nil {
+			fmt.Fprintf(os.Stderr, "agent-rewind hook-server: warming up %s: %v\n", root, err)
+		}
+	}()
 }
 
 // maintain runs the maintenance of root's store in the background, after the answer, unless

@@ -11,6 +11,7 @@ const (
 	OpGuard  = "guard"  // run the guard with the request's arguments
 	OpStatus = "status" // say what runs (the Result's stdout is the status, JSON)
 	OpStop   = "stop"   // stop the server
+	OpWarm   = "warm"   // warm the workspace Dir up in the background (hook.Warm), answered at once
 )
 
 // Kind is an Answer's kind.

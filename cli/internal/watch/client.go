@@ -201,3 +201,14 @@ func startDetached(root, store string) error {
 	}
 	return cmd.Process.Release()
 }
+
+// Ensure starts a watcher for root (whose store is store) in the background when none runs, and
+// does not wait for it: the guard server's warm-up, so that the next checkpoint finds it.
+func Ensure(root, store string) {
+	if !Supported || os.Getenv(EnvVar) == "off" {
+		return
+	}
+	if _, err := Ask(store, Request{Op: "status"}, askTimeout); errors.Is(err, ErrNotRunning) {
+		startDetached(root, store)
+	}
+}
