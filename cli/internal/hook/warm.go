@@ -36,11 +36,12 @@ func (g *guardRun) warmIfDue(ws *workspace.Workspace) {
 
 // Warm takes root's first checkpoint, when it has none and is small enough for a hook to take
 // it (under the automatic checkpoints' size limit and backgroundBytes), with the change watcher
-// started first, so that its token is recorded with the checkpoint and the next automatic
-// checkpoint reads no file; when the store has a position, it starts the watcher if none runs.
-// It holds the store's lock from its look at the position to its checkpoint, and gives way
-// when another holds it: a tool call's own checkpoint then needs no warm-up. What a guard
-// server runs after answering a prompt hook.
+// started first, so that its token is recorded with the checkpoint; when the store has a
+// position, it has the watcher vouch for it (watch.Adopt: a stat walk now, none at the next
+// call). Either way the next automatic checkpoint reads no file when nothing changed. It gives
+// way when another holds the store's lock (a tool call's own checkpoint then needs no
+// warm-up), and holds it from its look at the position to its checkpoint. What a guard server
+// runs after answering a prompt hook.
 func Warm(ctx context.Context, root string) error {
 	limit, off, err := autoLimit()
 	if off || err != nil {
@@ -56,15 +57,25 @@ func Warm(ctx context.Context, root string) error {
 	if err != nil {
 		return nil
 	}
-	defer unlock()
 	held := func() (func() error, error) { return func() error { return nil }, nil }
 	s, err := snapshot.Open(ws.Root, snapshot.Options{StateDir: ws.Meta, Recorder: ws, Lock: held})
 	if err != nil {
+		unlock()
 		return err
 	}
-	if cur, err := s.Current(); err != nil || cur != "" {
-		return err
+	cur, err := s.Current()
+	if err != nil || cur != "" {
+		unlock() // Adopt's comparison takes the lock itself, and gives way as this did
+		if err != nil {
+			return err
+		}
+		s, err = snapshot.Open(ws.Root, snapshot.Options{StateDir: ws.Meta, Recorder: ws, Lock: tryLock(ws.Path("lock"), 0)})
+		if err != nil {
+			return err
+		}
+		return watch.Adopt(ctx, s, root, ws.Meta, cur)
 	}
+	defer unlock()
 	bound := int64(backgroundBytes)
 	if limit > 0 && limit < bound {
 		bound = limit

@@ -2,6 +2,7 @@ package hookserver
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -10,6 +11,8 @@ import (
 	"time"
 
 	"github.com/agent-rewind/rewind/cli/internal/hook"
+	"github.com/agent-rewind/rewind/cli/internal/watch"
+	"github.com/agent-rewind/rewind/cli/internal/workspace"
 )
 
 // TestPromptWarmsUp: a served prompt hook (Claude Code's UserPromptSubmit) of a workspace with
@@ -70,5 +73,54 @@ func TestPromptWarmsUp(t *testing.T) {
 	}
 	if cps, _ := filepath.Glob(filepath.Join(state, "stores", "*", "checkpoints", "*")); len(cps) != 1 {
 		t.Errorf("%d checkpoints, want the warm-up's alone: %v", len(cps), cps)
+	}
+}
+
+// TestPromptAdoptsThePosition: a store whose position was taken without the change watcher (a
+// new server, a checkpoint by hand) has the watcher vouch for it after a prompt, once the
+// workspace is found equal to it, so the session's first tool call takes the watcher's hint
+// and writes nothing.
+func TestPromptAdoptsThePosition(t *testing.T) {
+	socket := serveWatched(t, 0)
+	root := t.TempDir()
+	if err := os.Mkdir(filepath.Join(root, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "a.txt"), []byte("a"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ws, err := workspace.Init(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := ws.Snapshots(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cp, err := s.Checkpoint(context.Background(), "by hand")
+	if err != nil {
+		t.Fatal(err)
+	}
+	meta := ws.Meta
+	ws.Close()
+	if p := watch.ReadPosition(meta); p.Checkpoint != "" {
+		t.Fatalf("a watch position before any watcher: %+v", p)
+	}
+	prompt := `{"session_id":"s1","cwd":"` + root + `","hook_event_name":"UserPromptSubmit","prompt":"go on"}`
+	if as := ask(t, socket, guardRequest(root, prompt, "guard")); len(as) != 2 || as[1].Code != 0 {
+		t.Fatalf("the prompt hook: %+v", as)
+	}
+	for deadline := time.Now().Add(30 * time.Second); watch.ReadPosition(meta).Checkpoint != cp.ID; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the watcher never vouched for %s: %+v", cp.ID, watch.ReadPosition(meta))
+		}
+	}
+	pre := `{"session_id":"s1","cwd":"` + root + `","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"},"tool_use_id":"toolu_next"}`
+	if as := ask(t, socket, guardRequest(root, pre, "guard", "--checkpoint")); len(as) != 2 || as[1].Code != 0 {
+		t.Fatalf("the tool call: %+v", as)
+	}
+	log, err := os.ReadFile(filepath.Join(meta, "calls.jsonl"))
+	if err != nil || !bytes.Contains(log, []byte(`"id":"toolu_next"`)) || !bytes.Contains(log, []byte(`"checkpoint":"`+cp.ID+`","reused":true`)) {
+		t.Errorf("the tool call was not noted against %s, reused (%v):\n%s", cp.ID, err, log)
 	}
 }

@@ -104,3 +104,24 @@ func hintFor(root, store, current string, start bool, wait time.Duration) (hint 
 	}
 	return hint, token, why + "; a watcher was started now; " + why2
 }
+
+// Adopt makes the workspace's watcher vouch for the current position cur, so that the next
+// checkpoint takes its hint instead of walking the tree: what a watcher started after cur was
+// taken costs the first checkpoint after it, paid ahead (the guard server's warm-up after a
+// prompt). It starts a watcher when none runs and waits for it; the watcher's token is read
+// before the workspace is compared with cur (Store.Unchanged, a stat walk), so whatever changes
+// meanwhile is in the watcher's next answer, and it is recorded only when the two are equal.
+func Adopt(ctx context.Context, s *snapshot.Store, root, store, cur string) error {
+	if !Supported || os.Getenv(EnvVar) == "off" || cur == "" {
+		return nil
+	}
+	hint, token, _ := hintFor(root, store, cur, true, startWait)
+	if hint != nil || token == "" {
+		return nil // already vouched for, or no watcher answers: the next checkpoint walks
+	}
+	same, err := s.Unchanged(ctx, cur)
+	if err != nil || !same {
+		return err
+	}
+	return WritePosition(store, cur, token)
+}
