@@ -3,7 +3,6 @@
 package trust
 
 import (
-	"errors"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -35,18 +34,12 @@ func Folder(dir string) error {
 // Folder checks its last one: owned by this user, writable by no one else. Components that do
 // not exist yet pass. It costs one lstat a component, for a folder found inside a trusted one.
 func Within(base, dir string) error {
-	rel, err := filepath.Rel(base, dir)
-	if err != nil {
+	parts, err := below(base, dir)
+	if err != nil || len(parts) == 0 {
 		return err
 	}
-	if rel == "." {
-		return nil
-	}
-	if rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return errors.New(dir + " is not inside " + base)
-	}
 	cur := base
-	for _, c := range strings.Split(rel, string(filepath.Separator)) {
+	for _, c := range parts {
 		cur = filepath.Join(cur, c)
 		var st syscall.Stat_t
 		if err := syscall.Lstat(cur, &st); err == syscall.ENOENT {

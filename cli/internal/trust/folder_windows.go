@@ -40,22 +40,16 @@ func Folder(dir string) error {
 // Folder checks its last one: a folder, owned by this user. Components that do not exist yet
 // pass.
 func Within(base, dir string) error {
-	rel, err := filepath.Rel(base, dir)
-	if err != nil {
+	parts, err := below(base, dir)
+	if err != nil || len(parts) == 0 {
 		return err
-	}
-	if rel == "." {
-		return nil
-	}
-	if rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return errors.New(dir + " is not inside " + base)
 	}
 	y, err := self()
 	if err != nil {
 		return &os.PathError{Op: "read this process's user for", Path: dir, Err: err}
 	}
 	cur := base
-	for _, c := range split(rel) {
+	for _, c := range parts {
 		cur = filepath.Join(cur, c)
 		fi, err := os.Lstat(cur)
 		if errors.Is(err, fs.ErrNotExist) {
