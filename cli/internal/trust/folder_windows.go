@@ -5,16 +5,20 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 )
 
-// Windows has no modes: the folder trusted must be owned by this user (or by whom the user's
-// new folders are owned by: Administrators, for an elevated administrator), every folder
-// above it and every link on the way by this user or one of Windows' own accounts (SYSTEM,
-// Administrators, TrustedInstaller), each owner read from the security descriptor
-// (GetSecurityInfo). Who else the folders' access lists let write is not judged: a user's
-// %LOCALAPPDATA% inherits a list that lets in no one but the user, SYSTEM and Administrators.
+// Windows has no modes: each folder and link is judged by its security descriptor
+// (GetSecurityInfo), its owner and its access list. The folder trusted must be owned by this
+// user (or by whom the user's new folders are owned by: Administrators, for an elevated
+// administrator), every folder above it and every link on the way by this user or one of
+// Windows' own accounts (SYSTEM, Administrators, TrustedInstaller). No one else may change the
+// folder trusted or a link (changeRights), counting the entries only its new files and folders
+// inherit, nor rename or remove what is in a folder above (replaceRights: adding to it is
+// allowed, as to a sticky /tmp). A user's %LOCALAPPDATA% lets in no one but the user, SYSTEM and
+// Administrators; a folder made in C:\ inherits Authenticated Users' right to change it.
 
 // Folder reports whether dir may be trusted with agent-rewind's state (see the package doc
 // and above): nil when dir is this user's and every folder and link above it this user's or
@@ -93,12 +97,16 @@ func walk(abs string, y you) (real string, whole bool, err error) {
 		}
 		switch m := fi.Mode(); {
 		case m&(fs.ModeSymlink|fs.ModeIrregular) != 0: // a symlink, or a junction (mount point)
-			sid, err := ownerOf(next)
+			sec, err := securityOf(next)
 			if err != nil {
 				return "", false, err
 			}
-			if !y.system(sid) {
-				return "", false, &Error{Path: next, What: "it is a link owned by " + name(sid) + ", who can point it at a folder of theirs",
+			if !y.system(sec.owner) {
+				return "", false, &Error{Path: next, What: "it is a link owned by " + name(sec.owner) + ", who can point it at a folder of theirs",
+					Fix: "replace it with a folder or a link of your own"}
+			}
+			if a, ok := y.otherWriter(sec.aces, changeRights, false); ok {
+				return "", false, &Error{Path: next, What: "it is a link that " + name(a.sid) + " may change (access " + hex(a.mask) + "), to point it at a folder of theirs",
 					Fix: "replace it with a folder or a link of your own"}
 			}
 			if links++; links > maxLinks {
@@ -140,31 +148,44 @@ func split(p string) []string {
 	return out
 }
 
-// above checks a folder that holds the one trusted: owned by this user or Windows.
+// above checks a folder that holds the one trusted: owned by this user or Windows, and no one
+// else may rename or remove what is in it.
 func above(path string, y you) error {
-	sid, err := ownerOf(path)
+	sec, err := securityOf(path)
 	if err != nil {
 		return err
 	}
-	if y.system(sid) {
-		return nil
+	if !y.system(sec.owner) {
+		return &Error{Path: path, What: "it is owned by " + name(sec.owner) + " (you are " + name(y.user) + "), who can rename or replace what is in it",
+			Fix: "choose a folder outside " + path}
 	}
-	return &Error{Path: path, What: "it is owned by " + name(sid) + " (you are " + name(y.user) + "), who can rename or replace what is in it",
-		Fix: "choose a folder outside " + path}
+	if a, ok := y.otherWriter(sec.aces, replaceRights, false); ok {
+		return &Error{Path: path, What: "its access list lets " + name(a.sid) + " rename or replace what is in it (access " + hex(a.mask) + ")",
+			Fix: "choose a folder outside " + path + ", or remove that entry (icacls \"" + path + "\")"}
+	}
+	return nil
 }
 
-// own checks the folder trusted itself: owned by this user.
+// own checks the folder trusted itself: owned by this user, and no one else may change it or
+// what will be made in it.
 func own(path string, y you) error {
-	sid, err := ownerOf(path)
+	sec, err := securityOf(path)
 	if err != nil {
 		return err
 	}
-	if y.mine(sid) {
-		return nil
+	if !y.mine(sec.owner) {
+		return &Error{Path: path, What: "it is owned by " + name(sec.owner) + ", not by you (" + name(y.user) + "): another user may have made it first, to read and change what agent-rewind keeps there",
+			Fix: "use a folder of your own, or, if this one is yours, take it back (icacls \"" + path + "\" /setowner \"%USERNAME%\", as an administrator)"}
 	}
-	return &Error{Path: path, What: "it is owned by " + name(sid) + ", not by you (" + name(y.user) + "): another user may have made it first, to read and change what agent-rewind keeps there",
-		Fix: "use a folder of your own, or, if this one is yours, take it back (icacls \"" + path + "\" /setowner \"%USERNAME%\", as an administrator)"}
+	if a, ok := y.otherWriter(sec.aces, changeRights, true); ok {
+		return &Error{Path: path, What: "its access list lets " + name(a.sid) + " change what is in it (access " + hex(a.mask) + ")",
+			Fix: "keep it to yourself: icacls \"" + path + "\" /inheritance:r /grant:r \"%USERNAME%:(OI)(CI)F\" \"SYSTEM:(OI)(CI)F\""}
+	}
+	return nil
 }
+
+// hex is an access mask as Windows writes it.
+func hex(mask uint32) string { return "0x" + strconv.FormatUint(uint64(mask), 16) }
 
 func kind(m fs.FileMode) string {
 	switch {

@@ -17,6 +17,7 @@ var (
 const (
 	seFileObject             = 1
 	ownerSecurityInformation = 0x1
+	daclSecurityInformation  = 0x4
 	readControl              = 0x00020000
 	tokenOwnerInformation    = 4 // TOKEN_INFORMATION_CLASS TokenOwner
 	sidSystem                = "S-1-5-18"
@@ -24,33 +25,48 @@ const (
 	sidTrustedInstaller      = "S-1-5-80-956008885-3418522649-1831038044-1853292631-2271478464"
 )
 
-// ownerOf returns the owner's SID of path, a folder, file or reparse point (opened as itself,
-// not followed), from its security descriptor (GetSecurityInfo on the open handle: what was
-// opened is what is judged).
-func ownerOf(path string) (string, error) {
+// security is what a folder's, file's or link's security descriptor says: its owner and the
+// entries of its access list (a missing list lets everyone do anything).
+type security struct {
+	owner string
+	aces  []ace
+}
+
+// securityOf reads the security descriptor of path, a folder, file or reparse point (opened as
+// itself, not followed), with GetSecurityInfo on the open handle: what was opened is what is
+// judged.
+func securityOf(path string) (security, error) {
 	p, err := syscall.UTF16PtrFromString(winpath.Long(path))
 	if err != nil {
-		return "", &os.PathError{Op: "open", Path: path, Err: err}
+		return security{}, &os.PathError{Op: "open", Path: path, Err: err}
 	}
 	share := uint32(syscall.FILE_SHARE_READ | syscall.FILE_SHARE_WRITE | syscall.FILE_SHARE_DELETE)
 	flags := uint32(syscall.FILE_FLAG_BACKUP_SEMANTICS | syscall.FILE_FLAG_OPEN_REPARSE_POINT)
 	h, err := syscall.CreateFile(p, readControl, share, nil, syscall.OPEN_EXISTING, flags, 0)
 	if err != nil {
-		return "", &os.PathError{Op: "open", Path: path, Err: err}
+		return security{}, &os.PathError{Op: "open", Path: path, Err: err}
 	}
 	defer syscall.CloseHandle(h)
 	var owner *syscall.SID
+	var dacl unsafe.Pointer
 	var sd uintptr
-	r, _, _ := procGetSecurityInfo.Call(uintptr(h), seFileObject, ownerSecurityInformation,
-		uintptr(unsafe.Pointer(&owner)), 0, 0, 0, uintptr(unsafe.Pointer(&sd)))
+	r, _, _ := procGetSecurityInfo.Call(uintptr(h), seFileObject, ownerSecurityInformation|daclSecurityInformation,
+		uintptr(unsafe.Pointer(&owner)), 0, uintptr(unsafe.Pointer(&dacl)), 0, uintptr(unsafe.Pointer(&sd)))
 	if r != 0 { // GetSecurityInfo returns the error itself
-		return "", &os.PathError{Op: "read the owner of", Path: path, Err: syscall.Errno(r)}
+		return security{}, &os.PathError{Op: "read the security descriptor of", Path: path, Err: syscall.Errno(r)}
 	}
 	defer syscall.LocalFree(syscall.Handle(sd))
 	if owner == nil {
-		return "", &os.PathError{Op: "read the owner of", Path: path, Err: syscall.Errno(13)} // ERROR_INVALID_DATA
+		return security{}, &os.PathError{Op: "read the owner of", Path: path, Err: syscall.Errno(13)} // ERROR_INVALID_DATA
 	}
-	return owner.String()
+	var sec security
+	if sec.owner, err = owner.String(); err != nil {
+		return security{}, &os.PathError{Op: "read the owner of", Path: path, Err: err}
+	}
+	if sec.aces, err = parseACL(dacl); err != nil {
+		return security{}, &os.PathError{Op: "read the access list of", Path: path, Err: err}
+	}
+	return sec, nil
 }
 
 // you is the current user (the process token's user) and the owner Windows gives what it
