@@ -8,7 +8,8 @@
 //
 // When no server answers, or the server says to fall back (another build, another
 // environment), or REWIND_HOOK_SERVER=off, it becomes "agent-rewind <the same arguments>"
-// (exec, with the standard input it read given back), which runs the whole guard and, when no
+// (exec, with the standard input it read given back; on Windows, which has no exec, a child
+// it waits for and whose exit code it exits with), which runs the whole guard and, when no
 // server answered, starts one for the next calls. Once a server has accepted a call it never
 // falls back: the server may have recorded it, and a second decision would refuse the effect as
 // a duplicate; a server that stops before answering fails the call closed.
@@ -47,12 +48,11 @@ func main() {
 	readStdin := !inputArg(args)
 	var in []byte
 	if readStdin {
-		var st syscall.Stat_t
-		if syscall.Fstat(0, &st) == nil && st.Mode&syscall.S_IFMT == syscall.S_IFCHR {
+		if stdinIsTerminal() {
 			handOver(args, nil, false, hookwire.NoStart) // a terminal: the guard says what it wants
 		}
 		var err error
-		if in, err = readAll(hookwire.Conn(0), hookwire.MaxField); err != nil {
+		if in, err = readAll(stdin(), hookwire.MaxField); err != nil {
 			os.Stderr.WriteString("agent-rewind: guard: read standard input: " + err.Error() + "\n")
 			os.Exit(1)
 		}
@@ -73,10 +73,8 @@ func main() {
 	// The request is whole before connecting: the server wakes when the connection comes, and
 	// finds all of it there, instead of waking a second time for it.
 	wd, _ := os.Getwd()
-	mask := syscall.Umask(0)
-	syscall.Umask(mask)
 	req := hookwire.AppendRequest(nil, &hookwire.Request{Op: hookwire.OpGuard, Version: hookwire.Version(), Dir: wd,
-		Umask: uint32(mask), StdinRead: readStdin, Stdin: in, Args: args, Env: os.Environ()})
+		Umask: umask(), StdinRead: readStdin, Stdin: in, Args: args, Env: os.Environ()})
 	fd, err := hookwire.Dial(sock, answerTimeout)
 	if errors.Is(err, trust.ErrUntrusted) {
 		failClosed(untrusted(err))
@@ -85,12 +83,12 @@ func main() {
 	}
 	conn := hookwire.Conn(fd)
 	if _, err := conn.Write(req); err != nil {
-		syscall.Close(fd) // the server has not read the whole request: it did nothing
+		conn.Close() // the server has not read the whole request: it did nothing
 		handOver(args, in, readStdin, hookwire.StartServer)
 	}
 	a, err := readAnswer(conn)
 	if err != nil {
-		syscall.Close(fd)
+		conn.Close()
 		if err == syscall.EAGAIN { // timed out: the server may act yet
 			failClosed("the guard server (agent-rewind hook-server) did not answer within 50s; see agent-rewind hook-server status, or set REWIND_HOOK_SERVER=off")
 		}
@@ -98,7 +96,7 @@ func main() {
 	}
 	switch a.Kind {
 	case hookwire.FallBack:
-		syscall.Close(fd)
+		conn.Close()
 		mode := hookwire.NoStart
 		if a.Code == hookwire.Restart {
 			mode = hookwire.StartServer
@@ -141,7 +139,7 @@ func inputArg(args []string) bool {
 }
 
 // readAll reads r to its end, or to limit bytes.
-func readAll(r hookwire.Conn, limit int) ([]byte, error) {
+func readAll(r io.Reader, limit int) ([]byte, error) {
 	b := make([]byte, 0, 16<<10)
 	for len(b) < limit {
 		if len(b) == cap(b) {
@@ -159,23 +157,6 @@ func readAll(r hookwire.Conn, limit int) ([]byte, error) {
 	return b, nil
 }
 
-// handOver becomes "agent-rewind args...", the whole guard, with ClientEnv set to mode. When
-// stdin was read, the guard gets what was read as its standard input.
-func handOver(args []string, stdin []byte, read bool, mode string) {
-	exe, err := agentRewind()
-	if err != nil {
-		failClosed(err.Error())
-	}
-	if read {
-		if err := giveBack(stdin); err != nil {
-			failClosed("cannot hand standard input to agent-rewind: " + err.Error())
-		}
-	}
-	env := append(os.Environ(), hookwire.ClientEnv+"="+mode)
-	err = syscall.Exec(exe, append([]string{exe}, args...), env)
-	failClosed("cannot run " + exe + ": " + err.Error())
-}
-
 // untrusted says why the state folder, the guard server's folder or the server is refused, and
 // the way out, as the full guard says it.
 func untrusted(err error) string {
@@ -191,30 +172,25 @@ func failClosed(why string) {
 // agentRewind finds agent-rewind: beside this binary (release archives, the npm package and
 // the plugin put them together), under the name that matches this one's (a release's
 // agent-rewind-hook-v1.2.3-linux-amd64 is beside agent-rewind-v1.2.3-linux-amd64) or as
-// agent-rewind, else on PATH.
+// agent-rewind (agent-rewind.exe on Windows), else on PATH.
 func agentRewind() (string, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return "", err
 	}
 	dir, base := filepath.Split(exe)
-	if suffix, ok := strings.CutPrefix(base, "agent-rewind-hook"); ok && suffix != "" {
+	if suffix, ok := strings.CutPrefix(base, "agent-rewind-hook"); ok && suffix != "" && suffix != exeSuffix {
 		if p := filepath.Join(dir, "agent-rewind"+suffix); executable(p) {
 			return p, nil
 		}
 	}
-	if p := filepath.Join(dir, "agent-rewind"); executable(p) {
+	if p := filepath.Join(dir, "agent-rewind"+exeSuffix); executable(p) {
 		return p, nil
 	}
 	for _, d := range filepath.SplitList(os.Getenv("PATH")) {
-		if p := filepath.Join(d, "agent-rewind"); filepath.IsAbs(p) && executable(p) {
+		if p := filepath.Join(d, "agent-rewind"+exeSuffix); filepath.IsAbs(p) && executable(p) {
 			return p, nil
 		}
 	}
 	return "", errors.New("agent-rewind is neither beside " + exe + " nor on PATH: install agent-rewind with agent-rewind-hook")
-}
-
-func executable(p string) bool {
-	st, err := os.Stat(p)
-	return err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0
 }

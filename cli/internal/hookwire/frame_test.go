@@ -2,7 +2,9 @@ package hookwire
 
 import (
 	"bytes"
+	"path/filepath"
 	"reflect"
+	"runtime"
 	"testing"
 )
 
@@ -83,13 +85,18 @@ func FuzzDecode(f *testing.F) {
 
 func TestSocketNeedsAnAbsoluteStateFolder(t *testing.T) {
 	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
-	if s, err := Socket(env(map[string]string{"REWIND_STATE_DIR": "/s"})); err != nil || s != "/s/hook-server/sock" {
+	// An absolute path is the system's: a drive and a backslash on Windows.
+	abs, base, want := "/s", map[string]string{"XDG_STATE_HOME": "/x", "HOME": "/h"}, "/x/agent-rewind/hook-server/sock"
+	if runtime.GOOS == "windows" {
+		abs, base, want = `C:\s`, map[string]string{"LOCALAPPDATA": `C:\x`}, `C:\x\agent-rewind\hook-server\sock`
+	}
+	if s, err := Socket(env(map[string]string{"REWIND_STATE_DIR": abs})); err != nil || s != filepath.Join(abs, "hook-server", "sock") {
 		t.Fatalf("%q, %v", s, err)
 	}
 	if _, err := Socket(env(map[string]string{"REWIND_STATE_DIR": "rel"})); err != ErrRelativeState {
 		t.Fatalf("a relative state folder: %v", err)
 	}
-	if s, err := Socket(env(map[string]string{"XDG_STATE_HOME": "/x", "HOME": "/h"})); err != nil || s != "/x/agent-rewind/hook-server/sock" {
+	if s, err := Socket(env(base)); err != nil || s != want {
 		t.Fatalf("%q, %v", s, err)
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"net"
 	"os"
 	"path/filepath"
-	"syscall"
 	"time"
 
 	"github.com/agent-rewind/rewind/cli/internal/hookwire"
@@ -23,6 +22,10 @@ func Dial(path string, timeout time.Duration) (net.Conn, error) {
 	if err := trust.Folder(filepath.Dir(path)); err != nil {
 		return nil, err
 	}
+	// No socket file is no server, whether or not this system could connect to one.
+	if _, err := os.Lstat(path); errors.Is(err, os.ErrNotExist) {
+		return nil, ErrNoServer
+	}
 	name, done, err := hookwire.SockName(path)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
@@ -32,7 +35,7 @@ func Dial(path string, timeout time.Duration) (net.Conn, error) {
 	}
 	c, err := net.DialTimeout("unix", name, timeout)
 	done()
-	if errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ECONNREFUSED) {
+	if errors.Is(err, os.ErrNotExist) || refused(err) {
 		return nil, ErrNoServer
 	}
 	if err != nil {

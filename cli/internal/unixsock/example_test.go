@@ -5,13 +5,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"time"
 
 	"github.com/agent-rewind/rewind/cli/internal/unixsock"
 )
 
 // A server takes its lock before it listens: a second server finds it held and leaves, and a
-// client of a server that never started is told so.
+// client of a server that never started is told so (TestListenDial reaches one that runs).
 func Example() {
 	dir, _ := os.MkdirTemp("", "unixsock")
 	defer os.RemoveAll(dir)
@@ -23,17 +22,8 @@ func Example() {
 
 	_, err = unixsock.Dial(filepath.Join(dir, "sock"), 0)
 	fmt.Println(errors.Is(err, unixsock.ErrNoServer))
-
-	ln, err := unixsock.Listen(filepath.Join(dir, "sock"))
-	fmt.Println(err)
-	c, err := unixsock.Dial(filepath.Join(dir, "sock"), time.Second)
-	fmt.Println(err)
-	c.Close()
-	ln.Close()
 	// Output:
 	// <nil>
 	// true
 	// true
-	// <nil>
-	// <nil>
 }

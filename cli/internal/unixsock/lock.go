@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"syscall"
+
+	"github.com/agent-rewind/rewind/internal/lockfile"
 )
 
 // ErrHeld is returned by Lock when another process holds the lock: its server runs.
@@ -17,7 +19,7 @@ func Lock(name string) (*os.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+	if err := lockfile.Lock(f, lockfile.Exclusive|lockfile.NonBlocking); err != nil {
 		f.Close()
 		if errors.Is(err, syscall.EWOULDBLOCK) {
 			return nil, ErrHeld

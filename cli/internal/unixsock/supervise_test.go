@@ -2,19 +2,20 @@ package unixsock
 
 import (
 	"context"
+	"errors"
+	"net"
 	"path/filepath"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/agent-rewind/rewind/internal/winpath"
 )
 
 // TestSupervise: the server runs until over says so; then its context ends and its listener
 // closes, which ends its Accept.
 func TestSupervise(t *testing.T) {
-	ln, err := Listen(filepath.Join(t.TempDir(), "sock"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	ln := listen(t, filepath.Join(t.TempDir(), "sock"))
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var done, asked atomic.Bool
@@ -38,5 +39,34 @@ func TestSupervise(t *testing.T) {
 		}
 	case <-time.After(30 * time.Second):
 		t.Fatal("the listener is still open 30 s after over said to stop")
+	}
+}
+
+// listen is Listen for a test, which skips where the system has no unix sockets.
+func listen(t *testing.T, path string) *net.UnixListener {
+	t.Helper()
+	ln, err := Listen(path)
+	if err != nil && winpath.UnderWine() {
+		t.Skipf("Wine 8 has no AF_UNIX sockets (Windows has them since 10 1803): %v", err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ln
+}
+
+// TestListenDial: a client reaches the server listening, and once the listener is closed (the
+// socket file left, as a dead server leaves it) is told no server listens.
+func TestListenDial(t *testing.T) {
+	sock := filepath.Join(t.TempDir(), "sock")
+	ln := listen(t, sock)
+	c, err := Dial(sock, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	ln.Close()
+	if _, err := Dial(sock, time.Second); !errors.Is(err, ErrNoServer) {
+		t.Fatalf("Dial after the server closed: %v, want ErrNoServer", err)
 	}
 }

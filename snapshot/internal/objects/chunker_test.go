@@ -7,10 +7,8 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"syscall"
 	"testing"
 	"testing/iotest"
-	"time"
 )
 
 // randomBytes returns n pseudo-random bytes of the given seed.
@@ -185,11 +183,4 @@ func BenchmarkChunkHash(b *testing.B) {
 		}
 		whole.Sum(nil)
 	})
-}
-
-// cpuTime is the process's CPU time so far (user and system).
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -6,6 +6,13 @@
 //
 // Linux (stat_linux.go, readdir_linux.go: raw *at system calls, syncfs(2), sync_file_range(2))
 // and macOS (stat_darwin.go, readdir_darwin.go: path-based stat, sync(2)) implement it; the
-// files shared by both are named _unix and carry a build tag. A Windows port adds _windows.go
-// files with the same functions.
+// files shared by both are named _unix and carry a build tag. Windows (the _windows.go files)
+// stats through a handle opened as the file itself with only the right to read attributes
+// (FileBasicInfo, FileStandardInfo and the file ID): Ino is the file ID on its volume (the walk
+// never leaves it), Ctime the change time, Mode POSIX type bits with 0o644 or 0o755 less write
+// for the read-only attribute; a symlink is S_IFLNK, any other reparse point (a junction, a cloud
+// placeholder) a type of its own that is never followed nor read. What Windows does not give:
+// a stat relative to an open folder (LstatAt joins the path), a FileInfo's file ID, change time
+// or link count (FileInfoStat is false, Links 1), and a volume flush without administrator
+// rights (SyncFS says so; the caller fsyncs each file).
 package platform

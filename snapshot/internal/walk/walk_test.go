@@ -24,7 +24,14 @@ func TestWalkOrder(t *testing.T) {
 		put(t, root, p, "x", 0o644)
 	}
 	os.MkdirAll(filepath.Join(root, "empty/dir"), 0o755)
-	os.Symlink("a", filepath.Join(root, "a-link"))
+	n := 28
+	// Windows makes a symlink only with Developer Mode or a privilege, and Wine 8 makes one it
+	// then cannot find: the walk lists it where it exists.
+	if os.Symlink("a", filepath.Join(root, "a-link")) == nil {
+		if _, err := os.Lstat(filepath.Join(root, "a-link")); err == nil {
+			n++
+		}
+	}
 	var seen atomic.Int64
 	sc, err := Walk(ctx, root, nil, (*Ignore)(nil), 4, &seen)
 	if err != nil {
@@ -36,7 +43,7 @@ func TestWalkOrder(t *testing.T) {
 	}
 	want := slices.Clone(got)
 	slices.Sort(want)
-	if !slices.Equal(got, want) || len(got) != 29 {
+	if !slices.Equal(got, want) || len(got) != n {
 		t.Fatalf("walk order:\n%q\nwant:\n%q", got, want)
 	}
 }
@@ -99,6 +106,9 @@ func TestWalkWorkers(t *testing.T) {
 func TestWalkErrorStopsWorkers(t *testing.T) {
 	if os.Getuid() == 0 {
 		t.Skip("root reads every directory")
+	}
+	if runtime.GOOS == "windows" {
+		t.Skip("Windows has no modes: chmod 0 leaves a folder readable (only an ACL would not)")
 	}
 	root := t.TempDir()
 	for i := range 30 {

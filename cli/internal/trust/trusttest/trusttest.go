@@ -1,3 +1,5 @@
+//go:build unix
+
 // Package trusttest gives tests another user to be: the attacks package trust refuses are made
 // by a real other uid, not simulated. It needs root (to become that user); without, its
 // functions skip the test, saying why.

@@ -1,3 +1,5 @@
+//go:build unix
+
 package main
 
 import (
@@ -6,6 +8,15 @@ import (
 
 	"github.com/agent-rewind/rewind/cli/internal/hookwire"
 )
+
+// stdinIsTerminal reports whether standard input is a terminal (a character device).
+func stdinIsTerminal() bool {
+	var st syscall.Stat_t
+	return syscall.Fstat(0, &st) == nil && st.Mode&syscall.S_IFMT == syscall.S_IFCHR
+}
+
+// stdin is standard input read with plain read(2), without the runtime's poller.
+func stdin() hookwire.Conn { return hookwire.Conn(0) }
 
 // pipeBytes is the most standard input given back through a pipe: written whole before the
 // exec, it must fit the pipe's buffer (64 KiB on Linux, 16 KiB at first on macOS).

@@ -1,3 +1,5 @@
+//go:build unix
+
 package statebase_test
 
 import (

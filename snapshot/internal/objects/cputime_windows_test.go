@@ -1,0 +1,16 @@
+package objects
+
+import (
+	"syscall"
+	"time"
+)
+
+// cpuTime is the process's CPU time so far (user and system), from GetProcessTimes.
+func cpuTime() time.Duration {
+	var created, exited, kernel, user syscall.Filetime
+	h, _ := syscall.GetCurrentProcess()
+	syscall.GetProcessTimes(h, &created, &exited, &kernel, &user)
+	// FILETIME durations count 100 ns ticks.
+	ticks := func(ft syscall.Filetime) int64 { return int64(ft.HighDateTime)<<32 | int64(ft.LowDateTime) }
+	return time.Duration((ticks(kernel) + ticks(user)) * 100)
+}
