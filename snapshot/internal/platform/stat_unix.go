@@ -8,16 +8,6 @@ import (
 	"syscall"
 )
 
-// Stat is what the stat cache compares: enough to tell that a file changed without reading it.
-// fromStat, in stat_linux.go and stat_darwin.go, fills it from each system's Stat_t.
-type Stat struct {
-	Mode  uint32 // st_mode: type and permission bits
-	Size  int64
-	Mtime int64 // ns since the epoch
-	Ctime int64 // ns since the epoch
-	Ino   uint64
-}
-
 // Fstat is the Stat of the open file f.
 func Fstat(f *os.File) (Stat, error) {
 	var st syscall.Stat_t

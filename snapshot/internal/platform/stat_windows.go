@@ -12,19 +12,6 @@ import (
 	"github.com/agent-rewind/rewind/internal/winpath"
 )
 
-// Stat is what the stat cache compares: enough to tell that a file changed without reading it.
-// It has stat_unix.go's fields (the stat cache stores and compares them as they are), filled on
-// Windows from the file's handle (fromHandle): Windows has no st_mode, so Mode is made up of
-// POSIX type bits and permission bits from the read-only attribute (modeOf), and Ino is the
-// file ID on its volume.
-type Stat struct {
-	Mode  uint32 // POSIX type bits (modeOf) and 0o644, 0o444 (read-only), 0o755 or 0o555
-	Size  int64
-	Mtime int64 // ns since the epoch: the last write
-	Ctime int64 // ns since the epoch: the last change, attributes and renames included
-	Ino   uint64
-}
-
 // typeReparse is the type of a reparse point that is neither a symlink nor a socket (a junction
 // or mount point, a OneDrive or other cloud placeholder, an app execution link, ...): no POSIX
 // type has these bits, so the walk skips it as a kind it does not capture; it is never followed
