@@ -10,7 +10,6 @@ import (
 	"io/fs"
 	"math"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/agent-rewind/rewind/internal/durable"
@@ -303,7 +302,7 @@ func (l *ledger) write(d *Savings) error {
 		}
 	}
 	l.prepared = true
-	lock, err := lockfile.Open(l.path+".lock", syscall.LOCK_EX) // closing it releases the lock, and so does our exit
+	lock, err := lockfile.Open(l.path+".lock", lockfile.Exclusive) // closing it releases the lock, and so does our exit
 	if err != nil {
 		return fmt.Errorf("write the receipt %s: %w", l.path, err)
 	}
