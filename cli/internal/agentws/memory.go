@@ -12,7 +12,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 	"unicode/utf8"
 
@@ -355,9 +354,9 @@ func validCheckpointID(s string) bool {
 	return true
 }
 
-// flock takes an exclusive flock(2) on f, waiting for any other holder.
+// flock takes an exclusive lock (flock(2), LockFileEx) on f, waiting for any other holder.
 func flock(f *os.File) error {
-	if err := lockfile.Lock(f, syscall.LOCK_EX); err != nil {
+	if err := lockfile.Lock(f, lockfile.Exclusive); err != nil {
 		return fmt.Errorf("lock %s: %w", f.Name(), err)
 	}
 	return nil

@@ -19,6 +19,8 @@ import (
 	"github.com/agent-rewind/rewind/barrier"
 	"github.com/agent-rewind/rewind/cli/internal/watch"
 	"github.com/agent-rewind/rewind/cli/internal/workspace"
+	"github.com/agent-rewind/rewind/internal/detach"
+	"github.com/agent-rewind/rewind/internal/lockfile"
 	"github.com/agent-rewind/rewind/internal/regular"
 	"github.com/agent-rewind/rewind/mcpserver"
 	"github.com/agent-rewind/rewind/snapshot"
@@ -230,7 +232,7 @@ func startDetached(root string, args ...string) error {
 	}
 	cmd := exec.Command(exe, append([]string{"--workspace", root}, args...)...)
 	cmd.Dir = root
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true} // stdin, stdout and stderr: /dev/null
+	detach.Set(cmd) // stdin, stdout and stderr: the null device
 	if err := cmd.Start(); err != nil {
 		return err
 	}
@@ -313,7 +315,7 @@ func tryLock(name string, wait time.Duration) func() (func() error, error) {
 		}
 		deadline := time.Now().Add(wait)
 		for {
-			err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+			err := lockfile.Lock(f, lockfile.Exclusive|lockfile.NonBlocking)
 			if err == nil {
 				return f.Close, nil
 			}

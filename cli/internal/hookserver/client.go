@@ -13,6 +13,7 @@ import (
 
 	"github.com/agent-rewind/rewind/cli/internal/hookwire"
 	"github.com/agent-rewind/rewind/cli/internal/unixsock"
+	"github.com/agent-rewind/rewind/internal/detach"
 )
 
 // ErrNotRunning is returned when no guard server answers on the socket.
@@ -81,8 +82,8 @@ func Stop(socket string) (int, error) {
 // started behind the call: when it returns, the server listens, or has gone.
 func Start(program, socket string, wait time.Duration) error {
 	cmd := exec.Command(program, "hook-server", "run")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true} // stdin, stdout and stderr: /dev/null
-	cmd.Dir = "/"                                        // holding no folder as its working directory
+	detach.Set(cmd) // stdin, stdout and stderr: the null device
+	cmd.Dir = "/"   // holding no folder as its working directory
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, hookwire.ClientEnv+"=") {
 			cmd.Env = append(cmd.Env, kv)

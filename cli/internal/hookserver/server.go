@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/agent-rewind/rewind/cli/internal/hook"
@@ -190,7 +189,7 @@ func (s *server) serve(c *net.UnixConn) {
 		}
 	}()
 	s.last.Store(time.Now().UnixNano())
-	if uid, err := unixsock.PeerUID(c); err != nil || uid != s.uid {
+	if !s.ownPeer(c) {
 		return // not this user's: nothing is read, nothing is said
 	}
 	c.SetReadDeadline(time.Now().Add(readTimeout))
@@ -334,11 +333,3 @@ func (s *server) maintain(root string) {
 // errInterrupted is the reason of the answer a client prints when the server stops before it
 // answers.
 var errInterrupted = errors.New("the guard server (agent-rewind hook-server) stopped before it answered, and it may have recorded the call; see agent-rewind hook-server status, or set REWIND_HOOK_SERVER=off to run the guard in the hook's own process")
-
-// readUmask returns the process's file-creation mask (reading it means setting it: at start,
-// before any file is created).
-func readUmask() uint32 {
-	m := syscall.Umask(0)
-	syscall.Umask(m)
-	return uint32(m)
-}

@@ -282,7 +282,7 @@ func (s *Server) liveSide(p string) (*snapshot.Entry, []byte, error) {
 	if fi.Size() > maxFileBytes {
 		return e, nil, nil
 	}
-	f, err := root.OpenFile(p, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	f, err := root.OpenFile(p, readLiveFlags, 0)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -11,10 +11,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/agent-rewind/rewind/cli/internal/unixsock"
+	"github.com/agent-rewind/rewind/internal/detach"
 	"github.com/agent-rewind/rewind/internal/durable"
 )
 
@@ -166,7 +166,7 @@ func spawn(root string, stderr *os.File) (*exec.Cmd, error) {
 		return nil, fmt.Errorf("start the watcher: %w", err)
 	}
 	cmd := exec.Command(exe, watcherArgs(root)...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	detach.Set(cmd)
 	cmd.Dir = "/" // not holding the workspace (or any folder) as its working directory
 	if stderr != nil {
 		cmd.Stderr = stderr // a file: passed as it is, with no goroutine copying it

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/agent-rewind/rewind/cli/internal/unixsock"
@@ -52,7 +51,7 @@ func endUnanswering(store, root string) error {
 	case otherProcess:
 		return fmt.Errorf("%s is held by process %d, not a watcher process of its own (the guard server's?): left running", name, pid)
 	case watcherOfRoot:
-		if err := syscall.Kill(pid, syscall.SIGKILL); err != nil && !errors.Is(err, syscall.ESRCH) {
+		if err := kill(pid); err != nil {
 			return fmt.Errorf("end the watcher (pid %d): %w", pid, err)
 		}
 	}
@@ -60,6 +59,18 @@ func endUnanswering(store, root string) error {
 		if time.Now().After(deadline) {
 			return fmt.Errorf("the watcher (pid %d) still holds %s %s after it was ended", pid, name, endWaitLimit)
 		}
+	}
+	return nil
+}
+
+// kill ends process pid at once; one gone already is no error.
+func kill(pid int) error {
+	p, err := os.FindProcess(pid)
+	if err != nil {
+		return nil // Windows: no such process
+	}
+	if err := p.Kill(); err != nil && !errors.Is(err, os.ErrProcessDone) {
+		return err
 	}
 	return nil
 }

@@ -106,7 +106,7 @@ func waitLock(name string) (func(), error) {
 		return func() {}, nil
 	}
 	for deadline := time.Now().Add(forkWait); ; time.Sleep(20 * time.Millisecond) {
-		f, err := lockfile.Open(name, syscall.LOCK_EX|syscall.LOCK_NB)
+		f, err := lockfile.Open(name, lockfile.Exclusive|lockfile.NonBlocking)
 		if err == nil {
 			return func() { f.Close() }, nil
 		}

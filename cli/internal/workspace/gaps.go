@@ -9,11 +9,11 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/agent-rewind/rewind/barrier"
 	"github.com/agent-rewind/rewind/hashchain"
+	"github.com/agent-rewind/rewind/internal/lockfile"
 	"github.com/agent-rewind/rewind/snapshot"
 )
 
@@ -214,7 +214,7 @@ func (w *Workspace) leftoverNotes() ([]LeftoverNote, error) {
 		if err != nil {
 			continue
 		}
-		live := syscall.Flock(int(f.Fd()), syscall.LOCK_SH|syscall.LOCK_NB) != nil
+		live := lockfile.Lock(f, lockfile.Shared|lockfile.NonBlocking) != nil
 		b, rerr := os.ReadFile(name)
 		f.Close()
 		if live || rerr != nil {

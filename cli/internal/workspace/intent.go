@@ -14,11 +14,11 @@ import (
 	"reflect"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/agent-rewind/rewind/hashchain"
 	"github.com/agent-rewind/rewind/internal/durable"
+	"github.com/agent-rewind/rewind/internal/lockfile"
 )
 
 // IntentsDir holds the notes of chain entries in flight: intents/<16 hex>.json, one per
@@ -123,7 +123,7 @@ func (w *Workspace) writeIntent(in *intent) (string, *os.File, error) {
 		f.Close()
 		return "", nil, err
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+	if err := lockfile.Lock(f, lockfile.Exclusive|lockfile.NonBlocking); err != nil {
 		return fail(err)
 	}
 	b, _ := json.Marshal(in)
@@ -174,7 +174,7 @@ func (w *Workspace) leftovers() ([]*leftover, error) {
 		if err != nil {
 			continue // removed meanwhile
 		}
-		if syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) != nil {
+		if lockfile.Lock(f, lockfile.Exclusive|lockfile.NonBlocking) != nil {
 			f.Close() // a live note
 			continue
 		}

@@ -264,9 +264,9 @@ func sameTree(a, b string) error {
 	return nil
 }
 
-// lockFile takes an exclusive flock(2) on name (made if missing) until release is called.
+// lockFile takes an exclusive lock (flock(2), LockFileEx) on name (made if missing) until release is called.
 func lockFile(name string) (release func(), err error) {
-	f, err := lockfile.Open(name, syscall.LOCK_EX)
+	f, err := lockfile.Open(name, lockfile.Exclusive)
 	if err != nil {
 		return nil, err
 	}
