@@ -2,6 +2,7 @@ package prompts
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -25,9 +26,20 @@ type SessionGroups struct {
 // GroupCalls groups each session's calls under the latest prompt of the same session logged
 // before the call; calls before any (a session started before the prompt hook was set up)
 // are a group of their own, N 0. Prompts without calls are groups too: they show that a
-// prompt changed nothing.
+// prompt changed nothing; a session with prompts and no calls (a client whose hooks name no
+// tool call, such as Gemini CLI, takes no automatic checkpoints) comes after the others.
 func GroupCalls(ps []Prompt, sessions []snapshot.Session) []SessionGroups {
 	var out []SessionGroups
+	seen := map[string]bool{}
+	for _, s := range sessions {
+		seen[s.ID] = true
+	}
+	for _, p := range ps {
+		if !seen[p.Session] {
+			seen[p.Session] = true
+			sessions = append(slices.Clip(sessions), snapshot.Session{ID: p.Session, Agent: p.Agent})
+		}
+	}
 	for _, s := range sessions {
 		sg := SessionGroups{Session: s.ID, Agent: s.Agent}
 		var at []int // indexes into sg.Groups of this session's prompts, in order

@@ -25,7 +25,14 @@ type Prompt struct {
 	Turn    string    `json:"turn,omitempty"` // the client's id of the turn, where it has one (Codex's turn_id)
 	Text    string    `json:"text"`
 	Time    time.Time `json:"time"`
+	// Transcript is the session's transcript as the hook input named it (transcript_path), so
+	// a conversation rewind finds it exactly; "" in older logs and where the client names none.
+	Transcript string `json:"transcript,omitempty"`
 }
+
+// maxPath bounds a transcript path kept: a longer one is dropped, not cut (a cut path names
+// another file).
+const maxPath = 4096
 
 // Clean redacts p's text and cuts its fields to their limits.
 func Clean(p Prompt) Prompt {
@@ -33,6 +40,9 @@ func Clean(p Prompt) Prompt {
 	p.Session = shorten(p.Session, 256)
 	p.Agent = shorten(p.Agent, 64)
 	p.Turn = shorten(p.Turn, 256)
+	if len(p.Transcript) > maxPath || !utf8.ValidString(p.Transcript) || strings.ContainsAny(p.Transcript, "\n\r\x00") {
+		p.Transcript = ""
+	}
 	return p
 }
 
@@ -52,6 +62,17 @@ func Append(path string, p Prompt) error {
 		err = f.Sync()
 	}
 	return errors.Join(err, f.Close())
+}
+
+// Transcripts returns, for each session of ps, the latest transcript path its hooks reported.
+func Transcripts(ps []Prompt) map[string]string {
+	out := map[string]string{}
+	for _, p := range ps {
+		if p.Transcript != "" {
+			out[p.Session] = p.Transcript
+		}
+	}
+	return out
 }
 
 // Read returns the log at path, oldest first; no log is no prompts. Lines that do not parse

@@ -98,3 +98,30 @@ func FuzzClean(f *testing.F) {
 		}
 	})
 }
+
+// TestPromptOnlySession: a session with prompts and no checkpointed calls (Gemini CLI's) is a
+// group of its own, after the sessions with calls; its transcript path is kept for the
+// conversation rewind, and a path that cannot be one is dropped, not cut.
+func TestPromptOnlySession(t *testing.T) {
+	t0 := time.Date(2026, 12, 2, 9, 0, 0, 0, time.UTC)
+	ps := []Prompt{
+		{Session: "g", Agent: "gemini-cli", Text: "hi", Time: t0, Transcript: "/h/.gemini/tmp/p/chats/session-g.jsonl"},
+		{Session: "a", Text: "one", Time: t0.Add(time.Second), Transcript: "/t/a.jsonl"},
+		{Session: "a", Text: "two", Time: t0.Add(2 * time.Second), Transcript: "/t/a2.jsonl"},
+	}
+	got := GroupCalls(ps, []snapshot.Session{{ID: "a", Calls: []snapshot.CallRecord{{ToolCall: snapshot.ToolCall{ID: "c1", Session: "a"}, Time: t0.Add(3 * time.Second)}}}})
+	if len(got) != 2 || got[0].Session != "a" || got[1].Session != "g" || got[1].Agent != "gemini-cli" || len(got[1].Groups) != 1 || got[1].Groups[0].N != 1 || len(got[1].Groups[0].Calls) != 0 {
+		t.Errorf("groups %+v: want session a, then g with prompt 1 and no calls", got)
+	}
+	if tr := Transcripts(ps); tr["a"] != "/t/a2.jsonl" || tr["g"] != ps[0].Transcript || len(tr) != 2 {
+		t.Errorf("Transcripts = %v: want each session's latest", tr)
+	}
+	for _, bad := range []string{strings.Repeat("/x", 3000), "/a\nb", "/a\xffb"} {
+		if p := Clean(Prompt{Transcript: bad}); p.Transcript != "" {
+			t.Errorf("Clean kept transcript %q", p.Transcript)
+		}
+	}
+	if p := Clean(Prompt{Transcript: "/a  b/c.jsonl"}); p.Transcript != "/a  b/c.jsonl" {
+		t.Errorf("Clean changed a path with spaces: %q", p.Transcript)
+	}
+}
