@@ -622,7 +622,11 @@ func TestGuardHookFixtures(t *testing.T) {
 			input := read(c.file)
 			check(t, c.file, guard(t, root, input), c.want)
 			if c.prompt != "" {
-				var l struct{ Prompts []struct{ Groups []struct{ Prompt struct{ Text string } } } }
+				var l struct {
+					Prompts []struct {
+						Groups []struct{ Prompt struct{ Text string } }
+					}
+				}
 				r := run(t, root, "", "--workspace", root, "--json", "list")
 				if err := json.Unmarshal([]byte(r.stdout), &l); err != nil || len(l.Prompts) != 1 || len(l.Prompts[0].Groups) != 1 || l.Prompts[0].Groups[0].Prompt.Text != c.prompt {
 					t.Fatalf("list after the prompt: %s %s (%v); want the prompt %q", r.stdout, r.stderr, err, c.prompt)
