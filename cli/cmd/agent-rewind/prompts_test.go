@@ -91,6 +91,26 @@ func TestPromptsGroupCalls(t *testing.T) {
 		t.Errorf("check with a prompt log: %+v", r)
 	}
 
+	// gc keeping the newest automatic checkpoint removes prompt 1's two: the prompt goes from
+	// the log, prompt 2 keeps its number.
+	var gc struct {
+		Removed        []string
+		PromptsRemoved int
+	}
+	if r := run(t, project, "", "--workspace", project, "--json", "gc", "--auto-keep-last", "1", "--auto-keep-within", "0"); r.code != 0 || json.Unmarshal([]byte(r.stdout), &gc) != nil || gc.PromptsRemoved != 1 || len(gc.Removed) != 2 {
+		t.Fatalf("gc: %+v (%+v), want prompt 1's two checkpoints and prompt 1 removed", r, gc)
+	}
+	l.Prompts = nil
+	if r := run(t, project, "", "--workspace", project, "--json", "list"); json.Unmarshal([]byte(r.stdout), &l) != nil || len(l.Prompts) != 1 || len(l.Prompts[0].Groups) != 1 || l.Prompts[0].Groups[0].N != 2 {
+		t.Errorf("list after gc: %+v, want prompt 2 alone", l.Prompts)
+	}
+	if r := run(t, project, "", "--workspace", project, "rewind", "prompt:2", "--dry-run"); r.code != 0 {
+		t.Errorf("rewind prompt:2 after gc: %+v", r)
+	}
+	if r := run(t, project, "", "--workspace", project, "rewind", "prompt:1"); r.code != 1 || !strings.Contains(r.stderr, "holds prompts 2 to 2") {
+		t.Errorf("rewind prompt:1 after gc: %+v", r)
+	}
+
 	// Never blocks: a prompt in a folder no store may protect is let through, saying why.
 	if r := runBin(t, hookBin, t.TempDir(), promptHook(t, "s", "hi"), "--workspace", "/", "guard"); r.code != 0 || r.stdout != "" {
 		t.Errorf("the prompt hook for /: %+v, want exit 0 and nothing on stdout", r)
