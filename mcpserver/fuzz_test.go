@@ -59,7 +59,13 @@ func (c *checked) Checkpoint(ctx context.Context, label string) (mcpserver.Check
 }
 
 func (c *checked) Rewind(ctx context.Context, req mcpserver.RewindRequest) (mcpserver.RestoreResult, error) {
-	c.ref(req.ID)
+	if n, ok := strings.CutPrefix(req.ID, mcpserver.PromptRef); ok { // prompt:N, N from 1
+		if n == "" || len(n) > 9 || n[0] == '0' || strings.Trim(n, "0123456789") != "" {
+			c.violate("prompt ref %q", req.ID)
+		}
+	} else {
+		c.ref(req.ID)
+	}
 	return c.Workspace.Rewind(ctx, req)
 }
 

@@ -1,11 +1,18 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/agent-rewind/rewind/mcpserver"
 )
 
 // promptHook is Claude Code's UserPromptSubmit hook input.
@@ -114,5 +121,64 @@ func TestPromptsGroupCalls(t *testing.T) {
 	// Never blocks: a prompt in a folder no store may protect is let through, saying why.
 	if r := runBin(t, hookBin, t.TempDir(), promptHook(t, "s", "hi"), "--workspace", "/", "guard"); r.code != 0 || r.stdout != "" {
 		t.Errorf("the prompt hook for /: %+v, want exit 0 and nothing on stdout", r)
+	}
+}
+
+// TestMCPRewindPrompt: over the official TypeScript SDK's client (mcpserver's
+// testdata/tsclient) and the real binary, list gives each call its prompt as prompt:N and
+// rewind takes prompt:N: the files go back to before that prompt's first call.
+func TestMCPRewindPrompt(t *testing.T) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		missing(t, "node: "+err.Error())
+	}
+	client := filepath.Join("..", "..", "..", "mcpserver", "testdata", "tsclient")
+	if _, err := os.Stat(filepath.Join(client, "node_modules", "@modelcontextprotocol", "sdk", "package.json")); err != nil {
+		missing(t, "the TypeScript SDK (run: npm ci --prefix mcpserver/testdata/tsclient): "+err.Error())
+	}
+	dir := t.TempDir()
+	sh(t, dir, "mkdir .git && printf v0 > app.txt")
+	app := filepath.Join(dir, "app.txt")
+	for i, text := range []string{"Add a login page", "Now the logout"} {
+		if r := runBin(t, hookBin, t.TempDir(), promptHook(t, "e2e-session", text), "--workspace", dir, "guard"); r.code != 0 || r.stdout != "" {
+			t.Fatalf("prompt hook: %+v", r)
+		}
+		if r := preToolUse(t, dir, bashHook(t, "PreToolUse", "make", fmt.Sprint("toolu_P", i+1))); r.code != 0 {
+			t.Fatalf("PreToolUse: %+v", r)
+		}
+		writeFile(t, app, fmt.Sprint("v", i+1))
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute) // a bound for a hung child, not a timing assertion
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, filepath.Join(client, "client.mjs"), "--cwd", dir, "--rewind", "prompt:2", "--", bin, "mcp")
+	cmd.Env = mcpEnv()
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("client.mjs: %v\nstderr:\n%s", err, stderr.String())
+	}
+	type toolResult struct {
+		IsError           bool            `json:"isError"`
+		StructuredContent json.RawMessage `json:"structuredContent"`
+		Text              string          `json:"text"`
+	}
+	var report struct{ List, Rewind toolResult }
+	if err := json.Unmarshal(stdout.Bytes(), &report); err != nil {
+		t.Fatalf("client.mjs report: %v\n%s", err, stdout.String())
+	}
+	var ls mcpserver.ListResult
+	if report.List.IsError || json.Unmarshal(report.List.StructuredContent, &ls) != nil || len(ls.Sessions) != 1 || len(ls.Sessions[0].Calls) != 2 {
+		t.Fatalf("list: %+v", report.List)
+	}
+	newest := ls.Sessions[0].Calls[0]
+	if newest.ID != "toolu_P2" || newest.Prompt != "prompt:2 Now the logout" || ls.Sessions[0].Calls[1].Prompt != "prompt:1 Add a login page" || !strings.Contains(ls.Next, "prompt:N") {
+		t.Fatalf("list's calls %+v, next %q: want each with its prompt:N", ls.Sessions[0].Calls, ls.Next)
+	}
+	var rw mcpserver.RestoreResult
+	if report.Rewind.IsError || json.Unmarshal(report.Rewind.StructuredContent, &rw) != nil || rw.ID != newest.Checkpoint {
+		t.Fatalf("rewind prompt:2: %+v, want checkpoint %s", report.Rewind, newest.Checkpoint)
+	}
+	if got := readFile(t, app); got != "v1" {
+		t.Errorf("after rewind prompt:2 app.txt is %q, want v1 (before prompt 2's call)", got)
 	}
 }
