@@ -21,7 +21,7 @@ var gemini = &Client{
 	ShellTools:  []string{"run_shell_command"},
 	FileTools:   []string{"write_file", "replace"},
 	MCPNames:    "mcp_<server>_<tool> (characters outside [a-zA-Z0-9_.:-] written _), with mcp_context {server_name, tool_name} in BeforeTool",
-	CallID:      "", // the model's functionCall ids are not passed to hooks
+	CallID:      "",   // the model's functionCall ids are not passed to hooks
 	NamesCalls:  true, // one BeforeTool per call: agent-rewind names it for the automatic checkpoint
 	HookEnv: "its own environment (redacted only with security.environmentVariableRedaction, or on GitHub Actions), " +
 		"with GEMINI_PROJECT_DIR, GEMINI_CWD and CLAUDE_PROJECT_DIR set to its working directory; hooks run there",
