@@ -1,16 +1,12 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/agent-rewind/rewind/mcpserver"
 )
@@ -128,14 +124,7 @@ func TestPromptsGroupCalls(t *testing.T) {
 // testdata/tsclient) and the real binary, list gives each call its prompt as prompt:N and
 // rewind takes prompt:N: the files go back to before that prompt's first call.
 func TestMCPRewindPrompt(t *testing.T) {
-	node, err := exec.LookPath("node")
-	if err != nil {
-		missing(t, "node: "+err.Error())
-	}
-	client := filepath.Join("..", "..", "..", "mcpserver", "testdata", "tsclient")
-	if _, err := os.Stat(filepath.Join(client, "node_modules", "@modelcontextprotocol", "sdk", "package.json")); err != nil {
-		missing(t, "the TypeScript SDK (run: npm ci --prefix mcpserver/testdata/tsclient): "+err.Error())
-	}
+	tsClientReady(t)
 	dir := t.TempDir()
 	sh(t, dir, "mkdir .git && printf v0 > app.txt")
 	app := filepath.Join(dir, "app.txt")
@@ -148,23 +137,10 @@ func TestMCPRewindPrompt(t *testing.T) {
 		}
 		writeFile(t, app, fmt.Sprint("v", i+1))
 	}
-	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute) // a bound for a hung child, not a timing assertion
-	defer cancel()
-	cmd := exec.CommandContext(ctx, node, filepath.Join(client, "client.mjs"), "--cwd", dir, "--rewind", "prompt:2", "--", bin, "mcp")
-	cmd.Env = mcpEnv()
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("client.mjs: %v\nstderr:\n%s", err, stderr.String())
-	}
-	type toolResult struct {
-		IsError           bool            `json:"isError"`
-		StructuredContent json.RawMessage `json:"structuredContent"`
-		Text              string          `json:"text"`
-	}
+	stdout := tsClient(t, "--cwd", dir, "--rewind", "prompt:2")
 	var report struct{ List, Rewind toolResult }
-	if err := json.Unmarshal(stdout.Bytes(), &report); err != nil {
-		t.Fatalf("client.mjs report: %v\n%s", err, stdout.String())
+	if err := json.Unmarshal(stdout, &report); err != nil {
+		t.Fatalf("client.mjs report: %v\n%s", err, stdout)
 	}
 	var ls mcpserver.ListResult
 	if report.List.IsError || json.Unmarshal(report.List.StructuredContent, &ls) != nil || len(ls.Sessions) != 1 || len(ls.Sessions[0].Calls) != 2 {
