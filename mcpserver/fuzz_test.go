@@ -114,6 +114,8 @@ func FuzzToolArguments(f *testing.F) {
 		{0, `{}`},
 		{1, `{"id":"cp0001"}`},
 		{1, `{"id":"../x"}`},
+		{1, `{"id":"prompt:3"}`},
+		{1, `{"id":"prompt:03","conversation":true}`},
 		{2, `{"key":"deploy:prod","payload":{"v":1},"description":"d"}`},
 		{2, `{"key":"k","payload":null}`},
 		{2, `{"key":"\ud800"}`},

@@ -94,9 +94,12 @@ func FuzzClean(f *testing.F) {
 	f.Add(strings.Repeat("é", 300))
 	f.Add("\xff\xfe bad bytes")
 	f.Fuzz(func(t *testing.T, text string) {
-		p := Clean(Prompt{Text: text, Session: text})
+		p := Clean(Prompt{Text: text, Session: text, Transcript: text})
 		if !utf8.ValidString(p.Text) || len(p.Text) > maxText || strings.ContainsAny(p.Text, "\n\r") {
 			t.Fatalf("Clean(%q).Text = %q", text, p.Text)
+		}
+		if p.Transcript != "" && (p.Transcript != text || len(p.Transcript) > maxPath || strings.ContainsAny(p.Transcript, "\n\r\x00")) {
+			t.Fatalf("Clean(%q).Transcript = %q: kept whole or dropped", text, p.Transcript)
 		}
 	})
 }
