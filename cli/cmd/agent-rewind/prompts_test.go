@@ -96,6 +96,13 @@ func TestPromptsGroupCalls(t *testing.T) {
 
 	// gc keeping the newest automatic checkpoint removes prompt 1's two: the prompt goes from
 	// the log, prompt 2 keeps its number.
+	dry := run(t, project, "", "--workspace", project, "gc", "--auto-keep-last", "1", "--auto-keep-within", "0", "--dry-run")
+	if l.Prompts = nil; dry.code != 0 || !strings.Contains(dry.stdout, "would drop 1 prompt whose automatic checkpoints are all gone") {
+		t.Errorf("gc --dry-run: %+v", dry)
+	}
+	if r := run(t, project, "", "--workspace", project, "--json", "list"); json.Unmarshal([]byte(r.stdout), &l) != nil || len(l.Prompts[0].Groups) != 2 {
+		t.Errorf("gc --dry-run changed the prompt log: %+v", l.Prompts)
+	}
 	var gc struct {
 		Removed        []string
 		PromptsRemoved int

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -57,7 +58,7 @@ type GCOutput struct {
 	*snapshot.GCResult
 	ProtectedReasons []ProtectedReason `json:"protectedReasons"`
 	// PromptsRemoved counts the prompts dropped from the prompt log, their automatic
-	// checkpoints all gone (cli/internal/prompts.Prune; 0 in a dry run).
+	// checkpoints all gone (cli/internal/prompts.Prune); in a dry run, those it would drop.
 	PromptsRemoved int `json:"promptsRemoved"`
 }
 
@@ -96,7 +97,10 @@ func (c *GCCmd) Run(env *Env) error {
 	res, err := s.store.GC(context.Background(), snapshot.GCOptions{KeepLast: c.KeepLast, KeepWithin: time.Duration(c.KeepWithin),
 		AutoKeepLast: c.AutoKeepLast, AutoKeepWithin: time.Duration(c.AutoKeepWithin), DryRun: c.DryRun})
 	var promptsRemoved int
-	if err == nil && !c.DryRun {
+	switch {
+	case err == nil && c.DryRun:
+		promptsRemoved, err = prompts.WouldPrune(s.ws.Path(prompts.File), withoutCheckpoints(before.Sessions, res.Removed), time.Duration(c.AutoKeepWithin), time.Now())
+	case err == nil:
 		promptsRemoved, err = prompts.PruneStore(s.ws.Path(prompts.File), s.store, time.Duration(c.AutoKeepWithin))
 	}
 	s.done()
@@ -144,7 +148,11 @@ func (c *GCCmd) Run(env *Env) error {
 		fmt.Fprintf(w, "%s %s (%s) and %s no kept checkpoint needs\n", freed,
 			plural(res.ObjectsRemoved, "stored content", "stored contents"), byteSize(res.BytesFreed), plural(res.ManifestsRemoved, "manifest", "manifests"))
 		if out.PromptsRemoved > 0 {
-			fmt.Fprintf(w, "dropped %s whose automatic checkpoints are all gone from the prompt log\n", plural(out.PromptsRemoved, "prompt", "prompts"))
+			verb := "dropped"
+			if res.DryRun {
+				verb = "would drop"
+			}
+			fmt.Fprintf(w, "%s %s whose automatic checkpoints are all gone from the prompt log\n", verb, plural(out.PromptsRemoved, "prompt", "prompts"))
 		}
 		auto := c.AutoKeepLast > 0 || c.AutoKeepWithin > 0
 		if auto {
@@ -159,6 +167,23 @@ func (c *GCCmd) Run(env *Env) error {
 		}
 		return nil
 	})
+}
+
+// withoutCheckpoints is sessions less the calls whose checkpoint is one of removed (what gc
+// would leave).
+func withoutCheckpoints(sessions []snapshot.Session, removed []string) []snapshot.Session {
+	gone := map[string]bool{}
+	for _, id := range removed {
+		gone[id] = true
+	}
+	var out []snapshot.Session
+	for _, s := range sessions {
+		s.Calls = slices.DeleteFunc(slices.Clone(s.Calls), func(c snapshot.CallRecord) bool { return gone[c.Checkpoint] })
+		if len(s.Calls) > 0 {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // maintain runs the automatic maintenance (gc --auto) and prints what it did: its --json shape

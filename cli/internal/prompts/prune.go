@@ -52,6 +52,40 @@ func Prune(path string, sessions []snapshot.Session, keepWithin time.Duration, n
 	if err != nil || len(ps) == 0 {
 		return 0, err
 	}
+	drop := dropped(ps, sessions, keepWithin, now)
+	if len(drop) == 0 {
+		return 0, nil
+	}
+	var buf bytes.Buffer
+	for _, p := range ps {
+		if drop[p.N] {
+			continue
+		}
+		b, err := json.Marshal(p)
+		if err != nil {
+			return 0, err
+		}
+		buf.Write(append(b, '\n'))
+	}
+	if err := durable.WriteFile(path, buf.Bytes(), 0o600); err != nil {
+		return 0, err
+	}
+	return len(drop), nil
+}
+
+// WouldPrune counts what Prune would remove from the log at path if the store held only
+// sessions (gc --dry-run: the sessions less the calls whose checkpoints it would remove); it
+// writes nothing.
+func WouldPrune(path string, sessions []snapshot.Session, keepWithin time.Duration, now time.Time) (int, error) {
+	ps, err := Read(path)
+	if keepWithin <= 0 {
+		keepWithin = snapshot.AutoRetention.AutoKeepWithin
+	}
+	return len(dropped(ps, sessions, keepWithin, now)), err
+}
+
+// dropped returns the numbers of the prompts of ps that Prune removes.
+func dropped(ps []Prompt, sessions []snapshot.Session, keepWithin time.Duration, now time.Time) map[int]bool {
 	drop := map[int]bool{} // by N
 	for _, sg := range GroupCalls(ps, sessions) {
 		var oldest time.Time
@@ -71,22 +105,5 @@ func Prune(path string, sessions []snapshot.Session, keepWithin time.Duration, n
 			}
 		}
 	}
-	if len(drop) == 0 {
-		return 0, nil
-	}
-	var buf bytes.Buffer
-	for _, p := range ps {
-		if drop[p.N] {
-			continue
-		}
-		b, err := json.Marshal(p)
-		if err != nil {
-			return 0, err
-		}
-		buf.Write(append(b, '\n'))
-	}
-	if err := durable.WriteFile(path, buf.Bytes(), 0o600); err != nil {
-		return 0, err
-	}
-	return len(drop), nil
+	return drop
 }
