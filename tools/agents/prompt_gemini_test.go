@@ -1,6 +1,7 @@
 package agents
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -54,6 +55,9 @@ func TestGeminiCLIPrompt(t *testing.T) {
 	g := l.Prompts[0].Groups[0]
 	if want := "ship version 2, the key is sk-***"; g.N != 1 || g.Prompt.Text != want || g.Prompt.Agent != "gemini-cli" || transcript == "" || g.Prompt.Transcript != transcript {
 		t.Errorf("prompt logged %+v (n %d), want %q by gemini-cli with transcript %q", *g.Prompt, g.N, want, transcript)
+	}
+	if log := e.ReadFile(filepath.Join(e.StoreOf(e.Project).Store, "prompts.jsonl")); !strings.Contains(log, "sk-***") || strings.Contains(log, "abcdefghijklmnop") {
+		t.Errorf("prompts.jsonl in the store holds %q: want the prompt, its key redacted", log)
 	}
 	if len(g.Calls) != 2 || g.Calls[0].Tool != "run_shell_command" {
 		t.Errorf("prompt 1's calls %+v, want the two shell calls", g.Calls)
