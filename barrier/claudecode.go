@@ -89,7 +89,9 @@ func parseClaudeShape(f fields, agent Agent) (Input, error) {
 	if b, ok := f["is_interrupt"]; ok {
 		_ = json.Unmarshal(b, &in.IsInterrupt) // advisory only: a wrong type means "not interrupted"
 	}
-	if in.ToolName == "" && ClientOf(agent).Role(in.Event) != "" {
+	// A prompt event names no tool; it is still read whole, so the guard finds the folder
+	// (cwd) as for the session's calls.
+	if role := ClientOf(agent).Role(in.Event); in.ToolName == "" && role != "" && role != RolePrompt {
 		return Input{Agent: agent, Event: in.Event}, inputErr("%s hook input without \"tool_name\"", in.Event)
 	}
 	return in, nil

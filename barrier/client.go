@@ -1,6 +1,8 @@
 package barrier
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"slices"
 	"strings"
 )
@@ -29,8 +31,14 @@ type Client struct {
 	// MCPNames is how the hook input names an MCP tool (<server> and <tool> as configured).
 	MCPNames string
 	// CallID says where the hook input carries the model's tool call id, "" when it carries
-	// none: then an admission is spent at once and no automatic checkpoint can be named.
+	// none: then an admission is spent at once, and an automatic checkpoint can be named only
+	// by agent-rewind (NamesCalls).
 	CallID string
+	// NamesCalls: the hook input names no call, but each "before a call" input is exactly one
+	// call, so agent-rewind names it itself (Client.NameCall) to take an automatic checkpoint
+	// before it, grouped by prompt like the others. The name is not the model's: no report
+	// after the call and no conversation rewind can match it.
+	NamesCalls bool
 	// HookEnv and MCPEnv say what environment the client gives its hooks and its MCP servers.
 	HookEnv, MCPEnv string
 	// MCPEnvOnly, when not nil, are the only variables of the client's environment its MCP
@@ -141,6 +149,18 @@ func (c *Client) ServerName(name string) string {
 		return name
 	}
 	return c.spell(name)
+}
+
+// Checkpoints reports whether the guard can take automatic checkpoints before the client's
+// calls: the client names them (CallID), or agent-rewind does (NamesCalls).
+func (c *Client) Checkpoints() bool { return c.CallID != "" || c.NamesCalls }
+
+// NameCall is the name agent-rewind gives a call of a client that names none (NamesCalls):
+// the agent, "_" and 16 random hex digits ("gemini-cli_3f2a9c01b2de4f11"), an id rewind takes.
+func (c *Client) NameCall() string {
+	var b [8]byte
+	rand.Read(b[:]) // never fails (crypto/rand)
+	return string(c.Agent) + "_" + hex.EncodeToString(b[:])
 }
 
 // confirms reports whether the client reports after a call by its id, so that an admission can

@@ -58,6 +58,8 @@ func TestClientFixtures(t *testing.T) {
 		{"gemini-cli/real-0.61.0-beforetool-write-file.json", AgentGemini, "BeforeTool", "write_file", "", ActNone, false, "/Users/dev/shop"},
 		{"gemini-cli/real-0.61.0-beforetool-mcp-agent-rewind-checkpoint.json", AgentGemini, "BeforeTool", "mcp__agent-rewind__checkpoint", "", ActNone, false, "/tmp/agents-2012147815/shop"},
 		{"gemini-cli/beforetool-mcp-context-slack.json", AgentGemini, "BeforeTool", "mcp__slack__slack_post_message", "mcp-outbound", ActAdmit, false, "/Users/dev/shop"},
+		// A prompt: read whole (its folder, as for the calls), nothing to decide.
+		{"gemini-cli/real-0.61.0-beforeagent.json", AgentGemini, "BeforeAgent", "", "", ActNone, false, "/tmp/agents-3375902693/shop"},
 	} {
 		in, err := ParseHookInput(fixture(t, c.file))
 		if err != nil {

@@ -67,7 +67,9 @@
 //     timestamp without a transcript_path): Claude Code's shape and tool names
 //     (Bash, Write, Edit), tool_result after the call, no call id; MCP tools <server>-<tool>.
 //   - Gemini CLI hooks: Claude Code's shape with hook_event_name BeforeTool (decided, spent at
-//     once: there is no call id) and AfterTool (a report with nothing left to do); shell calls are
+//     once: there is no call id; one per call, so Client.NameCall names it for an automatic
+//     checkpoint), AfterTool (a report with nothing left to do) and BeforeAgent (a prompt,
+//     RolePrompt); shell calls are
 //     tool run_shell_command, MCP tools mcp_<server>_<tool> with mcp_context {server_name,
 //     tool_name} (read as mcp__<server>__<tool>).
 //   - Cline hooks (recognised by hookName). Its CLI: {hookName: "tool_call", tool_call: {id,

@@ -8,19 +8,21 @@ import (
 
 // Gemini CLI's hook events.
 const (
-	EventBeforeTool = "BeforeTool" // decide
-	EventAfterTool  = "AfterTool"  // report: nothing to do (no call id)
+	EventBeforeTool  = "BeforeTool"  // decide
+	EventAfterTool   = "AfterTool"   // report: nothing to do (no call id)
+	EventBeforeAgent = "BeforeAgent" // prompt: after the person's prompt, before the agent plans
 )
 
 var gemini = &Client{
 	Agent:       AgentGemini,
 	Name:        "Gemini CLI",
 	EventMember: "hook_event_name",
-	Events:      []Event{{EventBeforeTool, RoleDecide}, {EventAfterTool, RoleReport}},
+	Events:      []Event{{EventBeforeTool, RoleDecide}, {EventAfterTool, RoleReport}, {EventBeforeAgent, RolePrompt}},
 	ShellTools:  []string{"run_shell_command"},
 	FileTools:   []string{"write_file", "replace"},
 	MCPNames:    "mcp_<server>_<tool> (characters outside [a-zA-Z0-9_.:-] written _), with mcp_context {server_name, tool_name} in BeforeTool",
-	CallID:      "", // the model's functionCall ids are not passed to hooks
+	CallID:      "",   // the model's functionCall ids are not passed to hooks
+	NamesCalls:  true, // one BeforeTool per call: agent-rewind names it for the automatic checkpoint
 	HookEnv: "its own environment (redacted only with security.environmentVariableRedaction, or on GitHub Actions), " +
 		"with GEMINI_PROJECT_DIR, GEMINI_CWD and CLAUDE_PROJECT_DIR set to its working directory; hooks run there",
 	MCPEnv: "its environment with names that look like secrets removed (on GitHub Actions, GITHUB_SHA set, only a short allow-list: " +
@@ -34,7 +36,7 @@ var gemini = &Client{
 	Checked:       "Gemini CLI 0.61.0 run against a mock model (payloads captured 2026-12-02) and its bundled hookRunner",
 	claims: func(f fields) bool {
 		event, _, _ := f.str("hook_event_name")
-		return event == EventBeforeTool || event == EventAfterTool
+		return event == EventBeforeTool || event == EventAfterTool || event == EventBeforeAgent
 	},
 	parse: func(f fields) (Input, error) {
 		in, err := parseClaudeShape(f, AgentGemini)

@@ -59,7 +59,13 @@ func (c *checked) Checkpoint(ctx context.Context, label string) (mcpserver.Check
 }
 
 func (c *checked) Rewind(ctx context.Context, req mcpserver.RewindRequest) (mcpserver.RestoreResult, error) {
-	c.ref(req.ID)
+	if n, ok := strings.CutPrefix(req.ID, mcpserver.PromptRef); ok { // prompt:N, N from 1
+		if n == "" || len(n) > 9 || n[0] == '0' || strings.Trim(n, "0123456789") != "" {
+			c.violate("prompt ref %q", req.ID)
+		}
+	} else {
+		c.ref(req.ID)
+	}
 	return c.Workspace.Rewind(ctx, req)
 }
 
@@ -108,6 +114,8 @@ func FuzzToolArguments(f *testing.F) {
 		{0, `{}`},
 		{1, `{"id":"cp0001"}`},
 		{1, `{"id":"../x"}`},
+		{1, `{"id":"prompt:3"}`},
+		{1, `{"id":"prompt:03","conversation":true}`},
 		{2, `{"key":"deploy:prod","payload":{"v":1},"description":"d"}`},
 		{2, `{"key":"k","payload":null}`},
 		{2, `{"key":"\ud800"}`},

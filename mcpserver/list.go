@@ -56,7 +56,8 @@ type CallStep struct {
 	// Checkpoint holds the workspace as it was before the call.
 	Checkpoint string `json:"before"`
 	// Prompt is the person's prompt that led to the call, where the client's prompt hook logged
-	// it (redacted, shortened): calls are grouped by prompt, as people think of them.
+	// it (redacted, shortened), after the ref rewind takes for the state before its first call:
+	// "prompt:3 Add a login page". People think in prompts, not tool calls.
 	Prompt string `json:"prompt"` // "" where none was logged
 	// Session is the agent session the call belongs to; in the result, the Session it is in.
 	Session string `json:"-"`
@@ -155,6 +156,11 @@ func listNext(r ListResult) string {
 	if len(r.Sessions) > 0 {
 		next += ", with a call's id the state before that tool call"
 	}
+	if slices.ContainsFunc(r.Sessions, func(s Session) bool {
+		return slices.ContainsFunc(s.Calls, func(c CallStep) bool { return c.Prompt != "" })
+	}) {
+		next += ", with a prompt's prompt:N the state before that prompt's calls"
+	}
 	if r.Older != "" {
 		next += "; list with before " + r.Older + " shows older entries"
 	}
@@ -188,6 +194,9 @@ func listText(r ListResult) string {
 				fmt.Fprintf(&b, " %q", c.Label)
 			}
 			fmt.Fprintf(&b, " (before: %s)", c.Checkpoint)
+			if c.Prompt != "" {
+				fmt.Fprintf(&b, " for %q", c.Prompt)
+			}
 		}
 	}
 	if r.Truncated {

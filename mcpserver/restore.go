@@ -38,7 +38,7 @@ type idInput struct {
 }
 
 func (s *server) rewind(ctx context.Context, _ *mcp.CallToolRequest, in RewindRequest) (*mcp.CallToolResult, RestoreResult, error) {
-	if err := validateRef("id", in.ID); err != nil {
+	if err := validateRewindRef("id", in.ID); err != nil {
 		return nil, RestoreResult{}, err
 	}
 	r, err := s.ws.Rewind(ctx, in)

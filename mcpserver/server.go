@@ -99,7 +99,7 @@ func (s *server) register(srv *mcp.Server, name string) error {
 var toolDescriptions = map[string]string{
 	toolCheckpoint:          "Snapshot the whole workspace, shell changes too, to undo to; returns its id.",
 	toolList:                "Checkpoints and tool calls to rewind to, newest first.",
-	toolRewind:              "Undo: restore the whole workspace to a checkpoint or tool call id, saving the state left.",
+	toolRewind:              "Undo: restore the whole workspace to a checkpoint, tool call id or prompt:N, saving the state left.",
 	toolReplay:              "Go forward to a later checkpoint, e.g. safety_id.",
 	toolGuardEffect:         "Before an irreversible external action, with a stable key; if admitted is false, don't do it.",
 	toolSavings:             "The gateway's replay savings.",

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"strconv"
+	"strings"
 	"unicode"
 	"unicode/utf8"
 )
@@ -55,6 +56,22 @@ func validateID(arg, id string) error { return validateIDLen(arg, id, MaxIDLen) 
 
 // validateRef checks the id of rewind and replay: a checkpoint id, or a tool call id.
 func validateRef(arg, id string) error { return validateIDLen(arg, id, MaxToolCallIDLen) }
+
+// PromptRef is how rewind names the state before a prompt's work: "prompt:N", N the prompt's
+// number (a call's prompt in list starts with it).
+const PromptRef = "prompt:"
+
+// validateRewindRef checks rewind's id: a checkpoint or tool call id, or prompt:N.
+func validateRewindRef(arg, id string) error {
+	n, ok := strings.CutPrefix(id, PromptRef)
+	if !ok {
+		return validateRef(arg, id)
+	}
+	if len(n) == 0 || len(n) > 9 || n[0] == '0' || strings.Trim(n, "0123456789") != "" {
+		return inputError(arg, id, "give prompt:N with N the number a call's prompt starts with in list (1 or more)")
+	}
+	return nil
+}
 
 func validateIDLen(arg, id string, max int) error {
 	if id == "" {

@@ -52,7 +52,7 @@ type RewindRequest struct {
 // GuardRequest is the input of the guard_effect tool and of [Workspace.GuardEffect].
 type GuardRequest struct {
 	// Key names the effect stably: the same effect retried must use the same key.
-	Key string `json:"key" jsonschema:"Stable name of this effect, e.g. deploy:prod:v42"`
+	Key string `json:"key" jsonschema:"Stable name, e.g. deploy:prod:v42"`
 	// Payload is the effect's parameters as a JSON object, or nil. The barrier fingerprints it
 	// (canonical JSON: the SDK may re-encode what the client sent) to tell a retry from a key
 	// reused with other parameters.

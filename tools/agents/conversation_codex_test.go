@@ -30,7 +30,7 @@ func TestCodexRewindConversation(t *testing.T) {
 	if len(calls) != 3 || s.Rollout == "" {
 		t.Fatalf("the model made %d shell calls (want 3); rollout %q", len(calls), s.Rollout)
 	}
-	checkPromptGroup(t, e, s.ThreadID, "codex", "release version 3", calls)
+	checkPromptGroup(t, e, s.ThreadID, "codex", "release version 3", s.Rollout, calls)
 	before2, err := m.Trees.Before(calls[1].ID)
 	if err != nil {
 		t.Fatal(err)

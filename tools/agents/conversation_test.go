@@ -28,17 +28,18 @@ type promptGroups struct {
 		Groups  []struct {
 			N      int `json:"n"`
 			Prompt *struct {
-				Text  string `json:"text"`
-				Agent string `json:"agent"`
+				Text       string `json:"text"`
+				Agent      string `json:"agent"`
+				Transcript string `json:"transcript"`
 			} `json:"prompt"`
 			Calls []Call `json:"calls"`
 		} `json:"groups"`
 	} `json:"prompts"`
 }
 
-// checkPromptGroup checks that the client's prompt hook logged prompt for session, and that
-// list groups the calls under it.
-func checkPromptGroup(t *testing.T, e *Env, session, agent, prompt string, calls []mockmodel.ToolCall) {
+// checkPromptGroup checks that the client's prompt hook logged prompt for session with the
+// session's transcript (the file the client wrote), and that list groups the calls under it.
+func checkPromptGroup(t *testing.T, e *Env, session, agent, prompt, transcript string, calls []mockmodel.ToolCall) {
 	t.Helper()
 	var l promptGroups
 	e.MustCLI(e.Project, &l, "list")
@@ -57,6 +58,8 @@ func checkPromptGroup(t *testing.T, e *Env, session, agent, prompt string, calls
 	}
 	if g.N != 1 || g.Prompt == nil || g.Prompt.Text != prompt || g.Prompt.Agent != agent || !slices.Equal(ids, want) {
 		t.Errorf("prompt group %+v (calls %v), want prompt 1 %q of %s with calls %v", g, ids, prompt, agent, want)
+	} else if g.Prompt.Transcript != transcript {
+		t.Errorf("the prompt log has the transcript %q, want the file the client wrote, %s", g.Prompt.Transcript, transcript)
 	}
 }
 
@@ -78,14 +81,14 @@ func TestClaudeCodeRewindConversation(t *testing.T) {
 	if len(calls) != 3 {
 		t.Fatalf("the model made %d calls, want the script's 3: %+v", len(calls), calls)
 	}
-	checkPromptGroup(t, e, s.SessionID, "claude-code", "release version 3", calls)
-	before2, err := m.Trees.Before(calls[1].ID)
-	if err != nil {
-		t.Fatal(err)
-	}
 	original, ok := e.ClaudeTranscripts()[s.SessionID]
 	if !ok {
 		t.Fatalf("no transcript of session %s", s.SessionID)
+	}
+	checkPromptGroup(t, e, s.SessionID, "claude-code", "release version 3", original, calls)
+	before2, err := m.Trees.Before(calls[1].ID)
+	if err != nil {
+		t.Fatal(err)
 	}
 	origBytes := e.ReadFile(original)
 

@@ -67,8 +67,8 @@ const GeminiUserSettings = `{
 
 // InstallGemini sets the client up as docs/agents.md tells a user: the user settings above, and
 // integrations/gemini-cli/.gemini/settings.json merged into the project's .gemini/settings.json,
-// beside the user's own MCP server (the shop) and a hook that records every BeforeTool and
-// AfterTool input (GeminiPayloads); and the folder trusted for headless runs, by
+// beside the user's own MCP server (the shop) and a hook that records every BeforeTool,
+// AfterTool and BeforeAgent input (GeminiPayloads); and the folder trusted for headless runs, by
 // GEMINI_CLI_TRUST_WORKSPACE=true in the clients' environment. It returns the file it wrote.
 func (e *Env) InstallGemini() string {
 	e.T.Helper()
@@ -98,7 +98,7 @@ func (e *Env) InstallGemini() string {
 	if err := os.MkdirAll(e.payloads(), 0o700); err != nil {
 		e.T.Fatal(err)
 	}
-	for _, event := range []string{"BeforeTool", "AfterTool"} {
+	for _, event := range []string{"BeforeTool", "AfterTool", "BeforeAgent"} {
 		entries, _ := hooks[event].([]any)
 		hooks[event] = append(entries, map[string]any{"matcher": ".*", "hooks": []any{
 			map[string]any{"name": "harness-recorder", "type": "command", "command": recorder}}})

@@ -253,7 +253,8 @@ func TestAutomaticCheckpointHomeRefused(t *testing.T) {
 
 // Codex, Cursor, VS Code and Cline's CLI send a tool call id with their "before a tool call"
 // hook: the hook their integration file configures takes the automatic checkpoint, labelled
-// with the call, and rewind finds it by that id. Gemini CLI, Copilot, Cline's extension and
+// with the call, and rewind finds it by that id. Gemini CLI sends none, but one BeforeTool per
+// call: agent-rewind names it (gemini-cli_ and 16 hex digits). Copilot, Cline's extension and
 // Windsurf send none: their hooks take no automatic checkpoint (docs/agents.md).
 func TestIntegrationAutomaticCheckpoints(t *testing.T) {
 	home := t.TempDir()
@@ -268,6 +269,8 @@ func TestIntegrationAutomaticCheckpoints(t *testing.T) {
 		// Cline's CLI (payloads captured from 3.0.65): its PreToolUse script, by tool_call.id.
 		{"cline editor", "", "PreToolUse", "cline/real-3.0.65-tool_call-editor.json", "call_mock2", "editor", "c.txt"},
 		{"cline run_commands", "", "PreToolUse", "cline/real-3.0.65-tool_call-run_commands-git-push.json", "call_mock1", "run_commands", "git push origin main"},
+		{"gemini-cli shell", "gemini-cli/.gemini/settings.json", "BeforeTool", "gemini-cli/beforetool-shell-git-push.json", "gemini-cli_", "run_shell_command", "git push origin main"},
+		{"gemini-cli write_file", "gemini-cli/.gemini/settings.json", "BeforeTool", "gemini-cli/real-0.61.0-beforetool-write-file.json", "gemini-cli_", "write_file", "c.txt"},
 	} {
 		t.Run(c.client, func(t *testing.T) {
 			var h hookRun
@@ -298,6 +301,9 @@ func TestIntegrationAutomaticCheckpoints(t *testing.T) {
 			if len(tl.Checkpoints) != 1 || tl.Checkpoints[0].Call == nil {
 				t.Fatalf("checkpoints: %+v", tl.Checkpoints)
 			}
+			if named, ok := strings.CutPrefix(tl.Checkpoints[0].Call.ID, "gemini-cli_"); ok && id == "gemini-cli_" && len(named) == 16 {
+				id = tl.Checkpoints[0].Call.ID // named by agent-rewind
+			}
 			if call := tl.Checkpoints[0].Call; call.ID != id || call.Tool != c.tool || !strings.HasPrefix(call.Summary, c.summary) {
 				t.Fatalf("call %+v, want id %s tool %s summary %q", call, id, c.tool, c.summary)
 			}
@@ -306,8 +312,8 @@ func TestIntegrationAutomaticCheckpoints(t *testing.T) {
 			}
 		})
 	}
-	for _, fixture := range []string{"gemini-cli/beforetool-shell-git-push.json", "windsurf/pre-run-command-ls.json", "cline/pretooluse-execute-command-git-push.json", "cursor/beforeshellexecution-ls.json",
-		"gemini-cli/real-0.61.0-beforetool-write-file.json", "copilot/pretooluse-write.json", "copilot/pretooluse-bash-git-push.json"} {
+	for _, fixture := range []string{"windsurf/pre-run-command-ls.json", "cline/pretooluse-execute-command-git-push.json", "cursor/beforeshellexecution-ls.json",
+		"copilot/pretooluse-write.json", "copilot/pretooluse-bash-git-push.json"} {
 		project := t.TempDir()
 		writeFile(t, filepath.Join(project, "README.md"), "v0")
 		if r := run(t, t.TempDir(), clientFixture(t, fixture, project), "--workspace", project, "guard", "--checkpoint"); r.code != 0 || r.stderr != "" {

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -148,8 +149,9 @@ func sum(b []byte) string {
 	return hex.EncodeToString(s[:])
 }
 
-// TestUIRewindConversation: the page heads an agent's calls with the prompt that led to them,
-// offers an automatic checkpoint's rewind with the
+// TestUIRewindConversation: the page folds an agent's calls under the prompt that led to them,
+// inside the session's fold (each folds and unfolds), offers an automatic checkpoint's rewind
+// with the
 // conversation, shows in the dry run what of the conversation goes back, and after it the
 // command that resumes the agent; the files and the fork are the CLI's.
 func TestUIRewindConversation(t *testing.T) {
@@ -165,12 +167,51 @@ func TestUIRewindConversation(t *testing.T) {
 			}
 		}
 	}
+	// The calls of prompt 1 that took a checkpoint of their own: the rows of its fold.
+	var l struct {
+		Prompts []struct {
+			Groups []struct {
+				N     int
+				Calls []struct{ Reused bool }
+			}
+		}
+	}
+	if r := run(t, project, "", "--workspace", project, "--json", "list"); json.Unmarshal([]byte(r.stdout), &l) != nil {
+		t.Fatalf("list: %+v", r)
+	}
+	own := 0
+	for _, sg := range l.Prompts {
+		for _, g := range sg.Groups {
+			for _, c := range g.Calls {
+				if g.N == 1 && !c.Reused {
+					own++
+				}
+			}
+		}
+	}
 	srv := startUI(t, project)
-	var dry, done, prompt string
+	// The rows as the page shows them, top to bottom: s (session header), p (prompt header),
+	// c (a call's checkpoint inside the prompt's fold), other rows by their id.
+	const rows = `[...document.querySelectorAll("#timeline .row")].map(r => r.classList.contains("prompt-row") ? "p" :
+	  r.classList.contains("group-row") ? "s" : r.classList.contains("in-prompt") ? "c" : "-").join(" ")`
+	// The header of the session the prompt's fold is in: the nearest one above it.
+	const sessionHeader = `(() => { let r = document.getElementById("prompt-1");
+	  while (r && !(r.classList.contains("group-row") && !r.classList.contains("prompt-row"))) r = r.previousElementSibling;
+	  r.click(); return ""; })()`
+	var ignored string
+	var dry, done, prompt, open, foldShut, foldOpen, sessionShut string
 	err := chromedp.Do(ctx,
 		chromedp.Navigate(srv.url),
 		chromedp.WaitVisible(chromedp.CSS("#prompt-1")),
 		into(&prompt, chromedp.Text(chromedp.CSS("#prompt-1"))),
+		into(&open, chromedp.Evaluate[string](rows)),
+		chromedp.Click(chromedp.CSS("#prompt-1")),
+		into(&foldShut, chromedp.Evaluate[string](rows)),
+		chromedp.Click(chromedp.CSS("#prompt-1")),
+		into(&foldOpen, chromedp.Evaluate[string](rows)),
+		into(&ignored, chromedp.Evaluate[string](sessionHeader)),
+		into(&sessionShut, chromedp.Evaluate[string](rows)),
+		chromedp.Click(chromedp.CSS("#timeline .group-row.folded")),
 		chromedp.WaitVisible(chromedp.CSS("#row-"+before4+" .rewind-btn")),
 		chromedp.Click(chromedp.CSS("#row-"+before4+" .rewind-btn")),
 		chromedp.WaitVisible(chromedp.CSS("#rewind-conversation")),
@@ -185,8 +226,20 @@ func TestUIRewindConversation(t *testing.T) {
 		t.Fatal(err)
 	}
 	screenshot(t, ctx, "conversation-rewind")
-	if !strings.Contains(prompt, "prompt 1 “release version 2 and tell Ann”") {
-		t.Errorf("the page heads the calls with %q, want the prompt", prompt)
+	prompt = strings.Join(strings.Fields(prompt), " ")
+	if want := fmt.Sprintf("prompt 1 “release version 2 and tell Ann” → %d tool calls", own); !strings.Contains(prompt, want) {
+		t.Errorf("the prompt's fold says %q, want %q", prompt, want)
+	}
+	t.Logf("rows: %s", open)
+	calls := strings.TrimSpace(strings.Repeat(" c", own))
+	if !strings.Contains(open, "s p "+calls) || strings.Count(open, "c") != own || foldOpen != open || strings.Count(open, "s") != 2 {
+		t.Errorf("rows %q: want the session's header, then the prompt's, then its %d calls (and the same after folding and unfolding it: %q)", open, own, foldOpen)
+	}
+	if !strings.Contains(foldShut, "s p") || strings.Contains(foldShut, "c") {
+		t.Errorf("prompt folded, rows %q: want its header and none of its calls", foldShut)
+	}
+	if strings.Contains(sessionShut, "p") || strings.Contains(sessionShut, "c") || strings.Count(sessionShut, "s") != 2 {
+		t.Errorf("session folded, rows %q: want neither the prompt's fold nor its calls", sessionShut)
 	}
 	if !strings.Contains(dry, "claude-code") || !strings.Contains(dry, "9 tool calls go back") {
 		t.Errorf("the dry run says %q", dry)

@@ -450,6 +450,7 @@ type fixtureCase struct {
 	want   expectation
 	state  barrier.State // the ledger state of the one key afterwards ("": no store at all)
 	repeat *expectation  // the same input again, with a new call id where it has one
+	prompt string        // a prompt event: the text list then shows, redacted (the store holds the prompt log alone)
 }
 
 type expectation struct {
@@ -527,6 +528,7 @@ var fixtureCases = []fixtureCase{
 		repeat: &expectation{2, "", "it already fired"}},
 	{file: "gemini-cli/real-0.61.0-aftertool-mcp-shop-send-email.json", want: expectation{0, `\{\}\n`, ""}},
 	{file: "gemini-cli/real-0.61.0-beforetool-mcp-agent-rewind-checkpoint.json", want: expectation{0, `\{\}\n`, ""}},
+	{file: "gemini-cli/real-0.61.0-beforeagent.json", want: expectation{0, "", ""}, prompt: "ship version 2, the key is sk-***"}, // logged, never blocked, nothing on stdout
 	{file: "vscode/pretooluse-run-in-terminal-git-push.json", want: expectation{0, "", ""}, state: barrier.Pending,
 		repeat: &expectation{0, `\{"hookSpecificOutput":\{"hookEventName":"PreToolUse","permissionDecision":"deny",.*outcome is unknown.*\}\}\n`, ""}},
 	{file: "vscode/posttooluse-run-in-terminal.json", want: expectation{0, "", ""}},
@@ -619,6 +621,18 @@ func TestGuardHookFixtures(t *testing.T) {
 			}
 			input := read(c.file)
 			check(t, c.file, guard(t, root, input), c.want)
+			if c.prompt != "" {
+				var l struct {
+					Prompts []struct {
+						Groups []struct{ Prompt struct{ Text string } }
+					}
+				}
+				r := run(t, root, "", "--workspace", root, "--json", "list")
+				if err := json.Unmarshal([]byte(r.stdout), &l); err != nil || len(l.Prompts) != 1 || len(l.Prompts[0].Groups) != 1 || l.Prompts[0].Groups[0].Prompt.Text != c.prompt {
+					t.Fatalf("list after the prompt: %s %s (%v); want the prompt %q", r.stdout, r.stderr, err, c.prompt)
+				}
+				return
+			}
 			if c.state == "" {
 				noStore(t, root)
 				return

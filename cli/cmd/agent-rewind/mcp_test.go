@@ -360,14 +360,7 @@ func TestMCPStartupFailures(t *testing.T) {
 // output schema. It needs node and `npm ci --prefix mcpserver/testdata/tsclient`; it skips
 // without them unless REWIND_CI=1.
 func TestMCPTypeScriptClient(t *testing.T) {
-	node, err := exec.LookPath("node")
-	if err != nil {
-		missing(t, "node: "+err.Error())
-	}
-	client := filepath.Join("..", "..", "..", "mcpserver", "testdata", "tsclient")
-	if _, err := os.Stat(filepath.Join(client, "node_modules", "@modelcontextprotocol", "sdk", "package.json")); err != nil {
-		missing(t, "the TypeScript SDK (run: npm ci --prefix mcpserver/testdata/tsclient): "+err.Error())
-	}
+	tsClientReady(t)
 	// A repository, and a session started in its (empty) subfolder web/: the plugin's hook and
 	// the server both protect the repository.
 	dir := t.TempDir()
@@ -378,20 +371,7 @@ func TestMCPTypeScriptClient(t *testing.T) {
 		t.Fatalf("PreToolUse: %+v", r)
 	}
 	sh(t, dir, "printf 'changed\\n' > readme.txt")
-	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute) // a bound for a hung child, not a timing assertion
-	defer cancel()
-	cmd := exec.CommandContext(ctx, node, filepath.Join(client, "client.mjs"), "--cwd", web, "--key", "deploy:ts:1", "--label", "from node", "--rewind", "toolu_TS1", "--", bin, "mcp")
-	cmd.Env = mcpEnv()
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("client.mjs: %v\nstderr:\n%s", err, stderr.String())
-	}
-	type toolResult struct {
-		IsError           bool            `json:"isError"`
-		StructuredContent json.RawMessage `json:"structuredContent"`
-		Text              string          `json:"text"`
-	}
+	stdout := tsClient(t, "--cwd", web, "--key", "deploy:ts:1", "--label", "from node", "--rewind", "toolu_TS1")
 	var report struct {
 		Server       struct{ Name string }
 		Instructions string
@@ -404,8 +384,8 @@ func TestMCPTypeScriptClient(t *testing.T) {
 		List       toolResult
 		Rewind     toolResult
 	}
-	if err := json.Unmarshal(stdout.Bytes(), &report); err != nil {
-		t.Fatalf("client.mjs report: %v\n%s", err, stdout.String())
+	if err := json.Unmarshal(stdout, &report); err != nil {
+		t.Fatalf("client.mjs report: %v\n%s", err, stdout)
 	}
 	var names []string
 	for _, tool := range report.Tools {
@@ -459,6 +439,45 @@ func TestMCPTypeScriptClient(t *testing.T) {
 		t.Fatalf("chain kinds %v", got)
 	}
 	mustVerifyChain(t, dir)
+}
+
+// tsClientDir is mcpserver's testdata/tsclient: a client on the official TypeScript SDK.
+var tsClientDir = filepath.Join("..", "..", "..", "mcpserver", "testdata", "tsclient")
+
+// tsClientReady skips without node or the SDK (fails under REWIND_CI=1).
+func tsClientReady(t *testing.T) string {
+	t.Helper()
+	node, err := exec.LookPath("node")
+	if err != nil {
+		missing(t, "node: "+err.Error())
+	}
+	if _, err := os.Stat(filepath.Join(tsClientDir, "node_modules", "@modelcontextprotocol", "sdk", "package.json")); err != nil {
+		missing(t, "the TypeScript SDK (run: npm ci --prefix mcpserver/testdata/tsclient): "+err.Error())
+	}
+	return node
+}
+
+// tsClient runs client.mjs with args against "agent-rewind mcp" and returns its JSON report.
+func tsClient(t *testing.T, args ...string) []byte {
+	t.Helper()
+	node := tsClientReady(t)
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute) // a bound for a hung child, not a timing assertion
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, append(append([]string{filepath.Join(tsClientDir, "client.mjs")}, args...), "--", bin, "mcp")...)
+	cmd.Env = mcpEnv()
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("client.mjs: %v\nstderr:\n%s", err, stderr.String())
+	}
+	return stdout.Bytes()
+}
+
+// toolResult is a tool's result as client.mjs reports it.
+type toolResult struct {
+	IsError           bool            `json:"isError"`
+	StructuredContent json.RawMessage `json:"structuredContent"`
+	Text              string          `json:"text"`
 }
 
 // missing skips for a missing outside tool, or fails under REWIND_CI=1, where .ci/run must have

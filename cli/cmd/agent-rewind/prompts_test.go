@@ -2,10 +2,13 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/agent-rewind/rewind/mcpserver"
 )
 
 // promptHook is Claude Code's UserPromptSubmit hook input.
@@ -91,8 +94,74 @@ func TestPromptsGroupCalls(t *testing.T) {
 		t.Errorf("check with a prompt log: %+v", r)
 	}
 
+	// gc keeping the newest automatic checkpoint removes prompt 1's two: the prompt goes from
+	// the log, prompt 2 keeps its number.
+	dry := run(t, project, "", "--workspace", project, "gc", "--auto-keep-last", "1", "--auto-keep-within", "0", "--dry-run")
+	if l.Prompts = nil; dry.code != 0 || !strings.Contains(dry.stdout, "would drop 1 prompt whose automatic checkpoints are all gone") {
+		t.Errorf("gc --dry-run: %+v", dry)
+	}
+	if r := run(t, project, "", "--workspace", project, "--json", "list"); json.Unmarshal([]byte(r.stdout), &l) != nil || len(l.Prompts[0].Groups) != 2 {
+		t.Errorf("gc --dry-run changed the prompt log: %+v", l.Prompts)
+	}
+	var gc struct {
+		Removed        []string
+		PromptsRemoved int
+	}
+	if r := run(t, project, "", "--workspace", project, "--json", "gc", "--auto-keep-last", "1", "--auto-keep-within", "0"); r.code != 0 || json.Unmarshal([]byte(r.stdout), &gc) != nil || gc.PromptsRemoved != 1 || len(gc.Removed) != 2 {
+		t.Fatalf("gc: %+v (%+v), want prompt 1's two checkpoints and prompt 1 removed", r, gc)
+	}
+	l.Prompts = nil
+	if r := run(t, project, "", "--workspace", project, "--json", "list"); json.Unmarshal([]byte(r.stdout), &l) != nil || len(l.Prompts) != 1 || len(l.Prompts[0].Groups) != 1 || l.Prompts[0].Groups[0].N != 2 {
+		t.Errorf("list after gc: %+v, want prompt 2 alone", l.Prompts)
+	}
+	if r := run(t, project, "", "--workspace", project, "rewind", "prompt:2", "--dry-run"); r.code != 0 {
+		t.Errorf("rewind prompt:2 after gc: %+v", r)
+	}
+	if r := run(t, project, "", "--workspace", project, "rewind", "prompt:1"); r.code != 1 || !strings.Contains(r.stderr, "holds prompts 2 to 2") {
+		t.Errorf("rewind prompt:1 after gc: %+v", r)
+	}
+
 	// Never blocks: a prompt in a folder no store may protect is let through, saying why.
 	if r := runBin(t, hookBin, t.TempDir(), promptHook(t, "s", "hi"), "--workspace", "/", "guard"); r.code != 0 || r.stdout != "" {
 		t.Errorf("the prompt hook for /: %+v, want exit 0 and nothing on stdout", r)
+	}
+}
+
+// TestMCPRewindPrompt: over the official TypeScript SDK's client (mcpserver's
+// testdata/tsclient) and the real binary, list gives each call its prompt as prompt:N and
+// rewind takes prompt:N: the files go back to before that prompt's first call.
+func TestMCPRewindPrompt(t *testing.T) {
+	tsClientReady(t)
+	dir := t.TempDir()
+	sh(t, dir, "mkdir .git && printf v0 > app.txt")
+	app := filepath.Join(dir, "app.txt")
+	for i, text := range []string{"Add a login page", "Now the logout"} {
+		if r := runBin(t, hookBin, t.TempDir(), promptHook(t, "e2e-session", text), "--workspace", dir, "guard"); r.code != 0 || r.stdout != "" {
+			t.Fatalf("prompt hook: %+v", r)
+		}
+		if r := preToolUse(t, dir, bashHook(t, "PreToolUse", "make", fmt.Sprint("toolu_P", i+1))); r.code != 0 {
+			t.Fatalf("PreToolUse: %+v", r)
+		}
+		writeFile(t, app, fmt.Sprint("v", i+1))
+	}
+	stdout := tsClient(t, "--cwd", dir, "--rewind", "prompt:2")
+	var report struct{ List, Rewind toolResult }
+	if err := json.Unmarshal(stdout, &report); err != nil {
+		t.Fatalf("client.mjs report: %v\n%s", err, stdout)
+	}
+	var ls mcpserver.ListResult
+	if report.List.IsError || json.Unmarshal(report.List.StructuredContent, &ls) != nil || len(ls.Sessions) != 1 || len(ls.Sessions[0].Calls) != 2 {
+		t.Fatalf("list: %+v", report.List)
+	}
+	newest := ls.Sessions[0].Calls[0]
+	if newest.ID != "toolu_P2" || newest.Prompt != "prompt:2 Now the logout" || ls.Sessions[0].Calls[1].Prompt != "prompt:1 Add a login page" || !strings.Contains(ls.Next, "prompt:N") {
+		t.Fatalf("list's calls %+v, next %q: want each with its prompt:N", ls.Sessions[0].Calls, ls.Next)
+	}
+	var rw mcpserver.RestoreResult
+	if report.Rewind.IsError || json.Unmarshal(report.Rewind.StructuredContent, &rw) != nil || rw.ID != newest.Checkpoint {
+		t.Fatalf("rewind prompt:2: %+v, want checkpoint %s", report.Rewind, newest.Checkpoint)
+	}
+	if got := readFile(t, app); got != "v1" {
+		t.Errorf("after rewind prompt:2 app.txt is %q, want v1 (before prompt 2's call)", got)
 	}
 }

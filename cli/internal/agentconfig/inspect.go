@@ -315,7 +315,7 @@ func missedTools(c *barrier.Client, event, matcher string) []string {
 // file-editing tools.
 func ToolsToMatch(c *barrier.Client, role barrier.Role) []string {
 	tools := append(slices.Clone(c.ShellTools), c.MCPToolName("slack", "slack_post_message"))
-	if role == barrier.RoleDecide && c.CallID != "" {
+	if role == barrier.RoleDecide && c.Checkpoints() {
 		tools = append(tools, c.FileTools...)
 	}
 	return tools

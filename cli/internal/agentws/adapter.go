@@ -173,7 +173,7 @@ func callSteps(sessions []snapshot.Session, ps []prompts.Prompt) []mcpserver.Cal
 		for _, g := range sg.Groups {
 			for _, c := range g.Calls {
 				if g.Prompt != nil {
-					promptOf[c.Session+"\x00"+c.ID] = g.Prompt.Text
+					promptOf[c.Session+"\x00"+c.ID] = fmt.Sprintf("%s%d %s", prompts.Ref, g.N, g.Prompt.Text)
 				}
 			}
 		}
@@ -208,15 +208,23 @@ func timelineKind(k snapshot.Kind) string {
 // (cli/internal/conversation), planned before the files change, so that a transcript that
 // cannot be forked leaves both as they are.
 func (w *Workspace) Rewind(ctx context.Context, req mcpserver.RewindRequest) (mcpserver.RestoreResult, error) {
-	if !req.Conversation {
-		return w.restore(ctx, "rewind", req.ID)
-	}
 	ws, s, err := w.snapshots(false)
 	if err != nil {
 		return mcpserver.RestoreResult{}, err
 	}
 	if s == nil {
 		return mcpserver.RestoreResult{}, noCheckpointsYet(req.ID)
+	}
+	if !req.Conversation {
+		id := req.ID
+		if call, ok, err := conversation.PromptCall(s, ws.Path(prompts.File), id); ok {
+			if err != nil {
+				return mcpserver.RestoreResult{}, err
+			}
+			id = call.Checkpoint // the state before the prompt's first call
+		}
+		r, _, err := w.restoreIn(ctx, s, "rewind", id)
+		return r, err
 	}
 	where, err := transcript.FromEnv()
 	if err != nil {

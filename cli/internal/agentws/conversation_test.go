@@ -59,7 +59,7 @@ func TestRewindConversation(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, c := range l.Calls {
-		if want := map[bool]string{true: "release it", false: ""}[c.Session == session]; c.Prompt != want {
+		if want := map[bool]string{true: "prompt:1 release it", false: ""}[c.Session == session]; c.Prompt != want {
 			t.Errorf("list: call %s of session %s has prompt %q, want %q", c.ID, c.Session, c.Prompt, want)
 		}
 	}
@@ -83,5 +83,13 @@ func TestRewindConversation(t *testing.T) {
 	}
 	if now, _ := os.ReadFile(orig); string(now) != string(b) {
 		t.Errorf("the original transcript changed")
+	}
+
+	// Files alone, by prompt: the state before the prompt's first call.
+	if _, err := w.Rewind(t.Context(), mcpserver.RewindRequest{ID: "prompt:1"}); err != nil || read(t, root, "app.txt") != "v1" {
+		t.Errorf("rewind prompt:1: %v, app.txt %q; want v1", err, read(t, root, "app.txt"))
+	}
+	if _, err := w.Rewind(t.Context(), mcpserver.RewindRequest{ID: "prompt:2"}); err == nil || !strings.Contains(err.Error(), "no prompt 2") {
+		t.Errorf("rewind prompt:2: %v", err)
 	}
 }

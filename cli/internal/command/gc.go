@@ -4,11 +4,13 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/agent-rewind/rewind/cli/internal/hook"
+	"github.com/agent-rewind/rewind/cli/internal/prompts"
 	"github.com/agent-rewind/rewind/snapshot"
 )
 
@@ -55,6 +57,9 @@ func (a *ageFlag) UnmarshalText(b []byte) error {
 type GCOutput struct {
 	*snapshot.GCResult
 	ProtectedReasons []ProtectedReason `json:"protectedReasons"`
+	// PromptsRemoved counts the prompts dropped from the prompt log, their automatic
+	// checkpoints all gone (cli/internal/prompts.Prune); in a dry run, those it would drop.
+	PromptsRemoved int `json:"promptsRemoved"`
 }
 
 // ProtectedReason says why gc kept a checkpoint whatever the retention flags said.
@@ -91,11 +96,18 @@ func (c *GCCmd) Run(env *Env) error {
 	}
 	res, err := s.store.GC(context.Background(), snapshot.GCOptions{KeepLast: c.KeepLast, KeepWithin: time.Duration(c.KeepWithin),
 		AutoKeepLast: c.AutoKeepLast, AutoKeepWithin: time.Duration(c.AutoKeepWithin), DryRun: c.DryRun})
+	var promptsRemoved int
+	switch {
+	case err == nil && c.DryRun:
+		promptsRemoved, err = prompts.WouldPrune(s.ws.Path(prompts.File), withoutCheckpoints(before.Sessions, res.Removed), time.Duration(c.AutoKeepWithin), time.Now())
+	case err == nil:
+		promptsRemoved, err = prompts.PruneStore(s.ws.Path(prompts.File), s.store, time.Duration(c.AutoKeepWithin))
+	}
 	s.done()
 	if err != nil {
 		return err
 	}
-	out := &GCOutput{GCResult: res, ProtectedReasons: []ProtectedReason{}}
+	out := &GCOutput{GCResult: res, ProtectedReasons: []ProtectedReason{}, PromptsRemoved: promptsRemoved}
 	for _, id := range res.Protected {
 		var why []string
 		if id == before.Current {
@@ -135,6 +147,13 @@ func (c *GCCmd) Run(env *Env) error {
 		}
 		fmt.Fprintf(w, "%s %s (%s) and %s no kept checkpoint needs\n", freed,
 			plural(res.ObjectsRemoved, "stored content", "stored contents"), byteSize(res.BytesFreed), plural(res.ManifestsRemoved, "manifest", "manifests"))
+		if out.PromptsRemoved > 0 {
+			verb := "dropped"
+			if res.DryRun {
+				verb = "would drop"
+			}
+			fmt.Fprintf(w, "%s %s whose automatic checkpoints are all gone from the prompt log\n", verb, plural(out.PromptsRemoved, "prompt", "prompts"))
+		}
 		auto := c.AutoKeepLast > 0 || c.AutoKeepWithin > 0
 		if auto {
 			fmt.Fprintf(w, "automatic checkpoints: kept the newest %d of each agent session and those younger than %s (--auto-keep-last, --auto-keep-within)\n", c.AutoKeepLast, time.Duration(c.AutoKeepWithin))
@@ -148,6 +167,23 @@ func (c *GCCmd) Run(env *Env) error {
 		}
 		return nil
 	})
+}
+
+// withoutCheckpoints is sessions less the calls whose checkpoint is one of removed (what gc
+// would leave).
+func withoutCheckpoints(sessions []snapshot.Session, removed []string) []snapshot.Session {
+	gone := map[string]bool{}
+	for _, id := range removed {
+		gone[id] = true
+	}
+	var out []snapshot.Session
+	for _, s := range sessions {
+		s.Calls = slices.DeleteFunc(slices.Clone(s.Calls), func(c snapshot.CallRecord) bool { return gone[c.Checkpoint] })
+		if len(s.Calls) > 0 {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // maintain runs the automatic maintenance (gc --auto) and prints what it did: its --json shape
@@ -175,6 +211,9 @@ func (c *GCCmd) maintain(env *Env) error {
 	}
 	defer s.close()
 	res, err := s.store.Maintain(context.Background(), snapshot.MaintainOptions{Retention: retention})
+	if err == nil && res.Retention != nil {
+		_, err = prompts.PruneStore(s.ws.Path(prompts.File), s.store, time.Duration(c.AutoKeepWithin))
+	}
 	s.done()
 	if err != nil {
 		return err

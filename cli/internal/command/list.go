@@ -62,6 +62,7 @@ func (c *ListCmd) Run(env *Env) error {
 	return env.Emit(page, func(w io.Writer) error {
 		if len(tl.Checkpoints) == 0 {
 			_, err := fmt.Fprintln(w, `no checkpoints yet: make one with "agent-rewind checkpoint [label]"`)
+			writeSessions(w, tl.Sessions, page.Prompts) // prompts logged before any checkpoint
 			return err
 		}
 		if c.Graph || isTerminal(env.Stdout) {
@@ -134,18 +135,27 @@ const shownCalls = 20
 
 // writeSessions prints the tool calls that had automatic checkpoints, by agent session, oldest
 // first, with the checkpoint that holds the state before each; under the prompt that led to
-// them where the session's prompts were logged (groups).
+// them where the session's prompts were logged (groups), which also name the sessions whose
+// prompts were logged but no calls (Gemini CLI's).
 func writeSessions(w io.Writer, sessions []snapshot.Session, groups []prompts.SessionGroups) {
-	if len(sessions) == 0 {
-		return
-	}
-	fmt.Fprintln(w, "tool calls by agent session (agent-rewind rewind <tool call id> restores the state before the call):")
 	byPrompt := map[string][]prompts.Group{}
+	known := map[string]bool{}
+	for _, s := range sessions {
+		known[s.ID] = true
+	}
 	for _, g := range groups {
 		if len(g.Groups) > 1 || len(g.Groups) == 1 && g.Groups[0].N > 0 {
 			byPrompt[g.Session] = g.Groups
 		}
+		if !known[g.Session] {
+			known[g.Session] = true
+			sessions = append(slices.Clip(sessions), snapshot.Session{ID: g.Session, Agent: g.Agent})
+		}
 	}
+	if len(sessions) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "tool calls by agent session (agent-rewind rewind <tool call id> restores the state before the call):")
 	for _, s := range sessions {
 		name := s.ID
 		if name == "" {

@@ -46,6 +46,11 @@ func Plan(store *snapshot.Store, promptLog string, w transcript.Where, ref strin
 	if err != nil {
 		return nil, err
 	}
+	ps, err := prompts.Read(promptLog)
+	if err != nil {
+		return nil, err
+	}
+	w.Reported = prompts.Transcripts(ps) // exact where the prompt hook said; else found by id
 	fork, err := transcript.Plan(w, call.Agent, call.Session, transcript.Cut{Call: call.ID, BeforePrompt: beforePrompt})
 	if err != nil {
 		return nil, err

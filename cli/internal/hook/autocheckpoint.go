@@ -45,16 +45,24 @@ const autoLockWait = 2 * time.Second
 
 // autoCall returns the tool call an automatic checkpoint is taken before; ok is false when the
 // input is not one: not a client's "before a tool call" event, no tool call id to name it by
-// (the clients whose facts name no CallID: Gemini CLI, Windsurf, Copilot, Cline's extension;
-// Cursor's beforeShellExecution sends none either), a tool that cannot change files (Read,
-// Grep, ...: barrier.Input.ChangesFiles), or one of agent-rewind's own MCP tools, which
-// checkpoint by themselves.
+// (the clients whose facts name no CallID and that agent-rewind cannot name either: Windsurf,
+// Copilot, Cline's extension; Cursor's beforeShellExecution sends none either), a tool that
+// cannot change files (Read, Grep, ...: barrier.Input.ChangesFiles), or one of agent-rewind's
+// own MCP tools, which checkpoint by themselves. Gemini CLI's calls are named by agent-rewind
+// (barrier.Client.NamesCalls).
 func autoCall(in barrier.Input) (call snapshot.ToolCall, ok bool) {
 	c := in.Client()
 	switch {
-	case c == nil || c.CallID == "" || in.ToolUseID == "" || in.ToolName == "":
+	case c == nil || !c.Checkpoints() || in.ToolName == "":
 		return call, false
 	case !in.Deciding() || !in.ChangesFiles() || ownTool(in):
+		return call, false
+	}
+	id := in.ToolUseID
+	if c.CallID == "" {
+		id = c.NameCall()
+	}
+	if id == "" {
 		return call, false
 	}
 	summary := ""
@@ -67,7 +75,7 @@ func autoCall(in barrier.Input) (call snapshot.ToolCall, ok bool) {
 	default:
 		summary = toolPath(in.ToolInput)
 	}
-	return snapshot.ToolCall{ID: in.ToolUseID, Tool: in.ToolName, Summary: summary, Session: in.SessionID, Agent: string(in.Agent)}, true
+	return snapshot.ToolCall{ID: id, Tool: in.ToolName, Summary: summary, Session: in.SessionID, Agent: string(in.Agent)}, true
 }
 
 // ownTool reports whether the call is one of agent-rewind's MCP tools: a tool the MCP server

@@ -1,6 +1,7 @@
 package hook
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/agent-rewind/rewind/barrier"
@@ -34,19 +35,37 @@ func TestAutoCall(t *testing.T) {
 		{`{"hookName":"tool_call","taskId":"t","tool_call":{"id":"call_4","name":"apply_patch","input":{"input":"*** Begin Patch\n*** Update File: b.go\n"}}}`, true, "apply_patch", "b.go"},
 		{`{"hookName":"tool_call","taskId":"t","tool_call":{"id":"call_5","name":"run_commands","input":{"commands":["npm install","make"]}}}`, true, "run_commands", "npm install\nmake"},
 		{`{"hookName":"tool_call","taskId":"t","tool_call":{"id":"call_6","name":"read_files","input":{"files":[{"path":"/p/a.go"}]}}}`, false, "", ""},
-		// Clients that name no call: no automatic checkpoint.
+		// Clients that name no call: no automatic checkpoint (Copilot), or one named by
+		// agent-rewind (Gemini CLI, one BeforeTool per call).
 		{`{"hook_event_name":"PreToolUse","timestamp":"2026-12-02T00:00:00Z","cwd":"/p","tool_name":"Write","tool_input":{"path":"/p/a"}}`, false, "", ""},
-		{`{"hook_event_name":"BeforeTool","cwd":"/p","tool_name":"write_file","tool_input":{"file_path":"/p/a"}}`, false, "", ""},
+		{`{"hook_event_name":"BeforeTool","cwd":"/p","tool_name":"write_file","tool_input":{"file_path":"/p/a"}}`, true, "write_file", "/p/a"},
+		{`{"hook_event_name":"BeforeTool","cwd":"/p","tool_name":"run_shell_command","tool_input":{"command":"make"}}`, true, "run_shell_command", "make"},
+		{`{"hook_event_name":"BeforeTool","cwd":"/p","tool_name":"read_file","tool_input":{"file_path":"/p/a"}}`, false, "", ""},
+		{`{"hook_event_name":"AfterTool","cwd":"/p","tool_name":"write_file","tool_input":{"file_path":"/p/a"}}`, false, "", ""},
 	} {
 		in, err := barrier.ParseHookInput([]byte(c.in))
 		if err != nil {
 			t.Fatalf("%s: %v", c.in, err)
 		}
 		call, ok := autoCall(in)
-		if ok != c.ok || ok && (call.Tool != c.tool || call.Summary != c.summary || call.ID != in.ToolUseID) {
+		if ok != c.ok || ok && (call.Tool != c.tool || call.Summary != c.summary || !namedBy(in, call.ID)) {
 			t.Errorf("%s: %+v %v, want %v %s %q", c.in, call, ok, c.ok, c.tool, c.summary)
 		}
+		if again, _ := autoCall(in); ok && in.Client().NamesCalls && again.ID == call.ID {
+			t.Errorf("%s: two calls named %s alike", c.in, call.ID)
+		}
 	}
+}
+
+// namedBy reports whether id names in's call: the client's id, or for a client whose calls
+// agent-rewind names, "<agent>_" and 16 hex digits.
+func namedBy(in barrier.Input, id string) bool {
+	c := in.Client()
+	if c.CallID != "" {
+		return id != "" && id == in.ToolUseID
+	}
+	hex, ok := strings.CutPrefix(id, string(in.Agent)+"_")
+	return c.NamesCalls && ok && len(hex) == 16 && strings.Trim(hex, "0123456789abcdef") == ""
 }
 
 func TestParseSize(t *testing.T) {
@@ -76,7 +95,7 @@ func FuzzParseSize(f *testing.F) {
 }
 
 // FuzzAutoCall: any hook input the guard parses yields either no call or one with the
-// client's id and a tool.
+// client's id (or agent-rewind's, for a client that names none) and a tool.
 func FuzzAutoCall(f *testing.F) {
 	f.Add(`{"hook_event_name":"PreToolUse","tool_name":"Write","tool_input":{"file_path":"a"},"tool_use_id":"t"}`)
 	f.Add(`{"hook_event_name":"PreToolUse","tool_name":"apply_patch","tool_input":{"command":"*** Update File: "},"tool_use_id":"t"}`)
@@ -89,7 +108,7 @@ func FuzzAutoCall(f *testing.F) {
 			return
 		}
 		call, ok := autoCall(in)
-		if ok && (call.ID == "" || call.ID != in.ToolUseID || call.Tool == "" || ownTool(in) || in.Client().CallID == "") {
+		if ok && (!namedBy(in, call.ID) || call.Tool == "" || ownTool(in)) {
 			t.Fatalf("%s: %+v", s, call)
 		}
 	})

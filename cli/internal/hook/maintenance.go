@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/agent-rewind/rewind/cli/internal/prompts"
 	"github.com/agent-rewind/rewind/cli/internal/workspace"
 	"github.com/agent-rewind/rewind/snapshot"
 )
@@ -74,5 +75,9 @@ func Maintain(ctx context.Context, root string) (*snapshot.MaintainResult, error
 	if err != nil {
 		return nil, err
 	}
-	return s.Maintain(ctx, snapshot.MaintainOptions{Retention: retention})
+	res, err := s.Maintain(ctx, snapshot.MaintainOptions{Retention: retention})
+	if err == nil && res.Retention != nil {
+		_, err = prompts.PruneStore(ws.Path(prompts.File), s, retention.AutoKeepWithin)
+	}
+	return res, err
 }

@@ -10,7 +10,8 @@ import (
 	"github.com/agent-rewind/rewind/cli/internal/prompts"
 )
 
-// The prompt hooks (Claude Code's and Codex CLI's UserPromptSubmit: barrier.RolePrompt)
+// The prompt hooks (Claude Code's and Codex CLI's UserPromptSubmit, Gemini CLI's BeforeAgent:
+// barrier.RolePrompt)
 // run the guard like the tool hooks, so they reach the same workspace by the same rule; the
 // guard logs the prompt (cli/internal/prompts) and never blocks it: whatever goes wrong, it
 // exits 0 with nothing on stdout (which these clients would add to the model's context), and
@@ -25,9 +26,10 @@ func promptOf(in barrier.Input, raw []byte) (prompts.Prompt, bool) {
 		Session string `json:"session_id"`
 		Turn    string `json:"turn_id"`
 		Prompt  string `json:"prompt"`
+		Path    string `json:"transcript_path"`
 	}
 	json.Unmarshal(raw, &p) // what does not parse is logged empty: the prompt still goes on
-	return prompts.Prompt{Session: p.Session, Agent: string(in.Agent), Turn: p.Turn, Text: p.Prompt, Time: time.Now().UTC()}, true
+	return prompts.Prompt{Session: p.Session, Agent: string(in.Agent), Turn: p.Turn, Text: p.Prompt, Time: time.Now().UTC(), Transcript: p.Path}, true
 }
 
 // logPrompt appends p to the workspace's prompt log, making the store on a session's first

@@ -2,6 +2,7 @@ package prompts
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -25,15 +26,27 @@ type SessionGroups struct {
 // GroupCalls groups each session's calls under the latest prompt of the same session logged
 // before the call; calls before any (a session started before the prompt hook was set up)
 // are a group of their own, N 0. Prompts without calls are groups too: they show that a
-// prompt changed nothing.
+// prompt changed nothing; a session with prompts and no calls (a client whose hooks name no
+// tool call, such as Gemini CLI, takes no automatic checkpoints) comes after the others.
 func GroupCalls(ps []Prompt, sessions []snapshot.Session) []SessionGroups {
+	number(ps) // a no-op on Read's
 	var out []SessionGroups
+	seen := map[string]bool{}
+	for _, s := range sessions {
+		seen[s.ID] = true
+	}
+	for _, p := range ps {
+		if !seen[p.Session] {
+			seen[p.Session] = true
+			sessions = append(slices.Clip(sessions), snapshot.Session{ID: p.Session, Agent: p.Agent})
+		}
+	}
 	for _, s := range sessions {
 		sg := SessionGroups{Session: s.ID, Agent: s.Agent}
 		var at []int // indexes into sg.Groups of this session's prompts, in order
 		for i := range ps {
 			if ps[i].Session == s.ID {
-				sg.Groups = append(sg.Groups, Group{N: i + 1, Prompt: &ps[i]})
+				sg.Groups = append(sg.Groups, Group{N: ps[i].N, Prompt: &ps[i]})
 				at = append(at, len(sg.Groups)-1)
 			}
 		}
@@ -83,8 +96,14 @@ func ParseRef(ref string) (int, bool, error) {
 // FirstCall returns the first tool call made for prompt n (numbered as in GroupCalls), that
 // is the state just before the prompt's work; an error names why there is none.
 func FirstCall(ps []Prompt, sessions []snapshot.Session, n int) (*Prompt, snapshot.CallRecord, error) {
-	if n < 1 || n > len(ps) {
-		return nil, snapshot.CallRecord{}, fmt.Errorf("no prompt %d: the prompt log holds %d (see agent-rewind list)", n, len(ps))
+	number(ps)
+	i := slices.IndexFunc(ps, func(p Prompt) bool { return p.N == n })
+	if i < 0 {
+		held := "none"
+		if len(ps) > 0 {
+			held = fmt.Sprintf("%d to %d", ps[0].N, ps[len(ps)-1].N)
+		}
+		return nil, snapshot.CallRecord{}, fmt.Errorf("no prompt %d: the prompt log holds prompts %s (see agent-rewind list; gc removes the prompts whose checkpoints are gone)", n, held)
 	}
 	for _, sg := range GroupCalls(ps, sessions) {
 		for _, g := range sg.Groups {
@@ -97,6 +116,6 @@ func FirstCall(ps []Prompt, sessions []snapshot.Session, n int) (*Prompt, snapsh
 			return g.Prompt, g.Calls[0], nil
 		}
 	}
-	p := &ps[n-1]
+	p := &ps[i]
 	return p, snapshot.CallRecord{}, fmt.Errorf("prompt %d (%q) led to no tool call with an automatic checkpoint (or gc removed them)", n, p.Text)
 }

@@ -50,6 +50,9 @@ func ClaudeTranscript(w Where, session string) (string, error) {
 	if dir == "" {
 		dir = filepath.Join(w.Home, ".claude")
 	}
+	if p := w.reported(session, func(name string) bool { return name == session+".jsonl" }); p != "" {
+		return p, nil
+	}
 	// The folder's name encodes the project's path, in a way that changed between versions:
 	// the session id is unique, so it is looked for in every project's folder.
 	return findOne(filepath.Join(dir, "projects", "*", session+".jsonl"), "Claude Code transcript of session "+session)

@@ -38,6 +38,11 @@ type codexLine struct {
 
 // CodexTranscript is where Codex keeps session's rollout file.
 func CodexTranscript(w Where, session string) (string, error) {
+	if p := w.reported(session, func(name string) bool {
+		return strings.HasPrefix(name, "rollout-") && strings.HasSuffix(name, "-"+session+".jsonl")
+	}); p != "" {
+		return p, nil
+	}
 	return findOne(filepath.Join(codexHome(w), "sessions", "*", "*", "*", "rollout-*-"+session+".jsonl"), "Codex rollout file of session "+session)
 }
 
@@ -58,7 +63,13 @@ func planCodex(w Where, session string, cut Cut) (*Fork, error) {
 	if err != nil {
 		return nil, err
 	}
-	f.Path = filepath.Join(codexHome(w), "sessions", now.Format("2006"), now.Format("01"), now.Format("02"),
+	home := codexHome(w)
+	// A rollout reported under another CODEX_HOME (<home>/sessions/YYYY/MM/DD/): the fork goes
+	// beside it, where that Codex looks.
+	if sessions := filepath.Dir(filepath.Dir(filepath.Dir(filepath.Dir(path)))); filepath.Base(sessions) == "sessions" {
+		home = filepath.Dir(sessions)
+	}
+	f.Path = filepath.Join(home, "sessions", now.Format("2006"), now.Format("01"), now.Format("02"),
 		"rollout-"+now.Format("2006-01-02T15-04-05")+"-"+f.ForkSession+".jsonl")
 	return f, nil
 }

@@ -245,3 +245,40 @@ func TestCodexPrompt(t *testing.T) {
 		}
 	}
 }
+
+// TestReportedTranscript: a transcript the hooks reported is used as it is, even outside the
+// config folder the search covers (a session started with another CLAUDE_CONFIG_DIR or
+// CODEX_HOME), and a Codex fork goes under the reported rollout's home; a reported path that
+// is not the client's file for that session, or is gone, falls back to the search.
+func TestReportedTranscript(t *testing.T) {
+	home, other := t.TempDir(), t.TempDir()
+	claude := filepath.Join(other, "claude", "projects", "-p", claudeSession+".jsonl")
+	codex := filepath.Join(other, "codex", "sessions", "2026", "12", "02", "rollout-2026-12-02T00-22-27-"+codexSession+".jsonl")
+	for path, from := range map[string]string{claude: claudeFixture, codex: codexFixture} {
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, readFixture(t, from), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w := Where{Home: home, Reported: map[string]string{claudeSession: claude, codexSession: codex}}
+	if p, err := ClaudeTranscript(w, claudeSession); err != nil || p != claude {
+		t.Errorf("Claude Code, reported: %q, %v; want %s", p, err, claude)
+	}
+	f, err := Plan(w, Codex, codexSession, Cut{Call: "call_mock_03_3"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Original != codex || !strings.HasPrefix(f.Path, filepath.Join(other, "codex", "sessions")+string(filepath.Separator)) {
+		t.Errorf("Codex, reported: read %s, fork at %s; want the reported rollout and a fork under its home", f.Original, f.Path)
+	}
+	// Not the session's file (another session's name, a relative path), or gone: the search,
+	// which finds nothing in the empty home.
+	for _, bad := range []string{filepath.Join(filepath.Dir(claude), "other.jsonl"), "-p/" + claudeSession + ".jsonl", filepath.Join(home, claudeSession+".jsonl")} {
+		w.Reported[claudeSession] = bad
+		if p, err := ClaudeTranscript(w, claudeSession); !errors.Is(err, ErrNotFound) {
+			t.Errorf("reported %q: %q, %v; want the search's ErrNotFound", bad, p, err)
+		}
+	}
+}

@@ -42,6 +42,23 @@ type Where struct {
 	Home            string
 	ClaudeConfigDir string // $CLAUDE_CONFIG_DIR; "" means <home>/.claude
 	CodexHome       string // $CODEX_HOME; "" means <home>/.codex
+	// Reported maps a session id to the transcript path its client's hooks reported
+	// (transcript_path, kept in the prompt log): tried first, so a session started with
+	// another config folder is found too; the search by session id is the fallback.
+	Reported map[string]string
+}
+
+// reported returns the transcript path reported for session when it is an absolute path to
+// a regular file whose name is the client's for that session (ok says so), else "".
+func (w Where) reported(session string, ok func(name string) bool) string {
+	p := w.Reported[session]
+	if p == "" || !filepath.IsAbs(p) || !ok(filepath.Base(p)) {
+		return ""
+	}
+	if info, err := os.Lstat(p); err != nil || !info.Mode().IsRegular() {
+		return ""
+	}
+	return p
 }
 
 // FromEnv is Where as this process's environment says.

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"slices"
 	"time"
 
 	"github.com/agent-rewind/rewind/cli/internal/prompts"
@@ -29,7 +28,8 @@ type Step struct {
 	Session string          `json:"session,omitempty"`
 	Tool    string          `json:"tool,omitempty"`
 	// Prompt is the person's prompt that led to the call an automatic checkpoint was taken
-	// before, and its number (rewind prompt:N), where the client's prompt hook logged it.
+	// before, and its number (rewind prompt:N), where the client's prompt hook logged it: the
+	// page folds a session's steps by it (Group.Prompts).
 	Prompt  string `json:"prompt,omitempty"`
 	PromptN int    `json:"promptN,omitempty"`
 }
@@ -43,11 +43,21 @@ type Change struct {
 }
 
 // Group is a run of consecutive automatic checkpoints of one agent session: the timeline folds
-// it under one row.
+// it under one row, and within it each prompt's steps under a row of their own.
 type Group struct {
-	Session string   `json:"session"`
-	Steps   []string `json:"steps"` // ids, oldest first
-	Tools   []string `json:"tools"` // tool calls, in order
+	Session string       `json:"session"`
+	Steps   []string     `json:"steps"` // ids, oldest first
+	Tools   []string     `json:"tools"` // tool calls, in order
+	Prompts []PromptFold `json:"prompts"`
+}
+
+// PromptFold is a run of a Group's steps taken for one prompt ("Add a login page" → 7 tool
+// calls); steps of no logged prompt are in none.
+type PromptFold struct {
+	N     int      `json:"n"` // rewind prompt:N
+	Text  string   `json:"text"`
+	Steps []string `json:"steps"` // ids, oldest first
+	Tools []string `json:"tools"`
 }
 
 // Timeline is the page's view of the store.
@@ -89,15 +99,14 @@ func (s *Server) timeline(w http.ResponseWriter, r *http.Request) {
 		fail(w, err)
 		return
 	}
-	// Each prompt heads its calls: the page lists the newest first, so it is shown on the
-	// checkpoint of its newest call.
+	// The prompt of each checkpoint taken before a call (a call noted against an existing
+	// checkpoint took none of its own).
 	promptOf := map[string]prompts.Group{}
 	for _, sg := range prompts.GroupCalls(ps, tl.Sessions) {
 		for _, g := range sg.Groups {
-			for _, call := range slices.Backward(g.Calls) {
+			for _, call := range g.Calls {
 				if g.Prompt != nil && !call.Reused {
 					promptOf[call.Checkpoint] = g
-					break
 				}
 			}
 		}
@@ -186,6 +195,25 @@ func groupSteps(steps []Step) []Group {
 		}
 		gs = append(gs, Group{Session: st.Session, Steps: []string{st.ID}, Tools: []string{st.Tool}})
 	}
+	byID := map[string]*Step{}
+	for i := range steps {
+		byID[steps[i].ID] = &steps[i]
+	}
+	for i := range gs {
+		g := &gs[i]
+		g.Prompts = []PromptFold{}
+		for j, id := range g.Steps {
+			st := byID[id]
+			switch n := len(g.Prompts); {
+			case st.PromptN == 0:
+			case n > 0 && g.Prompts[n-1].N == st.PromptN && j > 0 && byID[g.Steps[j-1]].PromptN == st.PromptN:
+				g.Prompts[n-1].Steps = append(g.Prompts[n-1].Steps, id)
+				g.Prompts[n-1].Tools = append(g.Prompts[n-1].Tools, st.Tool)
+			default:
+				g.Prompts = append(g.Prompts, PromptFold{N: st.PromptN, Text: st.Prompt, Steps: []string{id}, Tools: []string{st.Tool}})
+			}
+		}
+	}
 	return gs
 }
 
@@ -194,7 +222,7 @@ func groupSteps(steps []Step) []Group {
 // reloads its data when it changes, so it follows an agent's work without a reload.
 func (s *Server) version(w http.ResponseWriter, r *http.Request) {
 	h := sha256.New()
-	for _, p := range []string{"checkpoints", "position", workspace.ChainFile, workspace.EffectsDir, gateway.SavingsFileName} {
+	for _, p := range []string{"checkpoints", "position", workspace.ChainFile, workspace.EffectsDir, gateway.SavingsFileName, prompts.File} {
 		if fi, err := os.Stat(s.ws.Path(p)); err == nil {
 			fmt.Fprintf(h, "%s %d %d\n", p, fi.Size(), fi.ModTime().UnixNano())
 		}

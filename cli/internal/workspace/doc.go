@@ -28,6 +28,7 @@
 //	              "recorded_late": {"time": when it committed, "reason": …}
 //	memory.jsonl  failure memory written by backtrack_commit (cli/internal/agentws/doc.go)
 //	prompts.jsonl the prompt log, written by the prompt hooks (cli/internal/prompts/doc.go)
+//	prompts.lock  its lock
 //	savings.json  the gateway's replay-savings receipt (gateway/doc.go)
 //	storage/      the gateway's encrypted tape databases, one folder per tenant (tape/doc.go)
 //

@@ -78,9 +78,13 @@ function drawTimeline() {
   const tl = state.timeline;
   const box = document.getElementById("timeline");
   const steps = [...tl.steps].reverse(); // newest on top
-  const groupOf = new Map();
-  for (const g of tl.groups) for (const id of g.steps) groupOf.set(id, g);
-  // Rows: the live workspace first, then the checkpoints, a group header before a group's newest step.
+  const groupOf = new Map(), foldOf = new Map();
+  for (const g of tl.groups) {
+    for (const id of g.steps) groupOf.set(id, g);
+    for (const p of g.prompts || []) for (const id of p.steps) foldOf.set(id, p);
+  }
+  // Rows: the live workspace first, then the checkpoints, a group header before a group's
+  // newest step, and inside it a prompt's header before that prompt's newest step.
   const rows = [{ live: true }];
   const shown = new Set();
   for (const s of steps) {
@@ -90,7 +94,13 @@ function drawTimeline() {
       rows.push({ group: g });
     }
     if (g && state.collapsed.has(g.steps[0])) continue;
-    rows.push({ step: s });
+    const p = foldOf.get(s.id);
+    if (p && !shown.has(p)) {
+      shown.add(p);
+      rows.push({ prompt: p });
+    }
+    if (p && state.collapsed.has(foldKey(p))) continue;
+    rows.push({ step: s, inPrompt: !!p });
   }
   const width = PAD * 2 + Math.max(1, tl.lanes) * LANE;
   const y = new Map();
@@ -117,6 +127,7 @@ function drawTimeline() {
       h("title", {}, `${s.kind} checkpoint ${s.id}`)));
   }
   const list = h("div", { class: "rows" });
+  const promptIDs = new Set(); // a prompt split in two folds (a rewind between its calls) has one id
   list.style.setProperty("--graph-w", width + "px");
   for (const r of rows) {
     if (r.live) {
@@ -127,27 +138,40 @@ function drawTimeline() {
     }
     if (r.group) {
       const g = r.group, open = !state.collapsed.has(g.steps[0]);
-      list.append(h("div", { class: "row group-row", onclick: () => { open ? state.collapsed.add(g.steps[0]) : state.collapsed.delete(g.steps[0]); drawTimeline(); } },
+      list.append(h("div", { class: `row group-row${open ? "" : " folded"}`, onclick: () => { open ? state.collapsed.add(g.steps[0]) : state.collapsed.delete(g.steps[0]); drawTimeline(); } },
         h("span", { class: "twisty" }, open ? "▾" : "▸"), h("span", { class: "label", title: `agent session ${g.session}` }, `agent session ${shortSession(g.session)}`),
         h("span", { class: "muted group-tools", title: toolSummary(g.tools) }, ` · ${g.steps.length} tool call${g.steps.length === 1 ? "" : "s"}: ${toolSummary(g.tools)}`)));
       continue;
     }
+    if (r.prompt) {
+      const p = r.prompt, key = foldKey(p), open = !state.collapsed.has(key), n = p.steps.length;
+      list.append(h("div", { class: `row group-row prompt-row${open ? "" : " folded"}`, id: promptIDs.has(p.n) ? null : "prompt-" + p.n, "data-prompt": p.n,
+        title: `agent-rewind rewind prompt:${p.n} goes back to before it`,
+        onclick: () => { open ? state.collapsed.add(key) : state.collapsed.delete(key); drawTimeline(); } },
+        h("span", { class: "twisty" }, open ? "▾" : "▸"), h("span", { class: "label" }, `prompt ${p.n} “${p.text}”`),
+        h("span", { class: "muted group-tools", title: toolSummary(p.tools) }, ` → ${n} tool call${n === 1 ? "" : "s"}: ${toolSummary(p.tools)}`)));
+      promptIDs.add(p.n);
+      continue;
+    }
     const s = r.step, cur = s.id === tl.current;
-    list.append(h("div", { class: `row${cur ? " current-row" : ""}${s.session ? " in-group" : ""}`, id: "row-" + s.id, "data-id": s.id },
+    list.append(h("div", { class: `row${cur ? " current-row" : ""}${s.session ? " in-group" : ""}${r.inPrompt ? " in-prompt" : ""}`, id: "row-" + s.id, "data-id": s.id },
       h("div", { class: "what" },
         h("div", { class: "line1" },
           h("span", { class: "label" }, s.label || (s.tool ? s.tool : "(no label)")),
           h("span", { class: "kind kind-" + s.kind }, s.kind),
           cur ? h("span", { class: "here" }, "you are here") : null),
-        h("div", { class: "line2" }, h("code", { title: s.id }, short(s.id)), " · ", when(s.time), " · ", changeText(s.change),
-          // On the newest call of a prompt (the list is newest first): the prompt its calls below served.
-          s.promptN ? h("span", { class: "prompt", id: "prompt-" + s.promptN, title: `agent-rewind rewind prompt:${s.promptN} goes back to before it` }, ` · prompt ${s.promptN} “${s.prompt}”`) : null)),
+        h("div", { class: "line2" }, h("code", { title: s.id }, short(s.id)), " · ", when(s.time), " · ", changeText(s.change))),
       pickButtons(s.id),
       h("button", { class: "small ghost rewind-btn", title: "Make the whole workspace equal to this checkpoint (dry run first)", onclick: () => confirmRewind(s) }, "Rewind…")));
   }
   const wrap = h("div", { class: "timeline-body" }, svg, list);
   if (!tl.steps.length) wrap.append(h("p", { class: "muted empty" }, "No checkpoints yet: run agent-rewind checkpoint, or let an agent work."));
   put(box, wrap);
+}
+
+// foldKey names a prompt's fold in state.collapsed (a session's is its oldest step's id).
+function foldKey(p) {
+  return "prompt " + p.steps[0];
 }
 
 // shortSession shortens a session id such as a UUID to its first 8 characters on the row; the
