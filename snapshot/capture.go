@@ -65,6 +65,22 @@ func (s *Store) captureLive(ctx context.Context, store bool) (*capture, error) {
 // captureLiveRules is captureLive with the exclusion rules given, and a watcher's hint, if any,
 // of what may have changed (changed.go).
 func (s *Store) captureLiveRules(ctx context.Context, store bool, ign walk.Matcher, hint *Changed) (*capture, error) {
+	c, err := s.scanLive(ctx, ign, hint)
+	if err != nil {
+		return nil, err
+	}
+	if testHookAfterScan != nil {
+		testHookAfterScan()
+	}
+	if err := s.hashUnvouched(ctx, c, store); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// scanLive finds the workspace's paths, by the hint's paths when it can be trusted, else by a
+// walk, and loads the stat cache meanwhile: the capture, its files not hashed yet.
+func (s *Store) scanLive(ctx context.Context, ign walk.Matcher, hint *Changed) (*capture, error) {
 	// The stat cache is read while the walk runs (a full walk does not need it until the end):
 	// reading and decoding it is a few ms for 20,000 files, and the walk leaves a core idle at times.
 	type loaded struct {
@@ -121,9 +137,6 @@ func (s *Store) captureLiveRules(ctx context.Context, store bool, ign walk.Match
 	if err := waitIndex(); err != nil {
 		return nil, err
 	}
-	if testHookAfterScan != nil {
-		testHookAfterScan()
-	}
 	c := &capture{scan: sc, walk: how}
 	c.index = idx
 	if warn != "" {
@@ -134,6 +147,14 @@ func (s *Store) captureLiveRules(ctx context.Context, store bool, ign walk.Match
 		// A hint's scan has no folder stats: its trees are neither reused nor recorded.
 		c.rootSt = rootSt
 	}
+	return c, nil
+}
+
+// hashUnvouched gives each file of the capture its hash: the stat cache's where it vouches for
+// the file (a sample of those read again), read otherwise (and, with store, staged for the
+// object store); it notes the folders whose cached tree may be reused.
+func (s *Store) hashUnvouched(ctx context.Context, c *capture, store bool) error {
+	idx := c.index
 	ic := idx.Cursor()
 	if c.rulesOK && idx.Rules == c.rules && c.rootSt.Mode != 0 {
 		c.dirTrees = map[string]Hash{}
@@ -143,8 +164,9 @@ func (s *Store) captureLiveRules(ctx context.Context, store bool, ign walk.Match
 	}
 	todo, vouched, files, dirs := c.pairWithCache(idx, ic)
 	if len(vouched) > 0 {
+		var err error
 		if todo, err = s.checkSample(ctx, c, store, vouched, todo); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	if c.rootSt.Mode != 0 {
@@ -159,12 +181,9 @@ func (s *Store) captureLiveRules(ctx context.Context, store bool, ign walk.Match
 	}
 	c.hashed = len(todo)
 	if len(todo) == 0 {
-		return c, nil
+		return nil
 	}
-	if err := s.hashFiles(ctx, c, todo); err != nil {
-		return nil, err
-	}
-	return c, nil
+	return s.hashFiles(ctx, c, todo)
 }
 
 // pairWithCache pairs each file and directory of the capture's scan with its stat cache entry

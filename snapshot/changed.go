@@ -57,6 +57,32 @@ func (s *Store) scanChanged(ctx context.Context, ign walk.Matcher, h *Changed, i
 	if len(h.Paths) > maxChanged {
 		return nil, fmt.Sprintf("%d changed paths, more than %d", len(h.Paths), maxChanged), nil
 	}
+	base, why, err := s.hintBase(h)
+	if base == nil {
+		return nil, why, err
+	}
+	top, why := outermost(h)
+	if why != "" {
+		return nil, why, nil
+	}
+	out, dirs := keptEntries(base, top)
+	w := walk.NewWalker(ctx, s.root, s.stateRel, ign, seen)
+	out, err = s.readChanged(w, ign, top, dirs, out)
+	if err != nil {
+		return nil, "", err
+	}
+	slices.SortFunc(out, func(a, b walk.LiveEntry) int { return strings.Compare(a.Path, b.Path) })
+	if why, err := s.statsFromCache(out, idx); why != "" || err != nil {
+		return nil, why, err
+	}
+	seen.Store(int64(len(out)))
+	slices.Sort(w.Excluded)
+	return &walk.Scan{Entries: out, Excluded: w.Excluded, ExcludedCount: w.NExcl}, "", nil
+}
+
+// hintBase returns the manifest of the checkpoint h is relative to, or nil and why when that is
+// not the current position.
+func (s *Store) hintBase(h *Changed) (base []Entry, why string, err error) {
 	pos, err := s.readPosition()
 	if err != nil {
 		return nil, "", err
@@ -68,17 +94,18 @@ func (s *Store) scanChanged(ctx context.Context, ign walk.Matcher, h *Changed, i
 	if err != nil {
 		return nil, "", err
 	}
-	base, err := s.readManifest(cp.Manifest)
+	base, err = s.readManifest(cp.Manifest)
 	if err != nil {
 		return nil, "", err
 	}
-	top, why := outermost(h)
-	if why != "" {
-		return nil, why, nil
-	}
+	return base, "", nil
+}
+
+// keptEntries returns base's entries that are neither a changed path (top, sorted) nor under
+// one, and the directories among them.
+func keptEntries(base []Entry, top []string) ([]walk.LiveEntry, map[string]bool) {
 	under := func(p string) bool { // p is a changed path or lies under one
-		i, _ := slices.BinarySearch(top, p)
-		if i < len(top) && top[i] == p {
+		if _, ok := slices.BinarySearch(top, p); ok {
 			return true
 		}
 		for a := path.Dir(p); a != "."; a = path.Dir(a) {
@@ -99,7 +126,12 @@ func (s *Store) scanChanged(ctx context.Context, ign walk.Matcher, h *Changed, i
 			dirs[base[i].Path] = true
 		}
 	}
-	w := walk.NewWalker(ctx, s.root, s.stateRel, ign, seen)
+	return out, dirs
+}
+
+// readChanged appends to out what each changed path holds now (nothing for one gone, excluded,
+// or whose directory is not among dirs), a directory's whole subtree read again by w.
+func (s *Store) readChanged(w *walk.Walker, ign walk.Matcher, top []string, dirs map[string]bool, out []walk.LiveEntry) ([]walk.LiveEntry, error) {
 	var walked []string
 	for _, p := range top {
 		if slices.Contains(s.stateRel, p) || excludedAncestor(ign, p) {
@@ -110,7 +142,7 @@ func (s *Store) scanChanged(ctx context.Context, ign walk.Matcher, h *Changed, i
 		}
 		e, ok, err := s.entryAt(p)
 		if err != nil {
-			return nil, "", err
+			return nil, err
 		}
 		if !ok {
 			continue
@@ -125,14 +157,18 @@ func (s *Store) scanChanged(ctx context.Context, ign walk.Matcher, h *Changed, i
 		}
 	}
 	if err := w.Run(walked, s.opts.Parallelism); err != nil {
-		return nil, "", err
+		return nil, err
 	}
 	for _, p := range walked {
 		out = w.Emit(p, out)
 	}
-	slices.SortFunc(out, func(a, b walk.LiveEntry) int { return strings.Compare(a.Path, b.Path) })
-	// The unchanged files take their stat from the cache; one the cache does not vouch for
-	// with the manifest's content is looked at again.
+	return out, nil
+}
+
+// statsFromCache gives the unchanged files of out (sorted) their stat from the stat cache; one
+// the cache does not vouch for with the manifest's content is looked at again, and why names
+// one that changed without the watcher seeing it (the hint is then not trusted).
+func (s *Store) statsFromCache(out []walk.LiveEntry, idx *statcache.Index) (why string, err error) {
 	j := 0
 	for i := range out {
 		e := &out[i]
@@ -148,16 +184,14 @@ func (s *Store) scanChanged(ctx context.Context, ign walk.Matcher, h *Changed, i
 		}
 		now, ok, err := s.entryAt(e.Path)
 		if err != nil {
-			return nil, "", err
+			return "", err
 		}
 		if !ok || now.Type != TypeFile {
-			return nil, fmt.Sprintf("%s changed without the watcher seeing it", e.Path), nil
+			return fmt.Sprintf("%s changed without the watcher seeing it", e.Path), nil
 		}
 		*e = now
 	}
-	seen.Store(int64(len(out)))
-	slices.Sort(w.Excluded)
-	return &walk.Scan{Entries: out, Excluded: w.Excluded, ExcludedCount: w.NExcl}, "", nil
+	return "", nil
 }
 
 // outermost returns the hint's paths, sorted, without those under another (a changed directory
