@@ -142,8 +142,23 @@ func checkEntries(entries []Entry) error {
 // parseEntryOf decodes one entry from the front of b, returning it and its length. The strings
 // of the entry are substrings of b. In a tree (inTree) a directory's blob is its tree's hash.
 func parseEntryOf(b string, inTree bool) (Entry, int, error) {
-	var e Entry
-	// type, mode, size and blob are in the first 4 space-separated fields.
+	e, pos, err := parseHead(b, inTree)
+	if err != nil {
+		return e, 0, err
+	}
+	var extra string
+	if e.Path, extra, pos, err = parseNames(b, pos); err != nil {
+		return e, 0, err
+	}
+	if err := e.setExtra(extra); err != nil {
+		return e, 0, err
+	}
+	return e, pos, nil
+}
+
+// parseHead reads an entry's type, mode, size and blob (its first 4 space-separated fields),
+// and returns where its path starts.
+func parseHead(b string, inTree bool) (e Entry, pos int, err error) {
 	if len(b) < 2 || b[1] != ' ' {
 		return e, 0, fmt.Errorf("truncated or malformed entry")
 	}
@@ -153,7 +168,7 @@ func parseEntryOf(b string, inTree bool) (Entry, int, error) {
 	default:
 		return e, 0, fmt.Errorf("unknown type %q (want f, d, l or x)", b[0])
 	}
-	pos := 2
+	pos = 2
 	field := func() (string, bool) {
 		j := strings.IndexByte(b[pos:], ' ')
 		if j < 0 || j > 80 {
@@ -188,44 +203,54 @@ func parseEntryOf(b string, inTree bool) (Entry, int, error) {
 	} else if blobS != "-" {
 		return e, 0, fmt.Errorf("a %s has no blob, found %q", e.Type, blobS)
 	}
+	return e, pos, nil
+}
+
+// parseNames reads the NUL-terminated path and link target (or skip reason) at pos, and
+// returns where the entry ends.
+func parseNames(b string, pos int) (p, extra string, end int, err error) {
 	z := strings.IndexByte(b[pos:], 0)
 	if z < 0 {
-		return e, 0, fmt.Errorf("path is not NUL-terminated")
+		return "", "", 0, fmt.Errorf("path is not NUL-terminated")
 	}
-	e.Path = b[pos : pos+z]
+	p = b[pos : pos+z]
 	pos += z + 1
 	z = strings.IndexByte(b[pos:], 0)
 	if z < 0 {
-		return e, 0, fmt.Errorf("link target or reason is not NUL-terminated")
+		return p, "", 0, fmt.Errorf("link target or reason is not NUL-terminated")
 	}
-	extra := b[pos : pos+z]
-	pos += z + 1
+	return p, b[pos : pos+z], pos + z + 1, nil
+}
+
+// setExtra checks the entry's link target or skip reason, extra, against its type and size,
+// and keeps it.
+func (e *Entry) setExtra(extra string) error {
 	switch e.Type {
 	case TypeFile, TypeDir:
 		if extra != "" {
-			return e, 0, fmt.Errorf("a %s has no link target, found %q", e.Type, extra)
+			return fmt.Errorf("a %s has no link target, found %q", e.Type, extra)
 		}
 		if e.Type == TypeDir && e.Size != 0 {
-			return e, 0, fmt.Errorf("a dir has size 0, found %d", e.Size)
+			return fmt.Errorf("a dir has size 0, found %d", e.Size)
 		}
 	case TypeSymlink:
 		if extra == "" || len(extra) > MaxPathLen {
-			return e, 0, fmt.Errorf("symlink target must be 1 to %d bytes", MaxPathLen)
+			return fmt.Errorf("symlink target must be 1 to %d bytes", MaxPathLen)
 		}
 		if e.Size != int64(len(extra)) {
-			return e, 0, fmt.Errorf("symlink size %d is not its target's length %d", e.Size, len(extra))
+			return fmt.Errorf("symlink size %d is not its target's length %d", e.Size, len(extra))
 		}
 		e.Target = extra
 	case TypeSkipped:
 		if e.Mode != 0 || e.Size != 0 {
-			return e, 0, fmt.Errorf("a skipped entry has mode 0000 and size 0")
+			return fmt.Errorf("a skipped entry has mode 0000 and size 0")
 		}
 		if len(extra) > 200 {
-			return e, 0, fmt.Errorf("skip reason longer than 200 bytes")
+			return fmt.Errorf("skip reason longer than 200 bytes")
 		}
 		e.Reason = extra
 	}
-	return e, pos, nil
+	return nil
 }
 
 // CheckPath enforces the path rules: relative, slash-separated, no empty, "." or ".." segment,
