@@ -91,16 +91,9 @@ func (s *Store) tryEdit(ctx context.Context, ign walk.Matcher, hint *Changed) (*
 // to) by the hint's paths. It returns nil and why when the edit is not for this hint: the
 // caller then captures as usual.
 func (s *Store) editTrees(ctx context.Context, ign walk.Matcher, hint *Changed, cur *Checkpoint, top []string) (*editedCheckpoint, string, error) {
-	b, err := s.readManifestRoot(cur.Manifest)
-	if err != nil {
-		return nil, "", err
-	}
-	if !strings.HasPrefix(string(b), manifest.TreeMagic) {
-		return nil, "a manifest written before trees", nil
-	}
-	rootEntries, err := manifest.ParseTree(b)
-	if err != nil {
-		return nil, "", err
+	rootEntries, why, err := s.rootTree(cur)
+	if rootEntries == nil {
+		return nil, why, err
 	}
 	name := filepath.Join(s.state, "index")
 	cache, why := openCache(name)
@@ -108,52 +101,9 @@ func (s *Store) editTrees(ctx context.Context, ign walk.Matcher, hint *Changed, 
 		return nil, why, nil
 	}
 	t := &treeEdit{s: s, root: &editNode{entries: rootEntries}, written: map[Hash][]byte{}}
-	var seen atomic.Int64
-	w := walk.NewWalker(ctx, s.root, s.stateRel, ign, &seen)
-	var walked []string
-	for _, p := range top {
-		parent, err := t.dir(path.Dir(p))
-		if err != nil {
-			return nil, "", err
-		}
-		if parent == nil {
-			continue // its directory is gone, excluded, or not a directory: the path is not there
-		}
-		if why, err := t.take(parent, p); why != "" || err != nil {
-			return nil, why, err
-		}
-		if slices.Contains(s.stateRel, p) || excludedAncestor(ign, p) {
-			continue
-		}
-		e, ok, err := s.entryAt(p)
-		if err != nil || !ok {
-			if err != nil {
-				return nil, "", err
-			}
-			continue
-		}
-		if ign.Match(p, e.Type == TypeDir) {
-			t.excluded = append(t.excluded, p)
-			t.nExcl++
-			continue
-		}
-		t.looked = append(t.looked, e)
-		if e.Type == TypeDir {
-			walked = append(walked, p)
-		}
+	if why, err := t.lookAt(ctx, ign, top); why != "" || err != nil {
+		return nil, why, err
 	}
-	if err := w.Run(walked, 1); err != nil {
-		return nil, "", err
-	}
-	for _, p := range walked {
-		t.looked = w.Emit(p, t.looked)
-		if len(t.looked) > maxEditEntries {
-			return nil, fmt.Sprintf("the changed paths hold more than %d entries", maxEditEntries), nil
-		}
-	}
-	t.excluded = append(t.excluded, w.Excluded...)
-	t.nExcl += w.NExcl
-	slices.SortFunc(t.looked, func(a, b walk.LiveEntry) int { return strings.Compare(a.Path, b.Path) })
 	stg := objects.NewStager(s.objects)
 	for i := range t.looked {
 		if e := &t.looked[i]; e.Type == TypeFile {
@@ -171,12 +121,6 @@ func (s *Store) editTrees(ctx context.Context, ign walk.Matcher, hint *Changed, 
 	}
 	tr := &manifest.Trees{Root: t.encode(t.root), Nodes: t.written}
 	tr.Hash = Hash(sha256.Sum256(tr.Root))
-	counts := cur.Counts
-	counts.Files += t.in.Files - t.out.Files
-	counts.Dirs += t.in.Dirs - t.out.Dirs
-	counts.Symlinks += t.in.Symlinks - t.out.Symlinks
-	counts.Skipped += t.in.Skipped - t.out.Skipped
-	counts.Bytes += t.in.Bytes - t.out.Bytes
 	slices.Sort(t.excluded)
 	if len(t.excluded) > walk.MaxReported {
 		t.excluded = t.excluded[:walk.MaxReported]
@@ -186,7 +130,88 @@ func (s *Store) editTrees(ctx context.Context, ign walk.Matcher, hint *Changed, 
 		hashed: len(t.hashed), stager: stg,
 		walk: hint.walk(),
 	}
-	return &editedCheckpoint{trees: tr, counts: counts, c: c, cache: func() error { return t.saveCache(name, cache) }}, "", nil
+	return &editedCheckpoint{trees: tr, counts: t.counts(cur.Counts), c: c, cache: func() error { return t.saveCache(name, cache) }}, "", nil
+}
+
+// rootTree returns the entries of the root tree of cur's manifest, or nil and why when the
+// manifest has no trees to edit.
+func (s *Store) rootTree(cur *Checkpoint) ([]Entry, string, error) {
+	b, err := s.readManifestRoot(cur.Manifest)
+	if err != nil {
+		return nil, "", err
+	}
+	if !strings.HasPrefix(string(b), manifest.TreeMagic) {
+		return nil, "a manifest written before trees", nil
+	}
+	rootEntries, err := manifest.ParseTree(b)
+	if err != nil {
+		return nil, "", err
+	}
+	return rootEntries, "", nil
+}
+
+// lookAt takes each changed path (top) out of its folder's tree and looks at what it holds now
+// (t.looked, sorted; a folder's whole subtree), or says why the edit is not for these paths.
+func (t *treeEdit) lookAt(ctx context.Context, ign walk.Matcher, top []string) (why string, err error) {
+	s := t.s
+	var seen atomic.Int64
+	w := walk.NewWalker(ctx, s.root, s.stateRel, ign, &seen)
+	var walked []string
+	for _, p := range top {
+		parent, err := t.dir(path.Dir(p))
+		if err != nil {
+			return "", err
+		}
+		if parent == nil {
+			continue // its directory is gone, excluded, or not a directory: the path is not there
+		}
+		if why, err := t.take(parent, p); why != "" || err != nil {
+			return why, err
+		}
+		if slices.Contains(s.stateRel, p) || excludedAncestor(ign, p) {
+			continue
+		}
+		e, ok, err := s.entryAt(p)
+		if err != nil {
+			return "", err
+		}
+		if !ok {
+			continue
+		}
+		if ign.Match(p, e.Type == TypeDir) {
+			t.excluded = append(t.excluded, p)
+			t.nExcl++
+			continue
+		}
+		t.looked = append(t.looked, e)
+		if e.Type == TypeDir {
+			walked = append(walked, p)
+		}
+	}
+	if err := w.Run(walked, 1); err != nil {
+		return "", err
+	}
+	for _, p := range walked {
+		t.looked = w.Emit(p, t.looked)
+		if len(t.looked) > maxEditEntries {
+			return fmt.Sprintf("the changed paths hold more than %d entries", maxEditEntries), nil
+		}
+	}
+	t.excluded = append(t.excluded, w.Excluded...)
+	t.nExcl += w.NExcl
+	slices.SortFunc(t.looked, func(a, b walk.LiveEntry) int { return strings.Compare(a.Path, b.Path) })
+	return "", nil
+}
+
+// counts returns base, the edited checkpoint's counts, less what the edit took out and plus
+// what it put in.
+func (t *treeEdit) counts(base Counts) Counts {
+	base.Files += t.in.Files - t.out.Files
+	base.Dirs += t.in.Dirs - t.out.Dirs
+	base.Symlinks += t.in.Symlinks - t.out.Symlinks
+	base.Skipped += t.in.Skipped - t.out.Skipped
+	base.Bytes += t.in.Bytes - t.out.Bytes
+	return base
 }
 
 // dir returns the tree of directory d ("." is the root), reading the trees on its way; nil when
