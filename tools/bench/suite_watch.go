@@ -50,17 +50,20 @@ func runWatch(ctx context.Context, b *Bench) error {
 	defer measure.Run(agent.Command(context.Background(), ws, "watch", "stop"))
 	var hinted, total int64
 	var reasons []string
+	last := "" // the newest checkpoint's id
 	checkpoint := func(ctx context.Context) (measure.Sample, error) {
 		r, err := measure.Run(agent.Command(ctx, ws, "--json", "checkpoint"))
 		if err != nil {
 			return r.Sample, err
 		}
 		var out struct {
+			ID   string
 			Walk struct{ Mode, Reason string }
 		}
 		if err := json.Unmarshal(r.Stdout, &out); err != nil {
 			return r.Sample, fmt.Errorf("checkpoint --json: %v: %.200q", err, r.Stdout)
 		}
+		last = out.ID
 		total++
 		if out.Walk.Mode == "changed" {
 			hinted++
@@ -127,6 +130,28 @@ func runWatch(ctx context.Context, b *Bench) error {
 	}
 	b.Ratio("auto_checkpoint_10_changes_watcher", change10[0], change10[2], AtMost(0.15), "the hook before a tool call")
 	b.Ratio("checkpoint_10_changes_watcher", change10[1], change10[2], NoGoal, "the checkpoint command")
+	// A rewind knows what it wrote: the checkpoint after one costs what any other watcher-assisted
+	// checkpoint does (the rewind leaves the watcher vouching for the checkpoint it restored).
+	rewound := func(ctx context.Context) error {
+		before := last
+		if err := changes(ctx); err != nil {
+			return err
+		}
+		if _, err := measure.Run(agent.Command(ctx, ws, "checkpoint")); err != nil { // set-up: not counted
+			return err
+		}
+		_, err := measure.Run(agent.Command(ctx, ws, "rewind", before))
+		last = before
+		return err
+	}
+	b.Logf("checkpoint after a rewind of 10 changed files vs after 10 changed files, watcher running, %d each", reps)
+	afterRewind, err := measure.Alternate(ctx, reps,
+		measure.Arm{Name: "agent-rewind checkpoint after a rewind of 10 changed files (watcher running)", Setup: rewound, Run: checkpoint},
+		measure.Arm{Name: "agent-rewind checkpoint (10 changed files, watcher running)", Setup: changes, Run: checkpoint})
+	if err != nil {
+		return err
+	}
+	b.Ratio("checkpoint_after_rewind_vs_watcher", afterRewind[0], afterRewind[1], AtMost(1.5), "the checkpoint command after 10 changed files, watcher running")
 	b.Count("watcher_used", hinted, total, "checkpoints", "checkpoints measured above", Exactly(float64(total)),
 		"checkpoints that looked only at what the watcher reported; the others walked: "+strings.Join(reasons, "; "))
 

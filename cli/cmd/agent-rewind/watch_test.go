@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -335,4 +336,43 @@ func TestWatcherKilledWhileAsked(t *testing.T) {
 		t.Fatalf("after the watcher was killed while asked: status %+v, want a new watcher", st2)
 	}
 	t.Logf("walk: %+v", out.Walk)
+}
+
+// TestRewindVouchedByTheWatcher: a rewind with the watcher running leaves the watcher vouching
+// for the checkpoint it restored (its token read before the rewind began), so the checkpoint
+// after it looks only at what the rewind wrote, and records what a full walk records; without a
+// watcher the next checkpoint walks, as before.
+func TestRewindVouchedByTheWatcher(t *testing.T) {
+	needWatcher(t)
+	t.Setenv("REWIND_WATCH", "on")
+	ws := t.TempDir()
+	for _, d := range []string{"d0", "d1", "d2"} {
+		mkdirs(t, filepath.Join(ws, d))
+	}
+	for i := range 30 {
+		write(t, filepath.Join(ws, fmt.Sprintf("d%d/f%d.txt", i%3, i)), fmt.Sprintf("file %d\n", i), 0o644)
+	}
+	t.Cleanup(func() { run(t, ws, "", "watch", "stop") })
+	first := checkpointJSON(t, ws)
+	for i := range 5 {
+		write(t, filepath.Join(ws, fmt.Sprintf("d%d/f%d.txt", i%3, i)), "changed\n", 0o644)
+	}
+	write(t, filepath.Join(ws, "d1/new.txt"), "new\n", 0o644)
+	if changed := checkpointJSON(t, ws); changed.Walk.Mode != "changed" {
+		t.Fatalf("the checkpoint after the edits: walk %+v, want the watcher's", changed.Walk)
+	}
+	if r := run(t, ws, "", "rewind", first.ID); r.code != 0 {
+		t.Fatalf("rewind: %+v", r)
+	}
+	after := checkpointJSON(t, ws)
+	if after.Walk.Mode != "changed" || after.Walk.Paths == 0 || after.Walk.Paths >= 30 {
+		t.Errorf("the checkpoint after the rewind: walk %+v, want the watcher's, the paths the rewind wrote (not the 30 files)", after.Walk)
+	}
+	if after.Manifest != first.Manifest {
+		t.Errorf("the checkpoint after the rewind records manifest %s, want the restored %s", after.Manifest, first.Manifest)
+	}
+	t.Setenv("REWIND_WATCH", "off")
+	if walked := checkpointJSON(t, ws); walked.Walk.Mode != "full" || walked.Manifest != first.Manifest {
+		t.Errorf("a full walk: %+v, manifest %s, want %s", walked.Walk, walked.Manifest, first.Manifest)
+	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/agent-rewind/rewind/cli/internal/conversation"
 	"github.com/agent-rewind/rewind/cli/internal/prompts"
 	"github.com/agent-rewind/rewind/cli/internal/transcript"
+	"github.com/agent-rewind/rewind/cli/internal/watch"
 	"github.com/agent-rewind/rewind/snapshot"
 )
 
@@ -51,7 +52,9 @@ func rewindConversation(env *Env, ref string, dryRun bool) error {
 		return s.resolveError(err)
 	}
 	call, fork := plan.Call, plan.Fork
-	res, err := s.store.Rewind(context.Background(), call.Checkpoint, snapshot.RestoreOptions{DryRun: dryRun})
+	res, err := watch.Restored(s.store, func() (*snapshot.RestoreResult, error) {
+		return s.store.Rewind(context.Background(), call.Checkpoint, snapshot.RestoreOptions{DryRun: dryRun})
+	})
 	s.done()
 	if res == nil {
 		return s.resolveError(err)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/agent-rewind/rewind/cli/internal/conversation"
 	"github.com/agent-rewind/rewind/cli/internal/prompts"
+	"github.com/agent-rewind/rewind/cli/internal/watch"
 	"github.com/agent-rewind/rewind/snapshot"
 )
 
@@ -69,7 +70,9 @@ func restore(env *Env, op, ref string, dryRun bool) error {
 		}
 		ref = call.Checkpoint
 	}
-	res, err := move(context.Background(), ref, snapshot.RestoreOptions{DryRun: dryRun})
+	res, err := watch.Restored(s.store, func() (*snapshot.RestoreResult, error) {
+		return move(context.Background(), ref, snapshot.RestoreOptions{DryRun: dryRun})
+	})
 	s.done()
 	if res == nil {
 		return s.resolveError(err)

@@ -7,6 +7,7 @@ import (
 	"github.com/agent-rewind/rewind/cli/internal/conversation"
 	"github.com/agent-rewind/rewind/cli/internal/prompts"
 	"github.com/agent-rewind/rewind/cli/internal/transcript"
+	"github.com/agent-rewind/rewind/cli/internal/watch"
 	"github.com/agent-rewind/rewind/snapshot"
 )
 
@@ -67,7 +68,9 @@ func (s *Server) rewind(w http.ResponseWriter, r *http.Request) {
 		s.rewindConversation(w, r, req)
 		return
 	}
-	res, err := s.store.Rewind(r.Context(), req.Checkpoint, snapshot.RestoreOptions{DryRun: req.DryRun})
+	res, err := watch.Restored(s.store, func() (*snapshot.RestoreResult, error) {
+		return s.store.Rewind(r.Context(), req.Checkpoint, snapshot.RestoreOptions{DryRun: req.DryRun})
+	})
 	if res == nil {
 		fail(w, err)
 		return
@@ -88,7 +91,9 @@ func (s *Server) rewindConversation(w http.ResponseWriter, r *http.Request, req 
 		fail(w, fmt.Errorf("%w; nothing was rewound, neither files nor conversation", err))
 		return
 	}
-	res, err := s.store.Rewind(r.Context(), plan.Call.Checkpoint, snapshot.RestoreOptions{DryRun: req.DryRun})
+	res, err := watch.Restored(s.store, func() (*snapshot.RestoreResult, error) {
+		return s.store.Rewind(r.Context(), plan.Call.Checkpoint, snapshot.RestoreOptions{DryRun: req.DryRun})
+	})
 	if res == nil {
 		fail(w, err)
 		return

@@ -125,3 +125,23 @@ func Adopt(ctx context.Context, s *snapshot.Store, root, store, cur string) erro
 	}
 	return WritePosition(store, cur, token)
 }
+
+// Restored runs move, a rewind or replay of store s's workspace, and has the running watcher vouch for the position it leaves: the watcher's token, read
+// before move begins, is recorded against the checkpoint moved to, so the next checkpoint looks
+// only at what the watcher saw change since (what the move wrote, and whatever else changed
+// meanwhile) instead of walking the tree. Everything the move left as it was equalled that
+// checkpoint when the move looked, which was after the token. No watcher running: the next
+// checkpoint walks, as before.
+func Restored(s *snapshot.Store, move func() (*snapshot.RestoreResult, error)) (*snapshot.RestoreResult, error) {
+	store, root, token := s.StateDir(), s.Root(), ""
+	if Supported && os.Getenv(EnvVar) != "off" {
+		if r, err := Ask(store, Request{Op: "since"}, askTimeout); err == nil && r.Root == root && r.MountNS == ownMountNS() {
+			token = r.Token
+		}
+	}
+	res, err := move()
+	if err == nil && res != nil && !res.DryRun && res.To != "" && token != "" {
+		WritePosition(store, res.To, token) // not written: the next checkpoint walks
+	}
+	return res, err
+}
