@@ -254,7 +254,7 @@ func (c *checker) packs(rebuilt []Problem) map[Hash]objects.PackLoc {
 				Fix: "restore packs/" + id + ".pack and .idx from a backup of the state directory; the contents it held are reported missing below"})
 			continue
 		}
-		pack := filepath.Join(c.s.objects.PackDir, id+".pack")
+		pack := c.s.objects.PackPath(id)
 		for _, e := range entries {
 			if _, dup := out[e.Hash]; !dup {
 				out[e.Hash] = objects.PackLoc{Pack: pack, PackEntry: e}
@@ -517,28 +517,11 @@ func (c *checker) leftovers() error {
 			}
 		}
 	}
-	names, err := platform.ReadDirNames(c.s.objects.TmpDir())
+	objLeft, err := c.s.objects.Leftovers()
 	if err != nil {
 		return err
 	}
-	for _, n := range names {
-		found = append(found, filepath.Join("objects", "tmp", n))
-	}
-	names, err = platform.ReadDirNames(c.s.objects.PackDir)
-	if err != nil {
-		return err
-	}
-	for _, n := range names {
-		if strings.HasPrefix(n, ".tmp-") {
-			found = append(found, filepath.Join("packs", n))
-		}
-	}
-	_, indexless := objects.SplitPacks(names)
-	for _, id := range indexless {
-		if c.s.objects.Orphan(id).Kind == objects.PackInterrupted {
-			found = append(found, filepath.Join("packs", id+".pack"))
-		}
-	}
+	found = append(found, objLeft...)
 	for _, n := range stateNames {
 		if lockedTemp(n) {
 			found = append(found, n)
@@ -666,5 +649,5 @@ func (c *checker) storeFrom(h Hash, full string) (bool, error) {
 			return false, err
 		}
 	}
-	return true, objects.FsyncAll([]string{filepath.Dir(name), c.s.objects.Dir}, func(n string) (*os.File, error) { return os.Open(n) })
+	return true, objects.FsyncAll([]string{filepath.Dir(name), filepath.Dir(filepath.Dir(name))}, func(n string) (*os.File, error) { return os.Open(n) })
 }

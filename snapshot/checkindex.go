@@ -23,7 +23,7 @@ func (c *checker) indexless(sec *CheckSection, packed map[Hash]objects.PackLoc) 
 		switch op := c.s.objects.Orphan(id); op.Kind {
 		case objects.PackTrailed:
 			sec.Checked++
-			pack := filepath.Join(c.s.objects.PackDir, id+".pack")
+			pack := c.s.objects.PackPath(id)
 			for _, e := range op.Entries {
 				if _, dup := packed[e.Hash]; !dup {
 					packed[e.Hash] = objects.PackLoc{Pack: pack, PackEntry: e}
@@ -74,7 +74,7 @@ func (c *checker) rebuildPacks(cps []*Checkpoint) ([]Problem, error) {
 	// The trees first: a manifest whose trees were in these packs then reads, and names the
 	// contents the second pass looks for.
 	for _, id := range legacy {
-		sv, err := salvagePack(filepath.Join(c.s.objects.PackDir, id+".pack"), nil, true)
+		sv, err := salvagePack(c.s.objects.PackPath(id), nil, true)
 		if err != nil {
 			return nil, err
 		}
@@ -88,7 +88,7 @@ func (c *checker) rebuildPacks(cps []*Checkpoint) ([]Problem, error) {
 	want := c.s.wantedContents(cps)
 	for _, id := range legacy {
 		rel := "packs/" + id + ".pack"
-		sv, err := salvagePack(filepath.Join(c.s.objects.PackDir, id+".pack"), want, false)
+		sv, err := salvagePack(c.s.objects.PackPath(id), want, false)
 		if err != nil {
 			return nil, err
 		}

@@ -232,7 +232,7 @@ var farFuture = time.Date(2100, 1, 1, 0, 0, 0, 0, time.UTC)
 // damage a stored content (remove, truncate, flip a byte) do it to its file.
 func loosen(t testing.TB, s *Store) {
 	t.Helper()
-	names, err := platform.ReadDirNames(s.objects.PackDir)
+	names, err := platform.ReadDirNames(packDir(s))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -245,7 +245,7 @@ func loosen(t testing.TB, s *Store) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		pack, err := os.ReadFile(filepath.Join(s.objects.PackDir, id+".pack"))
+		pack, err := os.ReadFile(filepath.Join(packDir(s), id+".pack"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -256,8 +256,8 @@ func loosen(t testing.TB, s *Store) {
 				t.Fatal(err)
 			}
 		}
-		os.Remove(filepath.Join(s.objects.PackDir, n))
-		os.Remove(filepath.Join(s.objects.PackDir, id+".pack"))
+		os.Remove(filepath.Join(packDir(s), n))
+		os.Remove(filepath.Join(packDir(s), id+".pack"))
 	}
 	s.objects.Forget()
 }
@@ -272,3 +272,6 @@ func randomBytes(n int, seed uint64) []byte {
 	}
 	return b[:n]
 }
+
+// packDir is the store's packs folder.
+func packDir(s *Store) string { return filepath.Join(s.state, "packs") }

@@ -37,7 +37,7 @@ func toLegacy(t *testing.T, s *Store, id string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	name := filepath.Join(s.objects.PackDir, id+".pack")
+	name := filepath.Join(packDir(s), id+".pack")
 	b, err := os.ReadFile(name)
 	if err != nil {
 		t.Fatal(err)
@@ -52,13 +52,13 @@ func toLegacy(t *testing.T, s *Store, id string) {
 	if err := os.WriteFile(name, b[len(objects.PackMagic):end], 0o600); err != nil {
 		t.Fatal(err)
 	}
-	os.Remove(filepath.Join(s.objects.PackDir, id+".idx"))
+	os.Remove(filepath.Join(packDir(s), id+".idx"))
 }
 
 // packIDsOf lists the store's packs, by their .pack files.
 func packIDsOf(t *testing.T, s *Store) []string {
 	t.Helper()
-	names, _ := platform.ReadDirNames(s.objects.PackDir)
+	names, _ := platform.ReadDirNames(packDir(s))
 	var ids []string
 	for _, n := range names {
 		if id, ok := strings.CutSuffix(n, ".pack"); ok {
@@ -99,7 +99,7 @@ func TestCheckRebuildsLegacyPackIndex(t *testing.T) {
 		second = ids[1]
 	}
 	toLegacy(t, s, first[0])
-	os.Remove(filepath.Join(s.objects.PackDir, second+".idx"))
+	os.Remove(filepath.Join(packDir(s), second+".idx"))
 
 	found, _ := checkKinds(t, s, CheckOptions{})
 	if n := count(found, "pack-index-missing"); n != 2 || !slices.Contains(found, "manifest-corrupt") && !slices.Contains(found, "manifest-missing") {
@@ -111,10 +111,10 @@ func TestCheckRebuildsLegacyPackIndex(t *testing.T) {
 	if _, err := s.Checkpoint(ctx, "c"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(filepath.Join(s.objects.PackDir, second+".idx")); err != nil {
+	if _, err := os.Stat(filepath.Join(packDir(s), second+".idx")); err != nil {
 		t.Fatalf("the newer pack's index was not rebuilt by the next checkpoint: %v", err)
 	}
-	if _, err := os.Stat(filepath.Join(s.objects.PackDir, first[0]+".pack")); err != nil {
+	if _, err := os.Stat(filepath.Join(packDir(s), first[0]+".pack")); err != nil {
 		t.Fatalf("a checkpoint removed the older pack: %v", err)
 	}
 	found, repaired := checkKinds(t, s, CheckOptions{Repair: true, ReadData: true})
@@ -147,7 +147,7 @@ func TestSalvageSkipsWhatNothingNames(t *testing.T) {
 	}
 	id := packIDsOf(t, s)[0]
 	toLegacy(t, s, id)
-	name := filepath.Join(s.objects.PackDir, id+".pack")
+	name := filepath.Join(packDir(s), id+".pack")
 	full, err := salvagePack(name, s.wantedContents(nil), false)
 	if err != nil {
 		t.Fatal(err)

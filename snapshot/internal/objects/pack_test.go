@@ -17,7 +17,7 @@ func TestPackIndexSearchedInPlace(t *testing.T) {
 	}
 	slices.SortFunc(entries, func(a, b PackEntry) int { return bytes.Compare(a.Hash[:], b.Hash[:]) })
 	b := EncodePackIdx(entries)
-	p := PackIndex{raw: b[len(PackIdxMagic)+4 : len(b)-32], size: 3000}
+	p := packIndex{raw: b[len(PackIdxMagic)+4 : len(b)-32], size: 3000}
 	for _, e := range entries {
 		if got, ok := p.find(e.Hash); !ok || got != e {
 			t.Fatalf("find(%s) = %+v, %v; want %+v", e.Hash, got, ok, e)

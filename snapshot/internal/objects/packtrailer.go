@@ -50,7 +50,7 @@ type OrphanPack struct {
 
 // Orphan reads the header and trailer of pack id, which has no index file.
 func (o *Store) Orphan(id string) OrphanPack {
-	name := filepath.Join(o.PackDir, id+".pack")
+	name := o.PackPath(id)
 	f, err := regular.Open(name)
 	if err != nil {
 		return OrphanPack{Kind: PackUnreadable, Why: err.Error()}
@@ -113,5 +113,5 @@ func ReadPackTrailer(f io.ReaderAt, size int64) ([]byte, []PackEntry, string) {
 
 // WriteIdxBytes writes the index file of pack id, durably.
 func (o *Store) WriteIdxBytes(id string, idx []byte) error {
-	return durable.WriteFile(filepath.Join(o.PackDir, id+".idx"), idx, 0o600)
+	return durable.WriteFile(filepath.Join(o.packDir, id+".idx"), idx, 0o600)
 }
