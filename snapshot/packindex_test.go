@@ -137,65 +137,6 @@ func TestCheckRebuildsLegacyPackIndex(t *testing.T) {
 	}
 }
 
-// TestSalvageSkipsWhatNothingNames: an object no checkpoint names any more (its checkpoint's
-// metadata gone) sits between named ones: the scan goes on from the next tree, every object
-// found is indexed right, and what lies between is reported, not guessed.
-func TestSalvageSkipsWhatNothingNames(t *testing.T) {
-	_, s := nestedWorkspace(t, 40)
-	if _, err := s.Checkpoint(ctx, "a"); err != nil {
-		t.Fatal(err)
-	}
-	id := packIDsOf(t, s)[0]
-	toLegacy(t, s, id)
-	name := filepath.Join(packDir(s), id+".pack")
-	full, err := salvagePack(name, s.wantedContents(nil), false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if full.trees == 0 {
-		t.Fatal("no tree found")
-	}
-	// What the manifest names, once its trees are readable.
-	if err := s.objects.WritePackIdx(id, full.entries); err != nil {
-		t.Fatal(err)
-	}
-	s.objects.Forget()
-	cps, _ := s.listCheckpoints()
-	want := s.wantedContents(cps)
-	all, err := salvagePack(name, want, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if all.placed != all.size {
-		t.Fatalf("placed %d of %d bytes", all.placed, all.size)
-	}
-	// Forget one content: it is not found, nor is anything up to the next tree; the rest is.
-	var drop Hash
-	for h, n := range want {
-		if n > 0 {
-			drop = h
-			break
-		}
-	}
-	delete(want, drop)
-	some, err := salvagePack(name, want, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if some.placed >= all.placed || len(some.entries) >= len(all.entries) || some.trees != all.trees {
-		t.Fatalf("without one content: placed %d of %d bytes, %d of %d objects", some.placed, all.placed, len(some.entries), len(all.entries))
-	}
-	data, _ := os.ReadFile(name)
-	for _, e := range some.entries {
-		if objects.Sum(data[e.Off:e.Off+e.Size]) != e.Hash {
-			t.Fatalf("entry %s at %d does not hold its object", e.Hash, e.Off)
-		}
-		if e.Hash == drop {
-			t.Fatal("found a content nothing named")
-		}
-	}
-}
-
 func count(ss []string, s string) int {
 	n := 0
 	for _, x := range ss {

@@ -335,7 +335,7 @@ func (p *PackWriter) Abort() {
 // pack whose index is missing its index back from the copy at its end (packtrailer.go): a crash
 // between the pack's flush and the index's rename, or an index lost, loses no object. A pack
 // without an index that was written before packs had that copy is left for check --repair,
-// which rebuilds its index from the manifests (the snapshot package's packsalvage.go): it may hold what a checkpoint
+// which rebuilds its index from the manifests (internal/check's salvage.go): it may hold what a checkpoint
 // needs, so no writer removes it. Call it under the lock.
 func (o *Store) CleanPacks() error {
 	names, err := platform.ReadDirNames(o.packDir)
