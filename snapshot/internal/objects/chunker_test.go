@@ -6,22 +6,17 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
-	"math/rand/v2"
-	"syscall"
 	"testing"
 	"testing/iotest"
-	"time"
+
+	"github.com/agent-rewind/rewind/snapshot/internal/workspacetest"
 )
 
-// randomBytes returns n pseudo-random bytes of the given seed.
-func randomBytes(n int, seed uint64) []byte {
-	r := rand.New(rand.NewPCG(seed, 7))
-	b := make([]byte, n+8)
-	for i := 0; i < n; i += 8 {
-		binary.LittleEndian.PutUint64(b[i:], r.Uint64())
-	}
-	return b[:n]
-}
+// The helpers the module's tests share (a seed names the same bytes in the store's tests).
+var (
+	randomBytes = workspacetest.RandomBytes
+	cpuTime     = workspacetest.CPUTime
+)
 
 // chunkAll cuts b as a stored file is cut and returns the chunks' lengths.
 func chunkAll(t testing.TB, b []byte) []int {
@@ -185,11 +180,4 @@ func BenchmarkChunkHash(b *testing.B) {
 		}
 		whole.Sum(nil)
 	})
-}
-
-// cpuTime is the process's CPU time so far (user and system).
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
