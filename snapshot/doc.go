@@ -92,6 +92,9 @@
 //   - internal/platform: stat, one-descriptor directory listing, the writers' lock, flushing,
 //     file mapping; one file per system behind one small API.
 //
+// Beside them, internal/workspacetest holds what the module's tests share to build workspaces;
+// only tests import it.
+//
 // Types that callers see (Hash, Entry, EntryType, Ignore, Journal, CorruptError, ManifestError,
 // Due, CheckOptions, CheckReport, CheckSection, Problem) are defined there and named here as
 // aliases, so that this package's API is unchanged.

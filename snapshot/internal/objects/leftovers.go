@@ -29,7 +29,7 @@ func (o *Store) Leftovers() ([]string, error) {
 			found = append(found, filepath.Join("packs", n))
 		}
 	}
-	_, indexless := SplitPacks(names)
+	_, indexless := splitPacks(names)
 	for _, id := range indexless {
 		if o.Orphan(id).Kind == PackInterrupted {
 			found = append(found, filepath.Join("packs", id+".pack"))

@@ -25,8 +25,8 @@ import (
 // instead of one file each: creating tens of thousands of files is what a first checkpoint would
 // otherwise spend most of its time on (FORMAT.md, "Packs").
 
-// PackIdxMagic starts a pack index; the last byte is the version.
-const PackIdxMagic = "RWPACKI\x01"
+// packIdxMagic starts a pack index; the last byte is the version.
+const packIdxMagic = "RWPACKI\x01"
 
 // PackMagic starts a pack written since 2026-12, whose end holds a copy of its index (the
 // trailer, see packtrailer.go); packs written before have neither and start with their first
@@ -46,10 +46,10 @@ type PackLoc struct {
 	PackEntry
 }
 
-// EncodePackIdx writes the index file of a pack holding entries (sorted by hash).
-func EncodePackIdx(entries []PackEntry) []byte {
-	b := make([]byte, 0, len(PackIdxMagic)+4+len(entries)*48+32)
-	b = append(b, PackIdxMagic...)
+// encodePackIdx writes the index file of a pack holding entries (sorted by hash).
+func encodePackIdx(entries []PackEntry) []byte {
+	b := make([]byte, 0, len(packIdxMagic)+4+len(entries)*48+32)
+	b = append(b, packIdxMagic...)
 	b = binary.LittleEndian.AppendUint32(b, uint32(len(entries)))
 	for _, e := range entries {
 		b = append(b, e.Hash[:]...)
@@ -60,17 +60,17 @@ func EncodePackIdx(entries []PackEntry) []byte {
 	return append(b, sum[:]...)
 }
 
-// DecodePackIdx parses a pack index and checks it against the pack's size: entries sorted by
+// decodePackIdx parses a pack index and checks it against the pack's size: entries sorted by
 // hash, strictly, each inside the pack.
-func DecodePackIdx(b []byte, packSize int64) ([]PackEntry, error) {
-	if len(b) < len(PackIdxMagic)+4+32 || !bytes.Equal(b[:len(PackIdxMagic)], []byte(PackIdxMagic)) {
+func decodePackIdx(b []byte, packSize int64) ([]PackEntry, error) {
+	if len(b) < len(packIdxMagic)+4+32 || !bytes.Equal(b[:len(packIdxMagic)], []byte(packIdxMagic)) {
 		return nil, fmt.Errorf("not a version 1 pack index")
 	}
 	body, sum := b[:len(b)-32], b[len(b)-32:]
 	if s := sha256.Sum256(body); !bytes.Equal(s[:], sum) {
 		return nil, fmt.Errorf("checksum mismatch")
 	}
-	r := body[len(PackIdxMagic):]
+	r := body[len(packIdxMagic):]
 	n := binary.LittleEndian.Uint32(r)
 	r = r[4:]
 	if uint64(len(r)) != uint64(n)*48 {
@@ -139,13 +139,13 @@ func (o *Store) packListing() (indexed, indexless []string, err error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	indexed, indexless = SplitPacks(names)
+	indexed, indexless = splitPacks(names)
 	return indexed, indexless, nil
 }
 
-// SplitPacks sorts the names in packs/ into the ids of the packs with an index and of those
+// splitPacks sorts the names in packs/ into the ids of the packs with an index and of those
 // without one; temporary files are neither.
-func SplitPacks(names []string) (indexed, indexless []string) {
+func splitPacks(names []string) (indexed, indexless []string) {
 	have := make(map[string]bool, len(names))
 	for _, n := range names {
 		have[n] = true
@@ -194,12 +194,12 @@ func (o *Store) readPackIdxRaw(id string) (packIndex, error) {
 	if err != nil {
 		return packIndex{}, err
 	}
-	hdr := len(PackIdxMagic) + 4
-	if len(b) < hdr+32 || !bytes.Equal(b[:len(PackIdxMagic)], []byte(PackIdxMagic)) {
+	hdr := len(packIdxMagic) + 4
+	if len(b) < hdr+32 || !bytes.Equal(b[:len(packIdxMagic)], []byte(packIdxMagic)) {
 		return packIndex{}, &CorruptError{Path: idx, Reason: "not a version 1 pack index"}
 	}
 	raw := b[hdr : len(b)-32]
-	if n := binary.LittleEndian.Uint32(b[len(PackIdxMagic):]); uint64(len(raw)) != uint64(n)*48 {
+	if n := binary.LittleEndian.Uint32(b[len(packIdxMagic):]); uint64(len(raw)) != uint64(n)*48 {
 		return packIndex{}, &CorruptError{Path: idx, Reason: fmt.Sprintf("%d entries do not fill %d bytes", n, len(raw))}
 	}
 	return packIndex{pack: o.PackPath(id), raw: raw, size: size}, nil
@@ -212,7 +212,7 @@ func (o *Store) ReadPackIdx(id string) ([]PackEntry, error) {
 	if err != nil {
 		return nil, err
 	}
-	entries, err := DecodePackIdx(b, size)
+	entries, err := decodePackIdx(b, size)
 	if err != nil {
 		return nil, &CorruptError{Path: filepath.Join(o.packDir, id+".idx"), Reason: err.Error()}
 	}
@@ -290,8 +290,8 @@ func (p *PackWriter) Add(h Hash, data []byte) error {
 // journal commit), not one after the other.
 func (o *Store) FinishPack(p *PackWriter) error {
 	slices.SortFunc(p.Entries, func(a, b PackEntry) int { return bytes.Compare(a.Hash[:], b.Hash[:]) })
-	idx := EncodePackIdx(p.Entries)
-	if _, err := p.f.Write(AppendPackTrailer(nil, idx)); err != nil {
+	idx := encodePackIdx(p.Entries)
+	if _, err := p.f.Write(appendPackTrailer(nil, idx)); err != nil {
 		p.f.Close()
 		return err
 	}
@@ -349,7 +349,7 @@ func (o *Store) CleanPacks() error {
 			}
 		}
 	}
-	_, indexless := SplitPacks(names)
+	_, indexless := splitPacks(names)
 	for _, id := range indexless {
 		switch st := o.Orphan(id); st.Kind {
 		case PackTrailed:
@@ -390,7 +390,7 @@ func (o *Store) RemovePacks(ids []string) error {
 
 // WritePackIdx writes the index of pack id for entries (sorted by hash), durably.
 func (o *Store) WritePackIdx(id string, entries []PackEntry) error {
-	return o.WriteIdxBytes(id, EncodePackIdx(entries))
+	return o.WriteIdxBytes(id, encodePackIdx(entries))
 }
 
 // LoadedPacks is how many packs this Store has loaded and written since it last forgot them,
