@@ -82,9 +82,10 @@ func (c *checker) statCache(ctx context.Context, packed map[Hash]location) error
 	return nil
 }
 
-// statCacheDir checks a directory entry of the stat cache (treecache.go): that the tree it
-// vouches for, while the directory's stat is the entry's, is stored (the root's as a manifest).
-// Whether the tree is the directory's is what a checkpoint decides from its children's entries.
+// statCacheDir checks a directory entry of the stat cache (the snapshot package's
+// treecache.go): that the tree it vouches for, while the directory's stat is the entry's, is
+// stored (the root's as a manifest). Whether the tree is the directory's is what a checkpoint
+// decides from its children's entries.
 func (c *checker) statCacheDir(e *statcache.Entry, idx *statcache.Index, packed map[Hash]location, drop func(Problem)) {
 	if e.Path != "" && manifest.CheckPath(e.Path) != nil {
 		drop(Problem{Kind: "stat-cache-corrupt", Path: e.Path, What: "an entry's path is not a workspace path"})
