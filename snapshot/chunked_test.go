@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -448,13 +447,6 @@ func BenchmarkCheckpointFirstLargeFile(b *testing.B) {
 		b.StartTimer()
 	}
 	b.ReportMetric(float64(cpu.Milliseconds())/float64(b.N), "cpu-ms/op")
-}
-
-// cpuTime is the CPU time this process has used, user and system, all threads.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // TestWholeLargeContentsStayReadable: a store written before chunking holds large files as

@@ -29,7 +29,8 @@
 //   - List returns the timeline (a tree through parent links); Diff compares two checkpoints or
 //     a checkpoint and the live workspace; GC removes old checkpoints and unreferenced contents;
 //     Maintain, when MaintenanceDue says so, merges small packs and applies the retention of
-//     automatic checkpoints, taking the lock only when it is free (maintain.go);
+//     automatic checkpoints, taking the lock only when it is free (maintain.go); Check verifies
+//     the whole store and with Repair fixes what it can without losing anything;
 //     Resolve turns an id prefix, or a tool call id, into a checkpoint id.
 //
 // # What is captured
@@ -69,19 +70,32 @@
 // # Layers
 //
 // This package is the Store and its operations (capture and checkpoint, diff, rewind and replay
-// under the journal, restore of chosen paths, gc, maintenance, check); beneath it, packages
-// under internal/ that no one outside this module may import, each knowing only those below it
-// (Go refuses import cycles, so the layers stay honest):
+// under the journal, restore of chosen paths, and, as thin orchestration over internal/upkeep
+// and internal/check, gc, maintenance and check: which checkpoints are kept, the retention, the
+// chain entry and the locks are decided here); beneath it, packages under internal/ that no one
+// outside this module may import, each knowing only those below it (Go refuses import cycles,
+// so the layers stay honest):
 //
+//   - internal/check: the checker, section by section, and check --repair (pack indexes rebuilt,
+//     contents stored again from the workspace, leftovers moved aside, older packs salvaged);
+//     it asks this package, through a small interface, for checkpoints, the position,
+//     manifests and the hashes of live files.
+//   - internal/upkeep: gc's sweep of what a Live set (the mark this package computes from the
+//     kept checkpoints, plus the stat cache and chunk lists) does not keep, the rewriting and
+//     merging of packs, and maintenance's due check and state file.
 //   - internal/journal: the journal file of a restore in flight (recovering is this package's).
 //   - internal/walk: the live walk in path order, with .rewindignore's rules (Ignore).
 //   - internal/statcache: the stat cache (index and its log) that makes a checkpoint incremental.
 //   - internal/manifest: entries, the manifest's encoding, and the same manifest as trees.
 //   - internal/objects: content-addressed storage: loose objects, packs and their indexes,
 //     chunked contents, batched durable writes (Stager), verified reads.
-//   - internal/platform: stat, one-descriptor directory listing, the writers' lock, flushing;
-//     one file per system behind one small API.
+//   - internal/platform: stat, one-descriptor directory listing, the writers' lock, flushing,
+//     file mapping; one file per system behind one small API.
 //
-// Types that callers see (Hash, Entry, EntryType, Ignore, Journal, CorruptError, ManifestError) are
-// defined there and named here as aliases, so that this package's API is unchanged.
+// Beside them, internal/workspacetest holds what the module's tests share to build workspaces;
+// only tests import it.
+//
+// Types that callers see (Hash, Entry, EntryType, Ignore, Journal, CorruptError, ManifestError,
+// Due, CheckOptions, CheckReport, CheckSection, Problem) are defined there and named here as
+// aliases, so that this package's API is unchanged.
 package snapshot

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/agent-rewind/rewind/snapshot/internal/upkeep"
 )
 
 func TestGCKeepsWhatItMust(t *testing.T) {
@@ -114,7 +116,7 @@ func TestGCKeepWithin(t *testing.T) {
 
 func countObjects(t *testing.T, s *Store) int {
 	n := 0
-	filepath.Walk(s.objects.Dir, func(p string, fi os.FileInfo, err error) error {
+	filepath.Walk(filepath.Join(s.state, "objects"), func(p string, fi os.FileInfo, err error) error {
 		if err == nil && fi.Mode().IsRegular() {
 			n++
 		}
@@ -140,7 +142,7 @@ func TestGCLeavesOthersTemporaries(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	old := time.Now().Add(-2 * tempAge)
+	old := time.Now().Add(-2 * upkeep.TempAge)
 	if err := os.Chtimes(stale, old, old); err != nil {
 		t.Fatal(err)
 	}

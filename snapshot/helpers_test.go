@@ -2,13 +2,11 @@ package snapshot
 
 import (
 	"crypto/sha256"
-	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"io/fs"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -17,6 +15,7 @@ import (
 	"time"
 
 	"github.com/agent-rewind/rewind/snapshot/internal/platform"
+	"github.com/agent-rewind/rewind/snapshot/internal/workspacetest"
 )
 
 // state is a workspace as a comparable map: path -> "f 0644 <sha256>", "d 0755", "l -> target",
@@ -87,45 +86,14 @@ func diffStates(want, got state) string {
 	return strings.Join(out, "\n")
 }
 
-func put(t testing.TB, root, rel, content string, mode os.FileMode) {
-	t.Helper()
-	p := filepath.Join(root, rel)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(content), mode); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Chmod(p, mode); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// needTool skips when an outside tool is missing, unless REWIND_CI=1 makes that a failure.
-func needTool(t testing.TB, name string) string {
-	t.Helper()
-	p, err := exec.LookPath(name)
-	if err != nil {
-		if os.Getenv("REWIND_CI") == "1" {
-			t.Fatalf("%s is required under REWIND_CI=1 but is not on PATH", name)
-		}
-		t.Skipf("%s not on PATH: skipping", name)
-	}
-	return p
-}
-
-// sh runs a bash script in dir and fails the test on error.
-func sh(t testing.TB, dir, script string) {
-	t.Helper()
-	bash := needTool(t, "bash")
-	cmd := exec.Command(bash, "-euo", "pipefail", "-c", script)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_SYSTEM=/dev/null",
-		"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("bash: %v\n%s\nscript:\n%s", err, out, script)
-	}
-}
+// The workspace helpers the module's tests share (internal/workspacetest).
+var (
+	put         = workspacetest.Put
+	needTool    = workspacetest.NeedTool
+	sh          = workspacetest.Sh
+	randomBytes = workspacetest.RandomBytes
+	cpuTime     = workspacetest.CPUTime
+)
 
 // chainLog is a Recorder that keeps entries in memory, as the real chain would keep them in order.
 type chainLog struct {
@@ -232,7 +200,7 @@ var farFuture = time.Date(2100, 1, 1, 0, 0, 0, 0, time.UTC)
 // damage a stored content (remove, truncate, flip a byte) do it to its file.
 func loosen(t testing.TB, s *Store) {
 	t.Helper()
-	names, err := platform.ReadDirNames(s.objects.PackDir)
+	names, err := platform.ReadDirNames(packDir(s))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -245,7 +213,7 @@ func loosen(t testing.TB, s *Store) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		pack, err := os.ReadFile(filepath.Join(s.objects.PackDir, id+".pack"))
+		pack, err := os.ReadFile(filepath.Join(packDir(s), id+".pack"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -256,19 +224,11 @@ func loosen(t testing.TB, s *Store) {
 				t.Fatal(err)
 			}
 		}
-		os.Remove(filepath.Join(s.objects.PackDir, n))
-		os.Remove(filepath.Join(s.objects.PackDir, id+".pack"))
+		os.Remove(filepath.Join(packDir(s), n))
+		os.Remove(filepath.Join(packDir(s), id+".pack"))
 	}
 	s.objects.Forget()
 }
 
-// randomBytes returns n pseudo-random bytes of the given seed (the same as the chunker tests'
-// of package objects, so that a seed means the same bytes in both).
-func randomBytes(n int, seed uint64) []byte {
-	r := rand.New(rand.NewPCG(seed, 7))
-	b := make([]byte, n+8)
-	for i := 0; i < n; i += 8 {
-		binary.LittleEndian.PutUint64(b[i:], r.Uint64())
-	}
-	return b[:n]
-}
+// packDir is the store's packs folder.
+func packDir(s *Store) string { return filepath.Join(s.state, "packs") }

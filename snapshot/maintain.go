@@ -1,26 +1,19 @@
 package snapshot
 
 import (
-	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
-	"slices"
-	"strings"
 	"time"
 
-	"github.com/agent-rewind/rewind/internal/durable"
-	"github.com/agent-rewind/rewind/internal/regular"
 	"github.com/agent-rewind/rewind/snapshot/internal/platform"
+	"github.com/agent-rewind/rewind/snapshot/internal/upkeep"
 )
 
 // Maintenance keeps a store that hooks write to before every tool call from growing without
 // bound, off the hook's path, as git's "gc --auto" does (FORMAT.md, "Maintenance"): it merges
-// small packs once there are more than autoPackLimit (every checkpoint that stores something
+// small packs once there are more than upkeep.AutoPackLimit (every checkpoint that stores something
 // adds one, and every later lookup reads every index), and applies the retention of automatic
 // checkpoints once a day. It never makes a writer wait: it takes the lock only when free, and
 // holds it for one bounded batch at a time.
@@ -30,11 +23,6 @@ import (
 var AutoRetention = GCOptions{AutoKeepLast: 100, AutoKeepWithin: 7 * 24 * time.Hour}
 
 const (
-	// autoPackLimit is how many small packs (mergeBelow) make maintenance due (git's
-	// gc.autoPackLimit is 50): each costs every later lookup a few microseconds.
-	autoPackLimit = 32
-	// retentionEvery is how often maintenance applies the retention.
-	retentionEvery = 24 * time.Hour
 	// batchGap is how long maintenance leaves the lock free between two batches: longer than
 	// the 20 ms an automatic checkpoint polls it at, so a waiting one takes it.
 	batchGap = 50 * time.Millisecond
@@ -43,24 +31,15 @@ const (
 	// hooks hold it a few milliseconds per call.
 	lockWait = 2 * time.Second
 	lockPoll = 10 * time.Millisecond
-	// maintenanceFile records when the retention was last applied; maintenanceLock keeps two
-	// maintenances of a store from running at once.
-	maintenanceFile = "maintenance"
-	maintenanceLock = "maintenance.lock"
 )
 
-// batchPacks bounds how many packs one batch merges (a variable for tests). With mergeBelow it
-// bounds what one hold of the lock copies: at most 64 packs and 16 MiB, or two packs.
+// batchPacks bounds how many packs one batch merges (a variable for tests). With
+// upkeep.MergeBelow it bounds what one hold of the lock copies: at most 64 packs and 16 MiB, or
+// two packs.
 var batchPacks = 64
 
 // Due says what maintenance has to do.
-type Due struct {
-	SmallPacks int  `json:"smallPacks"` // packs under 16 MiB when more than 32 (else 0)
-	Retention  bool `json:"retention"`  // the retention was last applied more than a day ago
-}
-
-// Any reports whether anything is due.
-func (d Due) Any() bool { return d.SmallPacks > 0 || d.Retention }
+type Due = upkeep.Due
 
 // MaintainResult reports what Maintain did.
 type MaintainResult struct {
@@ -78,9 +57,19 @@ type MaintainResult struct {
 	MaxHoldExact time.Duration `json:"-"`
 }
 
-// maintenanceState is the content of the maintenance file.
-type maintenanceState struct {
-	Retention time.Time `json:"retention"` // when the retention was last applied
+// held records that the lock was held for d.
+func (r *MaintainResult) held(d time.Duration) {
+	r.MaxHoldExact = max(r.MaxHoldExact, d)
+	r.MaxHold = Duration(r.MaxHoldExact)
+}
+
+// busy reports whether err says the store's lock stayed held (and then notes it in Skipped).
+func (r *MaintainResult) busy(err error) bool {
+	if errors.Is(err, platform.ErrBusy) {
+		r.Skipped = "the store's lock was held for 2 s (a checkpoint, rewind or gc): maintenance gave way and goes on next time"
+		return true
+	}
+	return false
 }
 
 // MaintenanceDue says whether maintenance has work, cheaply enough for after every checkpoint:
@@ -90,53 +79,12 @@ type maintenanceState struct {
 // due for the retention alone: it cannot remove anything before a session has more than its
 // 100 automatic checkpoints, each of which added a pack; its first maintenance applies it.
 func (s *Store) MaintenanceDue(retention bool) (Due, error) {
-	var d Due
-	n, err := s.packCount()
-	if err != nil {
-		return d, err
-	}
-	if n > autoPackLimit {
-		small, err := s.smallPacks()
-		if err != nil {
-			return d, err
-		}
-		if len(small) > autoPackLimit {
-			d.SmallPacks = len(small)
-		}
-	}
-	if retention {
-		st, err := s.readMaintenance()
-		if err != nil {
-			return d, err
-		}
-		d.Retention = !st.Retention.IsZero() && time.Since(st.Retention) >= retentionEvery
-	}
-	return d, nil
-}
-
-// packCount counts the packs: those this Store's last writer loaded (under the lock) and wrote,
-// when it looked any object up (the hook's checkpoint: this spares it reading the folder, 34 to
-// 3 µs), else those the packs folder lists.
-func (s *Store) packCount() (int, error) {
-	if n, loaded := s.objects.LoadedPacks(); loaded {
-		return n, nil
-	}
-	names, err := platform.ReadDirNames(s.objects.PackDir)
-	if err != nil {
-		return 0, err
-	}
-	n := 0
-	for _, name := range names {
-		if strings.HasSuffix(name, ".idx") && !strings.HasPrefix(name, ".") {
-			n++
-		}
-	}
-	return n, nil
+	return upkeep.DueOf(s.objects, s.state, retention)
 }
 
 // MaintenanceRunning reports whether a maintenance of this store is running (in any process).
 func (s *Store) MaintenanceRunning() bool {
-	unlock, err := platform.TryLock(filepath.Join(s.state, maintenanceLock))
+	unlock, err := platform.TryLock(filepath.Join(s.state, upkeep.LockFile))
 	if err != nil {
 		return errors.Is(err, platform.ErrBusy)
 	}
@@ -161,7 +109,7 @@ type MaintainOptions struct {
 // Maintain early (Skipped).
 func (s *Store) Maintain(ctx context.Context, opts MaintainOptions) (*MaintainResult, error) {
 	res := &MaintainResult{}
-	unlockM, err := platform.TryLock(filepath.Join(s.state, maintenanceLock))
+	unlockM, err := platform.TryLock(filepath.Join(s.state, upkeep.LockFile))
 	if errors.Is(err, platform.ErrBusy) {
 		res.Skipped = "another maintenance of this store is running"
 		return res, nil
@@ -173,26 +121,27 @@ func (s *Store) Maintain(ctx context.Context, opts MaintainOptions) (*MaintainRe
 	if res.Due, err = s.MaintenanceDue(opts.Retention != nil); err != nil {
 		return nil, fmt.Errorf("maintenance: %w", err)
 	}
-	held := func(d time.Duration) {
-		res.MaxHoldExact = max(res.MaxHoldExact, d)
-		res.MaxHold = Duration(res.MaxHoldExact)
+	if done, err := s.mergeSmallPacks(ctx, res); done || err != nil {
+		return res, err
 	}
-	busy := func(err error) bool {
-		if errors.Is(err, platform.ErrBusy) {
-			res.Skipped = "the store's lock was held for 2 s (a checkpoint, rewind or gc): maintenance gave way and goes on next time"
-			return true
-		}
-		return false
+	if opts.Retention == nil {
+		return res, nil
 	}
+	return res, s.applyRetention(ctx, *opts.Retention, res)
+}
+
+// mergeSmallPacks merges the small packs batch by batch while they are due, leaving the lock
+// free for batchGap between batches. done: Maintain stops here (the lock stayed held).
+func (s *Store) mergeSmallPacks(ctx context.Context, res *MaintainResult) (done bool, err error) {
 	for res.Due.SmallPacks > 0 {
 		n, d, err := s.mergeBatch(ctx)
-		if busy(err) {
-			return res, nil
+		if res.busy(err) {
+			return true, nil
 		}
 		if err != nil {
-			return res, fmt.Errorf("maintenance: %w", err)
+			return true, fmt.Errorf("maintenance: %w", err)
 		}
-		held(d)
+		res.held(d)
 		if n == 0 {
 			break
 		}
@@ -200,17 +149,20 @@ func (s *Store) Maintain(ctx context.Context, opts MaintainOptions) (*MaintainRe
 		res.Batches++
 		select {
 		case <-ctx.Done():
-			return res, ctx.Err()
+			return true, ctx.Err()
 		case <-time.After(batchGap):
 		}
 	}
-	if opts.Retention == nil {
-		return res, nil
-	}
+	return false, nil
+}
+
+// applyRetention applies the retention rules if due or never applied, taking the lock only
+// when they would remove something, and records in the maintenance file that it did.
+func (s *Store) applyRetention(ctx context.Context, rules GCOptions, res *MaintainResult) error {
 	if !res.Due.Retention {
-		st, err := s.readMaintenance()
+		st, err := upkeep.ReadState(s.state)
 		if err != nil || !st.Retention.IsZero() {
-			return res, err // applied within the day
+			return err // applied within the day
 		}
 		res.Due.Retention = true // never applied (a new store, or one of before 2026-12): now
 	}
@@ -219,35 +171,34 @@ func (s *Store) Maintain(ctx context.Context, opts MaintainOptions) (*MaintainRe
 	// checkpoints' trees are not read.
 	cps, err := s.listCheckpoints()
 	if err != nil {
-		return res, fmt.Errorf("maintenance: %w", err)
+		return fmt.Errorf("maintenance: %w", err)
 	}
 	pos, err := s.readPosition()
 	if err != nil {
-		return res, fmt.Errorf("maintenance: %w", err)
+		return fmt.Errorf("maintenance: %w", err)
 	}
 	var plan GCResult
-	retained(cps, pos, *opts.Retention, time.Now(), &plan)
+	retained(cps, pos, rules, time.Now(), &plan)
 	if len(plan.Removed) > 0 {
 		unlock, err := s.lockAndRecoverWith(ctx, s.pollLock(ctx))
-		if busy(err) {
-			return res, nil
+		if res.busy(err) {
+			return nil
 		}
 		if err != nil {
-			return res, fmt.Errorf("maintenance: %w", err)
+			return fmt.Errorf("maintenance: %w", err)
 		}
 		start := time.Now()
-		res.Retention, err = s.gcLocked(ctx, *opts.Retention)
+		res.Retention, err = s.gcLocked(ctx, rules)
 		unlock()
-		held(time.Since(start))
+		res.held(time.Since(start))
 		if err != nil {
-			return res, fmt.Errorf("maintenance: apply the retention of automatic checkpoints: %w", err)
+			return fmt.Errorf("maintenance: apply the retention of automatic checkpoints: %w", err)
 		}
 	}
-	b, _ := json.Marshal(maintenanceState{Retention: time.Now().UTC()})
-	if err := durable.WriteFile(filepath.Join(s.state, maintenanceFile), b, 0o600); err != nil {
-		return res, fmt.Errorf("maintenance: %w", err)
+	if err := upkeep.WriteState(s.state, time.Now()); err != nil {
+		return fmt.Errorf("maintenance: %w", err)
 	}
-	return res, nil
+	return nil
 }
 
 // tryLock takes the writers' lock if it is free (platform.ErrBusy otherwise); Options.Lock, when set,
@@ -278,9 +229,9 @@ func (s *Store) pollLock(ctx context.Context) func() (func() error, error) {
 	}
 }
 
-// mergeBatch merges the smallest small packs, under the lock if it is free: as many as
-// batchPacks and 16 MiB allow, and at least two. It returns how many it merged (0: fewer than
-// two small packs) and how long it held the lock.
+// mergeBatch merges the smallest small packs (upkeep.MergeBatch), under the lock if it is
+// free. It returns how many it merged (0: fewer than two small packs) and how long it held the
+// lock.
 func (s *Store) mergeBatch(ctx context.Context) (merged int, held time.Duration, err error) {
 	unlock, err := s.lockAndRecoverWith(ctx, s.pollLock(ctx))
 	if err != nil {
@@ -291,30 +242,14 @@ func (s *Store) mergeBatch(ctx context.Context) (merged int, held time.Duration,
 		unlock()
 		held = time.Since(start)
 	}()
-	small, err := s.smallPacks()
-	if err != nil {
+	batch, err := upkeep.MergeBatch(s.objects, batchPacks)
+	if err != nil || batch == nil {
 		return 0, 0, err
-	}
-	var batch []packSource
-	var size int64
-	for _, p := range small {
-		if len(batch) >= batchPacks || (len(batch) >= 2 && size+p.size > mergeBelow) {
-			break
-		}
-		entries, err := s.objects.ReadPackIdx(p.id)
-		if err != nil {
-			return 0, 0, err
-		}
-		batch = append(batch, packSource{base: filepath.Join(s.objects.PackDir, p.id), live: entries})
-		size += p.size
-	}
-	if len(batch) < 2 {
-		return 0, 0, nil
 	}
 	if inBatch != nil {
 		inBatch()
 	}
-	if err := s.repack(batch); err != nil {
+	if err := upkeep.Repack(s.objects, batch); err != nil {
 		return 0, 0, fmt.Errorf("merge %d small packs: %w", len(batch), err)
 	}
 	return len(batch), 0, nil
@@ -322,51 +257,3 @@ func (s *Store) mergeBatch(ctx context.Context) (merged int, held time.Duration,
 
 // inBatch, set by tests only, runs in every batch while the lock is held.
 var inBatch func()
-
-// packFile is a pack, by id, and its size.
-type packFile struct {
-	id   string
-	size int64
-}
-
-// smallPacks lists the packs smaller than mergeBelow, smallest first (by their files' sizes:
-// no index is read).
-func (s *Store) smallPacks() ([]packFile, error) {
-	ids, err := s.objects.PackIDs()
-	if err != nil {
-		return nil, err
-	}
-	var out []packFile
-	for _, id := range ids {
-		fi, err := os.Lstat(filepath.Join(s.objects.PackDir, id+".pack"))
-		if errors.Is(err, fs.ErrNotExist) {
-			continue // removed since the listing (by a gc), or damaged: check and gc say which
-		}
-		if err != nil {
-			return nil, err
-		}
-		if fi.Mode().IsRegular() && fi.Size() < mergeBelow {
-			out = append(out, packFile{id, fi.Size()})
-		}
-	}
-	slices.SortFunc(out, func(a, b packFile) int { return cmp.Compare(a.size, b.size) })
-	return out, nil
-}
-
-// readMaintenance reads the maintenance file; a store that has none never had the retention
-// applied.
-func (s *Store) readMaintenance() (maintenanceState, error) {
-	var st maintenanceState
-	name := filepath.Join(s.state, maintenanceFile)
-	b, err := regular.ReadFile(name)
-	if errors.Is(err, fs.ErrNotExist) {
-		return st, nil
-	}
-	if err != nil {
-		return st, err
-	}
-	if err := json.Unmarshal(b, &st); err != nil {
-		return st, &CorruptError{Path: name, Reason: fmt.Sprintf("does not parse (%v): remove it, and the next maintenance applies the retention and writes it again", err)}
-	}
-	return st, nil
-}

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/agent-rewind/rewind/snapshot/internal/upkeep"
 )
 
 func median(ds []time.Duration) time.Duration {
@@ -124,8 +126,8 @@ func BenchmarkMaintenance(b *testing.B) {
 // at 32 small packs (the most it sees without maintenance being due), against the checkpoint's
 // own lookup of every pack index (BenchmarkCheckpoint10Changes is the checkpoint).
 func BenchmarkMaintenanceDue(b *testing.B) {
-	h := newHistory(b, autoPackLimit-1, 0, Options{})
-	if n := packCount(b, h.s); n != autoPackLimit {
+	h := newHistory(b, upkeep.AutoPackLimit-1, 0, Options{})
+	if n := packCount(b, h.s); n != upkeep.AutoPackLimit {
 		b.Fatalf("%d packs", n)
 	}
 	b.ResetTimer()

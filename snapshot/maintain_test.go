@@ -13,6 +13,7 @@ import (
 
 	"github.com/agent-rewind/rewind/internal/lockfile"
 	"github.com/agent-rewind/rewind/snapshot/internal/platform"
+	"github.com/agent-rewind/rewind/snapshot/internal/upkeep"
 )
 
 // history is a store with n automatic checkpoints, each after one more file was written, and
@@ -74,7 +75,7 @@ func (h *history) restoresAll(t testing.TB, s *Store) (gone []string) {
 // packCount counts the pack indexes of s.
 func packCount(t testing.TB, s *Store) int {
 	t.Helper()
-	names, err := platform.ReadDirNames(s.objects.PackDir)
+	names, err := platform.ReadDirNames(packDir(s))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,12 +91,12 @@ func packCount(t testing.TB, s *Store) int {
 func TestMaintainMergesSmallPacksPastTheLimit(t *testing.T) {
 	defer func(b int) { batchPacks = b }(batchPacks)
 	batchPacks = 8 // several batches
-	h := newHistory(t, autoPackLimit-1, 0, Options{})
-	if n := packCount(t, h.s); n != autoPackLimit {
-		t.Fatalf("%d packs after %d checkpoints that stored something", n, autoPackLimit)
+	h := newHistory(t, upkeep.AutoPackLimit-1, 0, Options{})
+	if n := packCount(t, h.s); n != upkeep.AutoPackLimit {
+		t.Fatalf("%d packs after %d checkpoints that stored something", n, upkeep.AutoPackLimit)
 	}
 	if due, err := h.s.MaintenanceDue(false); err != nil || due.Any() {
-		t.Fatalf("due at %d packs: %+v %v", autoPackLimit, due, err)
+		t.Fatalf("due at %d packs: %+v %v", upkeep.AutoPackLimit, due, err)
 	}
 	os.WriteFile(filepath.Join(h.root, "one more.txt"), []byte("one more"), 0o644)
 	cp, err := h.s.AutoCheckpoint(ctx, ToolCall{ID: "toolu_last", Tool: "Bash", Session: "s1"}, nil)
@@ -104,14 +105,14 @@ func TestMaintainMergesSmallPacksPastTheLimit(t *testing.T) {
 	}
 	h.states[cp.ID], h.ids = readState(t, h.root), append(h.ids, cp.ID)
 	due, err := h.s.MaintenanceDue(false)
-	if err != nil || due.SmallPacks != autoPackLimit+1 || due.Retention {
-		t.Fatalf("due at %d packs: %+v %v", autoPackLimit+1, due, err)
+	if err != nil || due.SmallPacks != upkeep.AutoPackLimit+1 || due.Retention {
+		t.Fatalf("due at %d packs: %+v %v", upkeep.AutoPackLimit+1, due, err)
 	}
 	res, err := h.s.Maintain(ctx, MaintainOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Skipped != "" || res.Batches < 2 || res.PacksMerged < autoPackLimit+1 || res.Retention != nil {
+	if res.Skipped != "" || res.Batches < 2 || res.PacksMerged < upkeep.AutoPackLimit+1 || res.Retention != nil {
 		t.Fatalf("maintenance: %+v", res)
 	}
 	if n := packCount(t, h.s); n != 1 {
@@ -188,8 +189,8 @@ func TestMaintainAppliesTheRetentionGCDryRunLists(t *testing.T) {
 		t.Fatalf("a second maintenance: %+v %v", res, err)
 	}
 	// A day later it is due again.
-	day := time.Now().Add(-retentionEvery - time.Minute)
-	os.WriteFile(filepath.Join(h.s.StateDir(), maintenanceFile), fmt.Appendf(nil, `{"retention":%q}`, day.Format(time.RFC3339)), 0o600)
+	day := time.Now().Add(-upkeep.RetentionEvery - time.Minute)
+	os.WriteFile(filepath.Join(h.s.StateDir(), upkeep.StateFile), fmt.Appendf(nil, `{"retention":%q}`, day.Format(time.RFC3339)), 0o600)
 	if due, err := h.s.MaintenanceDue(true); err != nil || !due.Retention || due.SmallPacks != 0 {
 		t.Fatalf("a day later: due %+v %v, want the retention", due, err)
 	}
@@ -201,7 +202,7 @@ func TestMaintainAppliesTheRetentionGCDryRunLists(t *testing.T) {
 // TestMaintainGivesWay: a held store lock ends maintenance at once with a note and nothing
 // changed, and a second maintenance does not run beside a first.
 func TestMaintainGivesWay(t *testing.T) {
-	h := newHistory(t, autoPackLimit+2, 0, Options{})
+	h := newHistory(t, upkeep.AutoPackLimit+2, 0, Options{})
 	before := packCount(t, h.s)
 	unlock, err := platform.Lock(filepath.Join(h.s.StateDir(), "lock"))
 	if err != nil {
@@ -215,7 +216,7 @@ func TestMaintainGivesWay(t *testing.T) {
 	if n := packCount(t, h.s); n != before {
 		t.Fatalf("%d packs, before %d", n, before)
 	}
-	m, err := lockfile.Open(filepath.Join(h.s.StateDir(), maintenanceLock), syscall.LOCK_EX)
+	m, err := lockfile.Open(filepath.Join(h.s.StateDir(), upkeep.LockFile), syscall.LOCK_EX)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,7 +238,7 @@ func TestMaintainGivesWay(t *testing.T) {
 func TestCheckpointDuringMaintenance(t *testing.T) {
 	defer func(b int) { batchPacks = b }(batchPacks)
 	batchPacks = 4
-	h := newHistory(t, autoPackLimit+8, 0, Options{})
+	h := newHistory(t, upkeep.AutoPackLimit+8, 0, Options{})
 	tried := make(chan struct{}, 1)
 	hookLock := func() (func() error, error) {
 		deadline := time.Now().Add(2 * time.Second)
@@ -289,7 +290,7 @@ func TestKillDuringMaintenance(t *testing.T) {
 	r := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 11))
 	var window time.Duration
 	for trial := range trials {
-		h := newHistory(t, autoPackLimit+12, 10, Options{})
+		h := newHistory(t, upkeep.AutoPackLimit+12, 10, Options{})
 		policy := GCOptions{AutoKeepLast: 5}
 		dry, err := h.s.GC(ctx, GCOptions{AutoKeepLast: 5, DryRun: true})
 		if err != nil {

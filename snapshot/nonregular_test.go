@@ -27,10 +27,10 @@ func TestPackFIFO(t *testing.T) {
 				t.Fatal(err)
 			}
 			var fifo string
-			names, _ := platform.ReadDirNames(s.objects.PackDir)
+			names, _ := platform.ReadDirNames(packDir(s))
 			for _, n := range names {
 				if strings.HasSuffix(n, suffix) {
-					fifo = filepath.Join(s.objects.PackDir, n)
+					fifo = filepath.Join(packDir(s), n)
 					os.Remove(fifo)
 					if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 						t.Fatal(err)
@@ -38,7 +38,7 @@ func TestPackFIFO(t *testing.T) {
 				}
 			}
 			if fifo == "" {
-				t.Fatalf("no %s file in %s", suffix, s.objects.PackDir)
+				t.Fatalf("no %s file in %s", suffix, packDir(s))
 			}
 			os.Remove(filepath.Join(root, "f000.txt"))
 			done := make(chan error, 1)

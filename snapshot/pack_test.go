@@ -15,7 +15,7 @@ import (
 
 func packFiles(t *testing.T, s *Store) (packs, idxs int) {
 	t.Helper()
-	names, _ := platform.ReadDirNames(s.objects.PackDir)
+	names, _ := platform.ReadDirNames(packDir(s))
 	for _, n := range names {
 		switch {
 		case strings.HasSuffix(n, ".pack"):
@@ -111,10 +111,10 @@ func TestDamagedPackNotRestored(t *testing.T) {
 	}
 	s := mustOpen(t, root, Options{})
 	a, _ := s.Checkpoint(ctx, "a")
-	names, _ := platform.ReadDirNames(s.objects.PackDir)
+	names, _ := platform.ReadDirNames(packDir(s))
 	for _, n := range names {
 		if strings.HasSuffix(n, ".pack") {
-			p := filepath.Join(s.objects.PackDir, n)
+			p := filepath.Join(packDir(s), n)
 			b, _ := os.ReadFile(p)
 			for i := range b {
 				b[i] ^= 1
@@ -144,17 +144,17 @@ func TestPackWithoutIndex(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	idxs, _ := filepath.Glob(filepath.Join(s.objects.PackDir, "*.idx"))
+	idxs, _ := filepath.Glob(filepath.Join(packDir(s), "*.idx"))
 	if len(idxs) != 1 {
 		t.Fatalf("indexes: %v", idxs)
 	}
 	want, _ := os.ReadFile(idxs[0])
 	os.Remove(idxs[0])
-	legacy := filepath.Join(s.objects.PackDir, "00000000deadbeef.pack")
+	legacy := filepath.Join(packDir(s), "00000000deadbeef.pack")
 	os.WriteFile(legacy, []byte("objects of an older version"), 0o600)
-	interrupted := filepath.Join(s.objects.PackDir, "00000000cafef00d.pack")
+	interrupted := filepath.Join(packDir(s), "00000000cafef00d.pack")
 	os.WriteFile(interrupted, []byte(objects.PackMagic+"half written"), 0o600)
-	tmp := filepath.Join(s.objects.PackDir, ".tmp-00000000cafef00d.idx-1")
+	tmp := filepath.Join(packDir(s), ".tmp-00000000cafef00d.idx-1")
 	os.WriteFile(tmp, nil, 0o600)
 	before := readState(t, root)
 	os.WriteFile(filepath.Join(root, "new.txt"), []byte("new\n"), 0o600)
@@ -201,7 +201,7 @@ func TestGCMergesSmallPacks(t *testing.T) {
 		t.Fatalf("%d packs after 8 checkpoints, want one each", p)
 	}
 	old := filepath.Join(t.TempDir(), "old")
-	os.CopyFS(old, os.DirFS(s.objects.PackDir))
+	os.CopyFS(old, os.DirFS(packDir(s)))
 	res, err := s.GC(ctx, GCOptions{})
 	if err != nil || res.PacksMerged != 8 || res.ObjectsRemoved != 0 {
 		t.Fatalf("gc: merged %d, removed %d: %v", res.PacksMerged, res.ObjectsRemoved, err)
@@ -213,7 +213,7 @@ func TestGCMergesSmallPacks(t *testing.T) {
 	names, _ := platform.ReadDirNames(old)
 	for _, n := range names {
 		b, _ := os.ReadFile(filepath.Join(old, n))
-		os.WriteFile(filepath.Join(s.objects.PackDir, n), b, 0o600)
+		os.WriteFile(filepath.Join(packDir(s), n), b, 0o600)
 	}
 	s.objects.Forget()
 	for i, id := range ids {

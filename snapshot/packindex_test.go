@@ -37,7 +37,7 @@ func toLegacy(t *testing.T, s *Store, id string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	name := filepath.Join(s.objects.PackDir, id+".pack")
+	name := filepath.Join(packDir(s), id+".pack")
 	b, err := os.ReadFile(name)
 	if err != nil {
 		t.Fatal(err)
@@ -52,13 +52,13 @@ func toLegacy(t *testing.T, s *Store, id string) {
 	if err := os.WriteFile(name, b[len(objects.PackMagic):end], 0o600); err != nil {
 		t.Fatal(err)
 	}
-	os.Remove(filepath.Join(s.objects.PackDir, id+".idx"))
+	os.Remove(filepath.Join(packDir(s), id+".idx"))
 }
 
 // packIDsOf lists the store's packs, by their .pack files.
 func packIDsOf(t *testing.T, s *Store) []string {
 	t.Helper()
-	names, _ := platform.ReadDirNames(s.objects.PackDir)
+	names, _ := platform.ReadDirNames(packDir(s))
 	var ids []string
 	for _, n := range names {
 		if id, ok := strings.CutSuffix(n, ".pack"); ok {
@@ -99,7 +99,7 @@ func TestCheckRebuildsLegacyPackIndex(t *testing.T) {
 		second = ids[1]
 	}
 	toLegacy(t, s, first[0])
-	os.Remove(filepath.Join(s.objects.PackDir, second+".idx"))
+	os.Remove(filepath.Join(packDir(s), second+".idx"))
 
 	found, _ := checkKinds(t, s, CheckOptions{})
 	if n := count(found, "pack-index-missing"); n != 2 || !slices.Contains(found, "manifest-corrupt") && !slices.Contains(found, "manifest-missing") {
@@ -111,10 +111,10 @@ func TestCheckRebuildsLegacyPackIndex(t *testing.T) {
 	if _, err := s.Checkpoint(ctx, "c"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(filepath.Join(s.objects.PackDir, second+".idx")); err != nil {
+	if _, err := os.Stat(filepath.Join(packDir(s), second+".idx")); err != nil {
 		t.Fatalf("the newer pack's index was not rebuilt by the next checkpoint: %v", err)
 	}
-	if _, err := os.Stat(filepath.Join(s.objects.PackDir, first[0]+".pack")); err != nil {
+	if _, err := os.Stat(filepath.Join(packDir(s), first[0]+".pack")); err != nil {
 		t.Fatalf("a checkpoint removed the older pack: %v", err)
 	}
 	found, repaired := checkKinds(t, s, CheckOptions{Repair: true, ReadData: true})
@@ -133,65 +133,6 @@ func TestCheckRebuildsLegacyPackIndex(t *testing.T) {
 		}
 		if d := diffStates(c.want, readState(t, root)); d != "" {
 			t.Fatalf("rewind to %s:\n%s", c.id, d)
-		}
-	}
-}
-
-// TestSalvageSkipsWhatNothingNames: an object no checkpoint names any more (its checkpoint's
-// metadata gone) sits between named ones: the scan goes on from the next tree, every object
-// found is indexed right, and what lies between is reported, not guessed.
-func TestSalvageSkipsWhatNothingNames(t *testing.T) {
-	_, s := nestedWorkspace(t, 40)
-	if _, err := s.Checkpoint(ctx, "a"); err != nil {
-		t.Fatal(err)
-	}
-	id := packIDsOf(t, s)[0]
-	toLegacy(t, s, id)
-	name := filepath.Join(s.objects.PackDir, id+".pack")
-	full, err := salvagePack(name, s.wantedContents(nil), false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if full.trees == 0 {
-		t.Fatal("no tree found")
-	}
-	// What the manifest names, once its trees are readable.
-	if err := s.objects.WritePackIdx(id, full.entries); err != nil {
-		t.Fatal(err)
-	}
-	s.objects.Forget()
-	cps, _ := s.listCheckpoints()
-	want := s.wantedContents(cps)
-	all, err := salvagePack(name, want, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if all.placed != all.size {
-		t.Fatalf("placed %d of %d bytes", all.placed, all.size)
-	}
-	// Forget one content: it is not found, nor is anything up to the next tree; the rest is.
-	var drop Hash
-	for h, n := range want {
-		if n > 0 {
-			drop = h
-			break
-		}
-	}
-	delete(want, drop)
-	some, err := salvagePack(name, want, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if some.placed >= all.placed || len(some.entries) >= len(all.entries) || some.trees != all.trees {
-		t.Fatalf("without one content: placed %d of %d bytes, %d of %d objects", some.placed, all.placed, len(some.entries), len(all.entries))
-	}
-	data, _ := os.ReadFile(name)
-	for _, e := range some.entries {
-		if objects.Sum(data[e.Off:e.Off+e.Size]) != e.Hash {
-			t.Fatalf("entry %s at %d does not hold its object", e.Hash, e.Off)
-		}
-		if e.Hash == drop {
-			t.Fatal("found a content nothing named")
 		}
 	}
 }

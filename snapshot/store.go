@@ -149,7 +149,7 @@ func Open(root string, opts Options) (*Store, error) {
 			s.stateRel = append(s.stateRel, rel)
 		}
 	}
-	s.objects = &objects.Store{Dir: filepath.Join(s.state, "objects"), PackDir: filepath.Join(s.state, "packs")}
+	s.objects = objects.New(s.state)
 	if _, err := os.Lstat(filepath.Join(s.state, "journal")); err == nil {
 		unlock, err := s.lock()
 		if err != nil {
@@ -234,7 +234,7 @@ func (s *Store) cleanLeftovers() error {
 		return fmt.Errorf("clean %s: %w", s.objects.TmpDir(), err)
 	}
 	if err := s.objects.CleanPacks(); err != nil {
-		return fmt.Errorf("clean %s: %w", s.objects.PackDir, err)
+		return fmt.Errorf("clean %s: %w", filepath.Join(s.state, "packs"), err)
 	}
 	names, err := platform.ReadDirNames(s.state)
 	if err != nil {

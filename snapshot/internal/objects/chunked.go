@@ -21,7 +21,7 @@ var chunkBufPool = sync.Pool{New: func() any { b := make([]byte, 2*MaxChunk); re
 
 // ListPath returns the file name of the chunk list of content h.
 func (o *Store) ListPath(h Hash) string {
-	return filepath.Join(filepath.Dir(o.Dir), "chunklists", h.String())
+	return filepath.Join(filepath.Dir(o.dir), "chunklists", h.String())
 }
 
 // PutChunks reads r to its end, cutting it into chunks that it stages as objects and hashing

@@ -6,20 +6,17 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"testing"
 	"testing/iotest"
+
+	"github.com/agent-rewind/rewind/snapshot/internal/workspacetest"
 )
 
-// randomBytes returns n pseudo-random bytes of the given seed.
-func randomBytes(n int, seed uint64) []byte {
-	r := rand.New(rand.NewPCG(seed, 7))
-	b := make([]byte, n+8)
-	for i := 0; i < n; i += 8 {
-		binary.LittleEndian.PutUint64(b[i:], r.Uint64())
-	}
-	return b[:n]
-}
+// The helpers the module's tests share (a seed names the same bytes in the store's tests).
+var (
+	randomBytes = workspacetest.RandomBytes
+	cpuTime     = workspacetest.CPUTime
+)
 
 // chunkAll cuts b as a stored file is cut and returns the chunks' lengths.
 func chunkAll(t testing.TB, b []byte) []int {

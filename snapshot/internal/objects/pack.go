@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -24,8 +25,8 @@ import (
 // instead of one file each: creating tens of thousands of files is what a first checkpoint would
 // otherwise spend most of its time on (FORMAT.md, "Packs").
 
-// PackIdxMagic starts a pack index; the last byte is the version.
-const PackIdxMagic = "RWPACKI\x01"
+// packIdxMagic starts a pack index; the last byte is the version.
+const packIdxMagic = "RWPACKI\x01"
 
 // PackMagic starts a pack written since 2026-12, whose end holds a copy of its index (the
 // trailer, see packtrailer.go); packs written before have neither and start with their first
@@ -45,10 +46,10 @@ type PackLoc struct {
 	PackEntry
 }
 
-// EncodePackIdx writes the index file of a pack holding entries (sorted by hash).
-func EncodePackIdx(entries []PackEntry) []byte {
-	b := make([]byte, 0, len(PackIdxMagic)+4+len(entries)*48+32)
-	b = append(b, PackIdxMagic...)
+// encodePackIdx writes the index file of a pack holding entries (sorted by hash).
+func encodePackIdx(entries []PackEntry) []byte {
+	b := make([]byte, 0, len(packIdxMagic)+4+len(entries)*48+32)
+	b = append(b, packIdxMagic...)
 	b = binary.LittleEndian.AppendUint32(b, uint32(len(entries)))
 	for _, e := range entries {
 		b = append(b, e.Hash[:]...)
@@ -59,17 +60,17 @@ func EncodePackIdx(entries []PackEntry) []byte {
 	return append(b, sum[:]...)
 }
 
-// DecodePackIdx parses a pack index and checks it against the pack's size: entries sorted by
+// decodePackIdx parses a pack index and checks it against the pack's size: entries sorted by
 // hash, strictly, each inside the pack.
-func DecodePackIdx(b []byte, packSize int64) ([]PackEntry, error) {
-	if len(b) < len(PackIdxMagic)+4+32 || !bytes.Equal(b[:len(PackIdxMagic)], []byte(PackIdxMagic)) {
+func decodePackIdx(b []byte, packSize int64) ([]PackEntry, error) {
+	if len(b) < len(packIdxMagic)+4+32 || !bytes.Equal(b[:len(packIdxMagic)], []byte(packIdxMagic)) {
 		return nil, fmt.Errorf("not a version 1 pack index")
 	}
 	body, sum := b[:len(b)-32], b[len(b)-32:]
 	if s := sha256.Sum256(body); !bytes.Equal(s[:], sum) {
 		return nil, fmt.Errorf("checksum mismatch")
 	}
-	r := body[len(PackIdxMagic):]
+	r := body[len(packIdxMagic):]
 	n := binary.LittleEndian.Uint32(r)
 	r = r[4:]
 	if uint64(len(r)) != uint64(n)*48 {
@@ -92,26 +93,26 @@ func DecodePackIdx(b []byte, packSize int64) ([]PackEntry, error) {
 	return out, nil
 }
 
-// PackIndex is one pack's index: the pack file and its entries, sorted by hash. A pack this
+// packIndex is one pack's index: the pack file and its entries, sorted by hash. A pack this
 // process wrote keeps its decoded entries; one read from its index file keeps the file's entry
 // bytes as they are (raw, 48 bytes an entry), searched in place: a process that looks up a few
 // objects (the hook before a tool call) neither decodes nor hashes every entry of every index.
 // Each object is verified against its hash when it is read, and check verifies whole indexes.
-type PackIndex struct {
-	Pack    string
-	Entries []PackEntry
+type packIndex struct {
+	pack    string
+	entries []PackEntry
 	raw     []byte
 	size    int64 // the pack's size: a raw entry outside it is not found
 }
 
 // find returns h's entry in the pack, by binary search.
-func (p *PackIndex) find(h Hash) (PackEntry, bool) {
+func (p *packIndex) find(h Hash) (PackEntry, bool) {
 	if p.raw == nil {
-		i, ok := slices.BinarySearchFunc(p.Entries, h, func(e PackEntry, h Hash) int { return bytes.Compare(e.Hash[:], h[:]) })
+		i, ok := slices.BinarySearchFunc(p.entries, h, func(e PackEntry, h Hash) int { return bytes.Compare(e.Hash[:], h[:]) })
 		if !ok {
 			return PackEntry{}, false
 		}
-		return p.Entries[i], true
+		return p.entries[i], true
 	}
 	i, ok := sort.Find(len(p.raw)/48, func(i int) int { return bytes.Compare(h[:], p.raw[i*48:i*48+32]) })
 	if !ok {
@@ -134,17 +135,17 @@ func (o *Store) PackIDs() ([]string, error) {
 
 // packListing lists the packs with an index, and the packs without one (see cleanPacks).
 func (o *Store) packListing() (indexed, indexless []string, err error) {
-	names, err := platform.ReadDirNames(o.PackDir)
+	names, err := platform.ReadDirNames(o.packDir)
 	if err != nil {
 		return nil, nil, err
 	}
-	indexed, indexless = SplitPacks(names)
+	indexed, indexless = splitPacks(names)
 	return indexed, indexless, nil
 }
 
-// SplitPacks sorts the names in packs/ into the ids of the packs with an index and of those
+// splitPacks sorts the names in packs/ into the ids of the packs with an index and of those
 // without one; temporary files are neither.
-func SplitPacks(names []string) (indexed, indexless []string) {
+func splitPacks(names []string) (indexed, indexless []string) {
 	have := make(map[string]bool, len(names))
 	for _, n := range names {
 		have[n] = true
@@ -164,12 +165,12 @@ func SplitPacks(names []string) (indexed, indexless []string) {
 
 // loadPacks reads every pack index for lookups, and the index a pack whose index file is
 // missing holds in its trailer: its objects stay readable until a writer writes the file back.
-func (o *Store) loadPacks() ([]PackIndex, error) {
+func (o *Store) loadPacks() ([]packIndex, error) {
 	ids, indexless, err := o.packListing()
 	if err != nil {
 		return nil, err
 	}
-	var out []PackIndex
+	var out []packIndex
 	for _, id := range ids {
 		p, err := o.readPackIdxRaw(id)
 		if err != nil {
@@ -179,29 +180,29 @@ func (o *Store) loadPacks() ([]PackIndex, error) {
 	}
 	for _, id := range indexless {
 		if op := o.Orphan(id); op.Kind == PackTrailed {
-			out = append(out, PackIndex{Pack: filepath.Join(o.PackDir, id+".pack"), Entries: op.Entries})
+			out = append(out, packIndex{pack: o.PackPath(id), entries: op.Entries})
 		}
 	}
 	return out, nil
 }
 
 // readPackIdxRaw reads a pack index for lookups: its header and length are checked, its entries
-// are not (see PackIndex).
-func (o *Store) readPackIdxRaw(id string) (PackIndex, error) {
-	idx := filepath.Join(o.PackDir, id+".idx")
+// are not (see packIndex).
+func (o *Store) readPackIdxRaw(id string) (packIndex, error) {
+	idx := filepath.Join(o.packDir, id+".idx")
 	b, size, err := o.readPackIdxFile(id)
 	if err != nil {
-		return PackIndex{}, err
+		return packIndex{}, err
 	}
-	hdr := len(PackIdxMagic) + 4
-	if len(b) < hdr+32 || !bytes.Equal(b[:len(PackIdxMagic)], []byte(PackIdxMagic)) {
-		return PackIndex{}, &CorruptError{Path: idx, Reason: "not a version 1 pack index"}
+	hdr := len(packIdxMagic) + 4
+	if len(b) < hdr+32 || !bytes.Equal(b[:len(packIdxMagic)], []byte(packIdxMagic)) {
+		return packIndex{}, &CorruptError{Path: idx, Reason: "not a version 1 pack index"}
 	}
 	raw := b[hdr : len(b)-32]
-	if n := binary.LittleEndian.Uint32(b[len(PackIdxMagic):]); uint64(len(raw)) != uint64(n)*48 {
-		return PackIndex{}, &CorruptError{Path: idx, Reason: fmt.Sprintf("%d entries do not fill %d bytes", n, len(raw))}
+	if n := binary.LittleEndian.Uint32(b[len(packIdxMagic):]); uint64(len(raw)) != uint64(n)*48 {
+		return packIndex{}, &CorruptError{Path: idx, Reason: fmt.Sprintf("%d entries do not fill %d bytes", n, len(raw))}
 	}
-	return PackIndex{Pack: filepath.Join(o.PackDir, id+".pack"), raw: raw, size: size}, nil
+	return packIndex{pack: o.PackPath(id), raw: raw, size: size}, nil
 }
 
 // ReadPackIdx reads and verifies a whole pack index (its checksum, order and bounds), as check
@@ -211,17 +212,17 @@ func (o *Store) ReadPackIdx(id string) ([]PackEntry, error) {
 	if err != nil {
 		return nil, err
 	}
-	entries, err := DecodePackIdx(b, size)
+	entries, err := decodePackIdx(b, size)
 	if err != nil {
-		return nil, &CorruptError{Path: filepath.Join(o.PackDir, id+".idx"), Reason: err.Error()}
+		return nil, &CorruptError{Path: filepath.Join(o.packDir, id+".idx"), Reason: err.Error()}
 	}
 	return entries, nil
 }
 
 // readPackIdxFile reads pack id's index file, and the size of its pack, which must exist.
 func (o *Store) readPackIdxFile(id string) ([]byte, int64, error) {
-	idx := filepath.Join(o.PackDir, id+".idx")
-	pack := filepath.Join(o.PackDir, id+".pack")
+	idx := filepath.Join(o.packDir, id+".idx")
+	pack := o.PackPath(id)
 	if err := o.check(idx); err != nil {
 		return nil, 0, &fs.PathError{Op: "read", Path: idx, Err: err}
 	}
@@ -253,11 +254,11 @@ const writebackChunk = 32 << 20
 
 // NewPack starts a new pack file in packs/ (its name a random id), for FinishPack or Abort.
 func (o *Store) NewPack() (*PackWriter, error) {
-	if err := os.MkdirAll(o.PackDir, 0o700); err != nil {
+	if err := os.MkdirAll(o.packDir, 0o700); err != nil {
 		return nil, err
 	}
 	id := RandomHex(8)
-	f, err := os.OpenFile(filepath.Join(o.PackDir, id+".pack"), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	f, err := os.OpenFile(o.PackPath(id), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return nil, err
 	}
@@ -289,12 +290,12 @@ func (p *PackWriter) Add(h Hash, data []byte) error {
 // journal commit), not one after the other.
 func (o *Store) FinishPack(p *PackWriter) error {
 	slices.SortFunc(p.Entries, func(a, b PackEntry) int { return bytes.Compare(a.Hash[:], b.Hash[:]) })
-	idx := EncodePackIdx(p.Entries)
-	if _, err := p.f.Write(AppendPackTrailer(nil, idx)); err != nil {
+	idx := encodePackIdx(p.Entries)
+	if _, err := p.f.Write(appendPackTrailer(nil, idx)); err != nil {
 		p.f.Close()
 		return err
 	}
-	tmp, err := os.CreateTemp(o.PackDir, ".tmp-"+p.id+".idx-*")
+	tmp, err := os.CreateTemp(o.packDir, ".tmp-"+p.id+".idx-*")
 	if err != nil {
 		p.f.Close()
 		return err
@@ -312,13 +313,13 @@ func (o *Store) FinishPack(p *PackWriter) error {
 		}
 	}
 	if err == nil {
-		err = os.Rename(tmp.Name(), filepath.Join(o.PackDir, p.id+".idx"))
+		err = os.Rename(tmp.Name(), filepath.Join(o.packDir, p.id+".idx"))
 	}
 	if err != nil {
 		os.Remove(tmp.Name())
 		return err
 	}
-	return durable.SyncDir(o.PackDir)
+	return durable.SyncDir(o.packDir)
 }
 
 // Abort removes an unfinished pack: its index first (finishPack may have renamed it into place
@@ -334,21 +335,21 @@ func (p *PackWriter) Abort() {
 // pack whose index is missing its index back from the copy at its end (packtrailer.go): a crash
 // between the pack's flush and the index's rename, or an index lost, loses no object. A pack
 // without an index that was written before packs had that copy is left for check --repair,
-// which rebuilds its index from the manifests (the snapshot package's packsalvage.go): it may hold what a checkpoint
+// which rebuilds its index from the manifests (internal/check's salvage.go): it may hold what a checkpoint
 // needs, so no writer removes it. Call it under the lock.
 func (o *Store) CleanPacks() error {
-	names, err := platform.ReadDirNames(o.PackDir)
+	names, err := platform.ReadDirNames(o.packDir)
 	if err != nil {
 		return err
 	}
 	for _, n := range names {
 		if strings.HasPrefix(n, ".tmp-") {
-			if err := os.Remove(filepath.Join(o.PackDir, n)); err != nil && !os.IsNotExist(err) {
+			if err := os.Remove(filepath.Join(o.packDir, n)); err != nil && !os.IsNotExist(err) {
 				return err
 			}
 		}
 	}
-	_, indexless := SplitPacks(names)
+	_, indexless := splitPacks(names)
 	for _, id := range indexless {
 		switch st := o.Orphan(id); st.Kind {
 		case PackTrailed:
@@ -356,7 +357,7 @@ func (o *Store) CleanPacks() error {
 				return fmt.Errorf("rebuild the index of %s.pack from its trailer: %w", id, err)
 			}
 		case PackInterrupted:
-			if err := os.Remove(filepath.Join(o.PackDir, id+".pack")); err != nil && !os.IsNotExist(err) {
+			if err := os.Remove(filepath.Join(o.packDir, id+".pack")); err != nil && !os.IsNotExist(err) {
 				return err
 			}
 		}
@@ -364,9 +365,32 @@ func (o *Store) CleanPacks() error {
 	return nil
 }
 
+// PackPath returns the file name of pack id: packs/<id>.pack.
+func (o *Store) PackPath(id string) string { return filepath.Join(o.packDir, id+".pack") }
+
+// RemovePacks removes the packs ids: their indexes first, durably (one flush of the folder for
+// all: the index is what makes a pack's objects exist), then the pack files. A pack already gone
+// is not an error.
+func (o *Store) RemovePacks(ids []string) error {
+	for _, id := range ids {
+		if err := os.Remove(filepath.Join(o.packDir, id+".idx")); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+	}
+	if err := durable.SyncDir(o.packDir); err != nil {
+		return err
+	}
+	for _, id := range ids {
+		if err := os.Remove(o.PackPath(id)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+	}
+	return nil
+}
+
 // WritePackIdx writes the index of pack id for entries (sorted by hash), durably.
 func (o *Store) WritePackIdx(id string, entries []PackEntry) error {
-	return o.WriteIdxBytes(id, EncodePackIdx(entries))
+	return o.WriteIdxBytes(id, encodePackIdx(entries))
 }
 
 // LoadedPacks is how many packs this Store has loaded and written since it last forgot them,

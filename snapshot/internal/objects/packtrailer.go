@@ -23,8 +23,8 @@ const packTrailerMagic = "RWPACKT\x02"
 // PackTrailerSize is the trailer's fixed part after the index copy: its length and the magic.
 const PackTrailerSize = 8 + len(packTrailerMagic)
 
-// AppendPackTrailer appends the trailer holding the index idx to b.
-func AppendPackTrailer(b, idx []byte) []byte {
+// appendPackTrailer appends the trailer holding the index idx to b.
+func appendPackTrailer(b, idx []byte) []byte {
 	b = append(b, idx...)
 	b = binary.LittleEndian.AppendUint64(b, uint64(len(idx)))
 	return append(b, packTrailerMagic...)
@@ -50,7 +50,7 @@ type OrphanPack struct {
 
 // Orphan reads the header and trailer of pack id, which has no index file.
 func (o *Store) Orphan(id string) OrphanPack {
-	name := filepath.Join(o.PackDir, id+".pack")
+	name := o.PackPath(id)
 	f, err := regular.Open(name)
 	if err != nil {
 		return OrphanPack{Kind: PackUnreadable, Why: err.Error()}
@@ -60,11 +60,11 @@ func (o *Store) Orphan(id string) OrphanPack {
 	if err != nil {
 		return OrphanPack{Kind: PackUnreadable, Why: err.Error()}
 	}
-	return ClassifyPack(f, fi.Size())
+	return classifyPack(f, fi.Size())
 }
 
-// ClassifyPack says what the pack r, of size bytes and without an index file, is.
-func ClassifyPack(r io.ReaderAt, size int64) OrphanPack {
+// classifyPack says what the pack r, of size bytes and without an index file, is.
+func classifyPack(r io.ReaderAt, size int64) OrphanPack {
 	head := make([]byte, len(PackMagic))
 	n, _ := r.ReadAt(head, 0)
 	if n < len(head) && string(head[:n]) == PackMagic[:n] && int64(n) == size {
@@ -82,7 +82,7 @@ func ClassifyPack(r io.ReaderAt, size int64) OrphanPack {
 }
 
 // ReadPackTrailer returns the index the trailer of the pack f (of size bytes) holds, verified
-// as a whole index is (DecodePackIdx: checksum, order, every object inside the pack before the
+// as a whole index is (decodePackIdx: checksum, order, every object inside the pack before the
 // trailer), or why there is none.
 func ReadPackTrailer(f io.ReaderAt, size int64) ([]byte, []PackEntry, string) {
 	if size < int64(len(PackMagic)+PackTrailerSize) {
@@ -104,7 +104,7 @@ func ReadPackTrailer(f io.ReaderAt, size int64) ([]byte, []PackEntry, string) {
 	if _, err := f.ReadAt(idx, data-int64(n)); err != nil {
 		return nil, nil, err.Error()
 	}
-	entries, err := DecodePackIdx(idx, data-int64(n))
+	entries, err := decodePackIdx(idx, data-int64(n))
 	if err != nil {
 		return nil, nil, "its trailer's index: " + err.Error()
 	}
@@ -113,5 +113,5 @@ func ReadPackTrailer(f io.ReaderAt, size int64) ([]byte, []PackEntry, string) {
 
 // WriteIdxBytes writes the index file of pack id, durably.
 func (o *Store) WriteIdxBytes(id string, idx []byte) error {
-	return durable.WriteFile(filepath.Join(o.PackDir, id+".idx"), idx, 0o600)
+	return durable.WriteFile(filepath.Join(o.packDir, id+".idx"), idx, 0o600)
 }

@@ -9,14 +9,14 @@ import (
 // FuzzOrphanPack: any bytes in a pack without its index file are classified without a panic,
 // and a trailer is accepted only with an index whose every entry lies before it.
 func FuzzOrphanPack(f *testing.F) {
-	idx := EncodePackIdx([]PackEntry{{Hash: Hash(sha256.Sum256([]byte("abc"))), Off: 8, Size: 3}})
-	f.Add(AppendPackTrailer([]byte(PackMagic+"abc"), idx))
+	idx := encodePackIdx([]PackEntry{{Hash: Hash(sha256.Sum256([]byte("abc"))), Off: 8, Size: 3}})
+	f.Add(appendPackTrailer([]byte(PackMagic+"abc"), idx))
 	f.Add([]byte(PackMagic))
 	f.Add([]byte(PackMagic[:3]))
 	f.Add([]byte("objects of an older version"))
-	f.Add(AppendPackTrailer([]byte(PackMagic), idx)) // an entry past the objects
+	f.Add(appendPackTrailer([]byte(PackMagic), idx)) // an entry past the objects
 	f.Fuzz(func(t *testing.T, data []byte) {
-		op := ClassifyPack(bytes.NewReader(data), int64(len(data)))
+		op := classifyPack(bytes.NewReader(data), int64(len(data)))
 		if op.Kind != PackTrailed {
 			return
 		}

@@ -20,17 +20,23 @@ import (
 // Store is the content-addressed blob store: loose objects under StateDir/objects and
 // packed ones under StateDir/packs (FORMAT.md, "Objects" and "Packs").
 type Store struct {
-	Dir     string // StateDir/objects: loose objects, objects/tmp, and the fan-out folders
-	PackDir string // StateDir/packs
+	dir     string // StateDir/objects: loose objects, objects/tmp, and the fan-out folders
+	packDir string // StateDir/packs
 
 	mu     sync.Mutex
-	packs  []PackIndex // every pack's index, once loaded (see Forget)
+	packs  []packIndex // every pack's index, once loaded (see Forget)
 	loaded bool
 
 	// Fault, set by tests only, is called before every open and read of a stored object or pack
 	// index with the file's name: an error it returns is that read's error. It lets tests make
 	// every read of a restore fail in turn, as a damaged disk would.
 	Fault func(name string) error
+}
+
+// New returns the object store of the state directory state (which Open of the snapshot
+// package creates, with objects/ and packs/ in it).
+func New(state string) *Store {
+	return &Store{dir: filepath.Join(state, "objects"), packDir: filepath.Join(state, "packs")}
 }
 
 // check returns the injected fault for reading name, if any.
@@ -64,7 +70,7 @@ func (o *Store) Packed(h Hash) (PackLoc, bool, error) {
 	}
 	for _, p := range o.packs {
 		if e, ok := p.find(h); ok {
-			return PackLoc{Pack: p.Pack, PackEntry: e}, true, nil
+			return PackLoc{Pack: p.pack, PackEntry: e}, true, nil
 		}
 	}
 	return PackLoc{}, false, nil
@@ -77,17 +83,17 @@ func (o *Store) addPacked(p *PackWriter) {
 	if !o.loaded {
 		return // loaded fresh on next use
 	}
-	o.packs = append(o.packs, PackIndex{Pack: filepath.Join(o.PackDir, p.id+".pack"), Entries: p.Entries})
+	o.packs = append(o.packs, packIndex{pack: o.PackPath(p.id), entries: p.Entries})
 }
 
 // Path returns the file name of object h: objects/ab/cdef….
 func (o *Store) Path(h Hash) string {
 	s := h.String()
-	return filepath.Join(o.Dir, s[:2], s[2:])
+	return filepath.Join(o.dir, s[:2], s[2:])
 }
 
 // TmpDir is objects/tmp, where new objects (and the manifests' and checkpoints' files) are staged.
-func (o *Store) TmpDir() string { return filepath.Join(o.Dir, "tmp") }
+func (o *Store) TmpDir() string { return filepath.Join(o.dir, "tmp") }
 
 // Has reports whether object h is stored, loose or packed.
 // The packs first: after the first checkpoint most objects are packed (the manifests' trees
@@ -129,7 +135,7 @@ func (o *Store) Open(h Hash) (io.ReadCloser, error) {
 			if errors.As(perr, &ce) {
 				return nil, perr
 			}
-			return nil, &CorruptError{Path: o.PackDir, Reason: fmt.Sprintf("pack indexes cannot be read: %v", perr)}
+			return nil, &CorruptError{Path: o.packDir, Reason: fmt.Sprintf("pack indexes cannot be read: %v", perr)}
 		}
 		if !ok && !retried {
 			// Neither loose nor packed: in chunks (chunked.go), else maybe in a newer pack.
@@ -362,7 +368,7 @@ func (s *Stager) Commit() (err error) {
 	for _, tmp := range s.pending {
 		tmps = append(tmps, tmp)
 	}
-	if err := Flush(s.o.Dir, tmps, nil); err != nil {
+	if err := Flush(s.o.dir, tmps, nil); err != nil {
 		return fmt.Errorf("flush new objects: %w", err)
 	}
 	made := make(map[string]bool)
@@ -383,7 +389,7 @@ func (s *Stager) Commit() (err error) {
 		delete(s.pending, h)
 	}
 	// The fan-out directories may be new: their entries in objects/ need flushing too.
-	if err := Flush(s.o.Dir, nil, append(dirs, s.o.Dir)); err != nil {
+	if err := Flush(s.o.dir, nil, append(dirs, s.o.dir)); err != nil {
 		return fmt.Errorf("flush new objects: %w", err)
 	}
 	return s.commitLists()

@@ -1,4 +1,4 @@
-package snapshot
+package check
 
 import (
 	"fmt"
@@ -12,21 +12,21 @@ import (
 
 // indexless reports the packs still without an index file in sec (an interrupted write's pack
 // is the leftovers section's), and adds the objects a pack's trailer places to packed: readers
-// find them there too (loadPacks), until the next writer writes the index file back.
-func (c *checker) indexless(sec *CheckSection, packed map[Hash]objects.PackLoc) {
-	ids, err := c.s.objects.IndexlessPacks()
+// find them there too (objects' loadPacks), until the next writer writes the index file back.
+func (c *checker) indexless(sec *Section, packed map[Hash]location) {
+	ids, err := c.Objects.IndexlessPacks()
 	if err != nil {
 		return // packs-unreadable is reported by the listing of the indexes
 	}
 	for _, id := range ids {
 		where := "packs/" + id + ".pack"
-		switch op := c.s.objects.Orphan(id); op.Kind {
+		switch op := c.Objects.Orphan(id); op.Kind {
 		case objects.PackTrailed:
 			sec.Checked++
-			pack := filepath.Join(c.s.objects.PackDir, id+".pack")
+			pack := c.Objects.PackPath(id)
 			for _, e := range op.Entries {
 				if _, dup := packed[e.Hash]; !dup {
-					packed[e.Hash] = objects.PackLoc{Pack: pack, PackEntry: e}
+					packed[e.Hash] = location{pack: pack, PackEntry: e}
 				}
 			}
 			sec.Problems = append(sec.Problems, Problem{Kind: "pack-index-missing", Where: where, Benign: true,
@@ -49,17 +49,17 @@ func (c *checker) indexless(sec *CheckSection, packed map[Hash]objects.PackLoc) 
 // reads the packs: from its trailer, or, for a pack written before packs had one, from the pack
 // and what the store names (salvagePack); a legacy pack in which nothing the store names is
 // found goes to quarantine. It returns the problems it repaired.
-func (c *checker) rebuildPacks(cps []*Checkpoint) ([]Problem, error) {
-	ids, err := c.s.objects.IndexlessPacks()
+func (c *checker) rebuildPacks(cps []Checkpoint) ([]Problem, error) {
+	ids, err := c.Objects.IndexlessPacks()
 	if err != nil {
 		return nil, err
 	}
 	var out []Problem
 	var legacy []string
 	for _, id := range ids {
-		switch op := c.s.objects.Orphan(id); op.Kind {
+		switch op := c.Objects.Orphan(id); op.Kind {
 		case objects.PackTrailed:
-			if err := c.s.objects.WriteIdxBytes(id, op.Idx); err != nil {
+			if err := c.Objects.WriteIdxBytes(id, op.Idx); err != nil {
 				return nil, fmt.Errorf("rebuild the index of packs/%s.pack: %w", id, err)
 			}
 			out = append(out, Problem{Kind: "pack-index-missing", Where: "packs/" + id + ".pack", Repaired: true, Benign: true,
@@ -74,21 +74,21 @@ func (c *checker) rebuildPacks(cps []*Checkpoint) ([]Problem, error) {
 	// The trees first: a manifest whose trees were in these packs then reads, and names the
 	// contents the second pass looks for.
 	for _, id := range legacy {
-		sv, err := salvagePack(filepath.Join(c.s.objects.PackDir, id+".pack"), nil, true)
+		sv, err := salvagePack(c.Objects.PackPath(id), nil, true)
 		if err != nil {
 			return nil, err
 		}
 		if len(sv.entries) > 0 {
-			if err := c.s.objects.WritePackIdx(id, sv.entries); err != nil {
+			if err := c.Objects.WritePackIdx(id, sv.entries); err != nil {
 				return nil, err
 			}
 		}
 	}
-	c.s.objects.Forget()
-	want := c.s.wantedContents(cps)
+	c.Objects.Forget()
+	want := c.wantedContents(cps)
 	for _, id := range legacy {
 		rel := "packs/" + id + ".pack"
-		sv, err := salvagePack(filepath.Join(c.s.objects.PackDir, id+".pack"), want, false)
+		sv, err := salvagePack(c.Objects.PackPath(id), want, false)
 		if err != nil {
 			return nil, err
 		}
@@ -101,7 +101,7 @@ func (c *checker) rebuildPacks(cps []*Checkpoint) ([]Problem, error) {
 			out = append(out, p)
 			continue
 		}
-		if err := c.s.objects.WritePackIdx(id, sv.entries); err != nil {
+		if err := c.Objects.WritePackIdx(id, sv.entries); err != nil {
 			return nil, err
 		}
 		p.What = fmt.Sprintf("its index file was missing (the pack was written before packs carried a copy of it); rebuilt from the pack and what the store names: %d objects (%d of them trees) in %d of its %d bytes", len(sv.entries), sv.trees, sv.placed, sv.size)
@@ -110,6 +110,6 @@ func (c *checker) rebuildPacks(cps []*Checkpoint) ([]Problem, error) {
 		}
 		out = append(out, p)
 	}
-	c.s.objects.Forget()
+	c.Objects.Forget()
 	return out, nil
 }

@@ -1,12 +1,13 @@
-package objects
+package workspacetest
 
 import (
 	"syscall"
 	"time"
 )
 
-// cpuTime is the process's CPU time so far (user and system), from GetProcessTimes.
-func cpuTime() time.Duration {
+// CPUTime is the CPU time this process has used so far, user and system, all threads
+// (GetProcessTimes): what benchmarks report beside wall time on a shared machine.
+func CPUTime() time.Duration {
 	var created, exited, kernel, user syscall.Filetime
 	h, _ := syscall.GetCurrentProcess()
 	syscall.GetProcessTimes(h, &created, &exited, &kernel, &user)

@@ -1,4 +1,4 @@
-package snapshot
+package check
 
 import (
 	"errors"
@@ -13,10 +13,10 @@ import (
 // gives that size, every chunk is stored with its listed size, and with ReadData every chunk
 // hashes to its name and the chunks together to h. It returns the problem's kind (empty when
 // there is none), where it is when not in the list itself, and what it is.
-func (c *checker) chunked(h Hash, size int64, packed map[Hash]objects.PackLoc) (kind, where, what string) {
-	chunks, total, err := c.s.objects.ReadChunkList(h)
+func (c *checker) chunked(h Hash, size int64, packed map[Hash]location) (kind, where, what string) {
+	chunks, total, err := c.Objects.ReadChunkList(h)
 	if err != nil {
-		var ce *CorruptError
+		var ce *objects.CorruptError
 		if errors.As(err, &ce) {
 			return "chunklist-corrupt", "", ce.Reason
 		}
@@ -28,12 +28,12 @@ func (c *checker) chunked(h Hash, size int64, packed map[Hash]objects.PackLoc) (
 	var off int64
 	for i, ch := range chunks {
 		at := fmt.Sprintf("chunk %d of %d (%s, bytes %d to %d)", i+1, len(chunks), ch.Hash, off, off+ch.Size)
-		loose := c.s.objects.Path(ch.Hash)
+		loose := c.Objects.Path(ch.Hash)
 		got := int64(-1)
 		if fi, err := os.Lstat(loose); err == nil {
 			got = fi.Size()
 		} else if loc, ok := packed[ch.Hash]; ok {
-			got, loose = loc.Size, fmt.Sprintf("%s (offset %d)", loc.Pack, loc.Off)
+			got, loose = loc.Size, fmt.Sprintf("%s (offset %d)", loc.pack, loc.Off)
 		} else {
 			return "chunk-missing", "", at + " is stored neither loose nor in a pack"
 		}
@@ -42,20 +42,20 @@ func (c *checker) chunked(h Hash, size int64, packed map[Hash]objects.PackLoc) (
 		}
 		off += ch.Size
 	}
-	if !c.opts.ReadData {
+	if !c.Options.ReadData {
 		return "", "", ""
 	}
 	// Each chunk's reader checks it against its name, the whole one the chunks against h.
-	r, _, err := c.s.objects.OpenChunked(h)
+	r, _, err := c.Objects.OpenChunked(h)
 	if err == nil {
 		_, err = io.Copy(io.Discard, r)
 		r.Close()
 	}
-	var ce *CorruptError
+	var ce *objects.CorruptError
 	switch {
 	case err == nil:
 		return "", "", ""
-	case errors.As(err, &ce) && ce.Path == c.s.objects.ListPath(h):
+	case errors.As(err, &ce) && ce.Path == c.Objects.ListPath(h):
 		return "chunklist-corrupt", "", ce.Reason
 	case errors.As(err, &ce):
 		return "chunk-corrupt", c.rel(ce.Path), ce.Reason

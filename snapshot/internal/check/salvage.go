@@ -1,19 +1,15 @@
-package snapshot
+package check
 
 import (
 	"bytes"
 	"cmp"
 	"crypto/sha256"
-	"os"
-	"path/filepath"
 	"slices"
-	"syscall"
 
 	"github.com/agent-rewind/rewind/internal/regular"
 	"github.com/agent-rewind/rewind/snapshot/internal/manifest"
 	"github.com/agent-rewind/rewind/snapshot/internal/objects"
 	"github.com/agent-rewind/rewind/snapshot/internal/platform"
-	"github.com/agent-rewind/rewind/snapshot/internal/statcache"
 )
 
 // A pack written before packs had a trailer (objects/packtrailer.go) is its objects' bytes alone: once
@@ -44,14 +40,7 @@ func mapPack(name string) (data []byte, done func(), err error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	if fi.Size() == 0 {
-		return nil, func() {}, nil
-	}
-	data, err = syscall.Mmap(int(f.Fd()), 0, int(fi.Size()), syscall.PROT_READ, syscall.MAP_SHARED)
-	if err != nil {
-		return nil, nil, &os.PathError{Op: "mmap", Path: name, Err: err}
-	}
-	return data, func() { syscall.Munmap(data) }, nil
+	return platform.MapFile(f, fi.Size())
 }
 
 // findTrees returns every valid tree in data, by offset.
@@ -64,7 +53,7 @@ func findTrees(data []byte) map[int64]objects.PackEntry {
 		}
 		at += i
 		if n, ok := treeLen(data[at:]); ok {
-			trees[int64(at)] = objects.PackEntry{Hash: Hash(sha256.Sum256(data[at : at+n])), Off: int64(at), Size: int64(n)}
+			trees[int64(at)] = objects.PackEntry{Hash: objects.Hash(sha256.Sum256(data[at : at+n])), Off: int64(at), Size: int64(n)}
 		}
 		at++
 	}
@@ -170,7 +159,7 @@ func salvagePack(name string, want map[Hash]int64, treesOnly bool) (*salvaged, e
 }
 
 // emptyContent is the hash of no bytes.
-var emptyContent = Hash(sha256.Sum256(nil))
+var emptyContent = objects.Hash(sha256.Sum256(nil))
 
 // covered returns how many bytes the entries cover, overlaps once.
 func covered(es []objects.PackEntry) int64 {
@@ -184,41 +173,4 @@ func covered(es []objects.PackEntry) int64 {
 		}
 	}
 	return n
-}
-
-// wantedContents returns the size of every content the store names, by hash: in the manifests
-// that read (their trees found), the chunk lists and the stat cache. A pack's objects were new
-// to the checkpoint (or gc) that wrote it, so those that anything still needs are among them.
-func (s *Store) wantedContents(cps []*Checkpoint) map[Hash]int64 {
-	want := map[Hash]int64{}
-	for _, cp := range cps {
-		entries, err := s.readManifest(cp.Manifest)
-		if err != nil {
-			continue // check reports it
-		}
-		for _, e := range entries {
-			if e.Type == TypeFile {
-				want[e.Blob] = e.Size
-			}
-		}
-	}
-	if names, err := platform.ReadDirNames(filepath.Join(s.state, "chunklists")); err == nil {
-		for _, n := range names {
-			if h, err := ParseHash(n); err == nil {
-				if chunks, _, err := s.objects.ReadChunkList(h); err == nil {
-					for _, c := range chunks {
-						want[c.Hash] = c.Size
-					}
-				}
-			}
-		}
-	}
-	if idx, _, err := statcache.Load(filepath.Join(s.state, "index")); err == nil {
-		for i := range idx.Entries {
-			if e := &idx.Entries[i]; !statcache.IsDir(e) {
-				want[e.Blob] = e.St.Size
-			}
-		}
-	}
-	return want
 }
