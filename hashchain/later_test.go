@@ -40,6 +40,27 @@ func (q *laterQueue) flush(t testing.TB) {
 	}
 }
 
+// openLater opens tc's chain, creating it, with its sidecar and anchor left to q.
+func openLater(t testing.TB, tc *testChain, q *laterQueue) *Chain {
+	t.Helper()
+	c, err := Open(tc.path, Options{Create: true, Anchor: tc.anchor, SyncLater: q.later})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// appendRange appends checkpoint entries from … to-1.
+func appendRange(t testing.TB, c *Chain, from, to int) {
+	t.Helper()
+	for i := from; i < to; i++ {
+		if _, err := c.Append("checkpoint", benchData(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 func anchoredSize(t testing.TB, anchor string) int64 {
 	t.Helper()
 	h, ok, err := readAnchor(anchor)
@@ -58,24 +79,14 @@ func anchoredSize(t testing.TB, anchor string) int64 {
 func TestSyncLaterDefersSidecarAndAnchor(t *testing.T) {
 	tc := newTestChain(t)
 	var q laterQueue
-	c, err := Open(tc.path, Options{Create: true, Anchor: tc.anchor, SyncLater: q.later})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := openLater(t, tc, &q)
 	q.flush(t) // the empty chain's anchor, handed over by Open
 	if got := anchoredSize(t, tc.anchor); got != 0 {
 		t.Fatalf("anchor after open: size %d, want 0", got)
 	}
-	var stale func() error
-	for i := range 5 {
-		if _, err := c.Append("checkpoint", benchData(i)); err != nil {
-			t.Fatal(err)
-		}
-		if i == 1 {
-			stale = q.pending[tc.path]
-		}
-	}
+	appendRange(t, c, 0, 2)
+	stale := q.pending[tc.path] // the flush of the head of 2
+	appendRange(t, c, 2, 5)
 	if got := anchoredSize(t, tc.anchor); got != 0 {
 		t.Fatalf("anchor after deferred appends: size %d, want 0 until the flush", got)
 	}
@@ -168,23 +179,13 @@ func powerCuts(durable, written []byte) map[string][]byte {
 func TestPowerCutBeforeTheFlush(t *testing.T) {
 	tc := newTestChain(t)
 	var q laterQueue
-	c, err := Open(tc.path, Options{Create: true, Anchor: tc.anchor, SyncLater: q.later})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	for i := range 6 { // a flushed prefix, so that the watermark is not 0
-		if _, err := c.Append("checkpoint", benchData(i)); err != nil {
-			t.Fatal(err)
-		}
-	}
+	c := openLater(t, tc, &q)
+	appendRange(t, c, 0, 6) // a flushed prefix, so that the watermark is not 0
 	q.flush(t)
 	durable := readImage(t, tc)
 	cases := 0
 	for i := 6; i < 10; i++ { // appends since the flush: 1, 2, 3, 4 leaves beyond the watermark
-		if _, err := c.Append("checkpoint", benchData(i)); err != nil {
-			t.Fatal(err)
-		}
+		appendRange(t, c, i, i+1)
 		now := readImage(t, tc)
 		head, err := c.Head()
 		if err != nil {
@@ -251,15 +252,8 @@ func checkReopen(t *testing.T, name string, tc *testChain, want Head) {
 func TestTamperCaughtWithSyncLater(t *testing.T) {
 	tc := newTestChain(t)
 	var q laterQueue
-	c, err := Open(tc.path, Options{Create: true, Anchor: tc.anchor, SyncLater: q.later})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range 8 {
-		if _, err := c.Append("checkpoint", benchData(i)); err != nil {
-			t.Fatal(err)
-		}
-	}
+	c := openLater(t, tc, &q)
+	appendRange(t, c, 0, 8)
 	q.flush(t)
 	c.Close()
 	im := readImage(t, tc)

@@ -36,28 +36,25 @@ func TestFlushLaterTakesTheChainsFlush(t *testing.T) {
 			t.Fatalf("call %s: exit %d: %s", id, code, errb.String())
 		}
 	}
-	entries := func() (chain string, n int) {
+	// the one file of the state folder that matches pattern, and its bytes
+	one := func(pattern ...string) (string, []byte) {
 		t.Helper()
-		chains, _ := filepath.Glob(filepath.Join(os.Getenv("REWIND_STATE_DIR"), "stores", "*", "chain.jsonl"))
-		if len(chains) != 1 {
-			t.Fatalf("chains %v", chains)
+		files, _ := filepath.Glob(filepath.Join(append([]string{os.Getenv("REWIND_STATE_DIR")}, pattern...)...))
+		if len(files) != 1 {
+			t.Fatalf("%v: %v, want one", pattern, files)
 		}
-		b, err := os.ReadFile(chains[0])
+		b, err := os.ReadFile(files[0])
 		if err != nil {
 			t.Fatal(err)
 		}
-		return chains[0], bytes.Count(b, []byte("\n"))
+		return files[0], b
 	}
-	anchored := func() string {
-		t.Helper()
-		anchors, _ := filepath.Glob(filepath.Join(os.Getenv("REWIND_STATE_DIR"), "anchors", "*", "head"))
-		if len(anchors) != 1 {
-			t.Fatalf("anchors %v", anchors)
-		}
-		b, err := os.ReadFile(anchors[0])
-		if err != nil {
-			t.Fatal(err)
-		}
+	entries := func() (chain string, n int) {
+		chain, b := one("stores", "*", "chain.jsonl")
+		return chain, bytes.Count(b, []byte("\n"))
+	}
+	anchored := func() string { // the anchored head's size line
+		_, b := one("anchors", "*", "head")
 		return strings.Split(string(b), "\n")[1]
 	}
 	call("toolu_1", false)
