@@ -24,7 +24,8 @@ type Options struct {
 	// Create makes an empty chain file when none exists; without it a missing file is an error.
 	Create bool
 	// Anchor is the anchor file (FORMAT.md §7), usually AnchorPath(workspace root). Open checks
-	// that the chain still extends the head stored there, and every Append stores the new head.
+	// that the chain still extends the head stored there, and every Append stores the new head
+	// (or hands that over: SyncLater).
 	// "" disables the check: an embedder that sets no anchor cannot notice a cut chain.
 	Anchor string
 	// Clock, if not nil, replaces time.Now for entry times (tests, test vectors).

@@ -206,9 +206,19 @@ func TestPowerCutBeforeTheFlush(t *testing.T) {
 	t.Logf("%d power-cut images reopened", cases)
 }
 
-// checkReopen opens a store image in both modes and checks it against the live chain's head.
+// checkReopen verifies a store image against its anchor, then opens it in both modes and
+// checks it against the live chain's head.
 func checkReopen(t *testing.T, name string, tc *testChain, want Head) {
 	t.Helper()
+	// Before any writer repairs it, verify against the anchor (as "chain verify" does) finds
+	// the chain whole and at most a sidecar that lags.
+	ah, ok, err := readAnchor(tc.anchor)
+	if err != nil || !ok {
+		t.Fatalf("%s: anchor: %v %v", name, ok, err)
+	}
+	if _, err := VerifyFile(tc.path, VerifyOptions{Head: &ah}); err != nil {
+		t.Fatalf("%s: verify against the anchor before reopening: %v", name, err)
+	}
 	for _, deferred := range []bool{false, true} {
 		var q laterQueue
 		opts := Options{Anchor: tc.anchor}
