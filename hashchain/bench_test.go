@@ -33,6 +33,62 @@ func BenchmarkAppendDurable(b *testing.B) {
 	reportCPU(b, cpu0)
 }
 
+// BenchmarkAppendSyncLater measures appends whose sidecar and anchor are left to a group
+// commit (Options.SyncLater) that runs the newest flush every 100 ms in the background, as the
+// guard server's does: on the path, one write and fsync of the line and the sidecar's write.
+func BenchmarkAppendSyncLater(b *testing.B) {
+	tc := newTestChain(b)
+	var mu sync.Mutex
+	var pending func() error
+	flush := func() {
+		mu.Lock()
+		f := pending
+		pending = nil
+		mu.Unlock()
+		if f != nil {
+			if err := f(); err != nil {
+				b.Error(err)
+			}
+		}
+	}
+	c, err := Open(tc.path, Options{Create: true, Anchor: tc.anchor, SyncLater: func(_ string, f func() error) {
+		mu.Lock()
+		pending = f
+		mu.Unlock()
+	}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		tick := time.NewTicker(100 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-tick.C:
+				flush()
+			case <-stop:
+				return
+			}
+		}
+	}()
+	b.ResetTimer()
+	cpu0 := cpuTime()
+	for i := 0; b.Loop(); i++ {
+		if _, err := c.Append("checkpoint", benchData(i)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	close(stop)
+	<-done
+	flush()
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "appends/s")
+	reportCPU(b, cpu0)
+}
+
 // BenchmarkAppendNoAnchor is the same without an anchor, to show what the anchor costs.
 func BenchmarkAppendNoAnchor(b *testing.B) {
 	tc := newTestChain(b)

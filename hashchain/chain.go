@@ -24,11 +24,21 @@ type Options struct {
 	// Create makes an empty chain file when none exists; without it a missing file is an error.
 	Create bool
 	// Anchor is the anchor file (FORMAT.md §7), usually AnchorPath(workspace root). Open checks
-	// that the chain still extends the head stored there, and every Append stores the new head.
+	// that the chain still extends the head stored there, and every Append stores the new head
+	// (or hands that over: SyncLater).
 	// "" disables the check: an embedder that sets no anchor cannot notice a cut chain.
 	Anchor string
 	// Clock, if not nil, replaces time.Now for entry times (tests, test vectors).
 	Clock func() time.Time
+	// SyncLater, if not nil, takes over what an append makes durable after its line: Append
+	// then fsyncs the line alone, writes the sidecar without fsync, and hands SyncLater a flush
+	// that fsyncs the sidecar and then anchors the head as of that append (later.go). A caller
+	// runs flush within its bound (a group commit), and for each key only the newest flush
+	// needs to run: it covers the earlier ones. Open hands over an anchor that is behind the
+	// same way. It needs an Anchor (the anchored size is what the sidecar is trusted up to
+	// after a power cut, FORMAT.md §6.3); without one it is ignored. nil: every append is
+	// durable whole when it returns.
+	SyncLater func(key string, flush func() error)
 }
 
 // ErrClosed is returned by methods of a closed Chain.
@@ -136,7 +146,8 @@ func openFiles(path string, opts Options) (*Chain, error) {
 // Path returns the chain file's absolute path.
 func (c *Chain) Path() string { return c.path }
 
-// Close releases the chain's files. Appends already returned are durable.
+// Close releases the chain's files. Appends already returned are durable (with
+// Options.SyncLater, their lines; the flushes handed over still work after Close).
 func (c *Chain) Close() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -192,11 +203,21 @@ func (c *Chain) sync(force bool) error {
 		}
 	}
 	c.size, c.n, c.first, c.last = size, n, first, last
-	if err := c.syncTree(); err != nil {
+	ah, anchored, err := c.readAnchor()
+	if err != nil {
 		return err
 	}
-	if err := c.checkAnchor(); err != nil {
+	watermark := int64(-1)
+	if anchored {
+		watermark = ah.Size
+	}
+	if err := c.syncTree(watermark); err != nil {
 		return err
+	}
+	if anchored {
+		if err := c.checkAnchor(ah); err != nil {
+			return err
+		}
 	}
 	c.id, c.valid = id, true
 	return nil
@@ -351,16 +372,22 @@ func tailLines(f *os.File, end int64, k int) (lines [][]byte, start int64, err e
 }
 
 // syncTree makes the sidecar cover exactly the chain's entries: it cuts a partial record a
-// crash left, appends the leaves it lags by (read back from the chain's tail), and rebuilds it
-// whole when it disagrees with the chain.
-func (c *Chain) syncTree() error {
+// crash left, recomputes from the chain's tail the leaves it lags by and those at or above the
+// watermark (the anchored size, below which the sidecar was durable when the anchor was
+// written, FORMAT.md §6.3; -1 when there is no anchor), and rebuilds it whole when it
+// disagrees with the chain.
+func (c *Chain) syncTree(watermark int64) error {
 	if err := c.tree.load(); err != nil {
 		return err
+	}
+	from := c.tree.leaves
+	if watermark >= 0 && watermark < from {
+		from = watermark
 	}
 	switch {
 	case c.tree.leaves > c.n:
 		return &AnchorError{File: c.path, Anchor: sidecarPath(c.path), AnchoredSize: c.tree.leaves, Size: c.n, Cut: true, Detail: "the Merkle sidecar covers more entries than the chain has"}
-	case c.tree.leaves == c.n:
+	case from == c.n:
 		if c.n == 0 {
 			return nil
 		}
@@ -371,51 +398,75 @@ func (c *Chain) syncTree() error {
 		if h == leafHash(c.last) {
 			return nil
 		}
-	case c.n-c.tree.leaves <= 4096:
-		if ok, err := c.catchUpTree(); err != nil || ok {
+	case c.n-from <= 4096:
+		if ok, err := c.catchUpTree(from); err != nil || ok {
 			return err
 		}
 	}
 	return c.rebuildTree()
 }
 
-// catchUpTree appends the sidecar's missing leaves from the chain's last lines; ok is false
-// when those lines do not link up with the sidecar (then the caller rebuilds it whole).
-func (c *Chain) catchUpTree() (ok bool, err error) {
-	k := c.n - c.tree.leaves
+// catchUpTree recomputes the sidecar's leaves from on (trusting those before) from the chain's
+// last lines, and writes what the sidecar lacks or holds wrong; ok is false when those lines do
+// not link up with the sidecar (then the caller rebuilds it whole). Leaves it only appends are
+// fsynced now unless a deferred flush will (later.go); a repair is fsynced now.
+func (c *Chain) catchUpTree(from int64) (ok bool, err error) {
+	k := c.n - from
 	lines, start, err := tailLines(c.f, c.size, int(k))
-	if err != nil || int64(len(lines)) != k || (c.tree.leaves == 0 && start != 0) {
+	if err != nil || int64(len(lines)) != k || (from == 0 && start != 0) {
 		return false, err
 	}
 	var prev [32]byte
-	if c.tree.leaves > 0 {
+	if from > 0 {
 		if prev, err = c.entryHashBefore(lines[0]); err != nil {
 			return false, err
 		}
 	}
-	w, err := c.tree.writer()
+	fr, err := c.tree.frontierAt(from)
 	if err != nil {
 		return false, err
 	}
+	var want []byte // the stored hashes of leaves from … n-1
 	var h lineHasher
 	for i, l := range lines {
 		body := l[:len(l)-1]
 		pl, p, _ := checkLine(body)
-		if p != "" || pl.seq != c.tree.leaves+int64(i) || pl.prev != prev || pl.sum(body, &h) != pl.hash {
+		if p != "" || pl.seq != from+int64(i) || pl.prev != prev || pl.sum(body, &h) != pl.hash {
 			return false, nil
 		}
-		if i == 0 && c.tree.leaves > 0 {
-			lh, err := c.tree.leafHashAt(c.tree.leaves - 1)
+		if i == 0 && from > 0 {
+			lh, err := c.tree.leafHashAt(from - 1)
 			if err != nil || lh != leafHash(pl.prev) {
 				return false, err
 			}
 		}
 		prev = pl.hash
-		if err := w.add(pl.hash); err != nil {
-			return false, err
+		for _, sh := range fr.add(leafHash(pl.hash)) {
+			want = append(want, sh[:]...)
 		}
 	}
-	return true, w.finish()
+	base := tlog.StoredHashCount(from) * tlog.HashSize
+	have := make([]byte, tlog.StoredHashCount(c.tree.leaves)*tlog.HashSize-base)
+	if _, err := c.tree.f.ReadAt(have, base); err != nil {
+		return false, fmt.Errorf("read sidecar %s: %w", c.tree.f.Name(), err)
+	}
+	repair := !bytes.Equal(have, want[:len(have)])
+	if !repair {
+		want, base = want[len(have):], base+int64(len(have))
+	}
+	if len(want) > 0 {
+		if _, err := c.tree.f.WriteAt(want, base); err != nil {
+			return false, fmt.Errorf("write sidecar %s: %w", c.tree.f.Name(), err)
+		}
+	}
+	c.tree.leaves = c.n
+	if len(want) == 0 || !repair && c.deferring() {
+		return true, nil
+	}
+	if err := c.tree.f.Sync(); err != nil {
+		return false, fmt.Errorf("sync sidecar %s: %w", c.tree.f.Name(), err)
+	}
+	return true, nil
 }
 
 // entryHashBefore returns the prev of a line (the hash of the entry before it).
@@ -455,16 +506,18 @@ func (c *Chain) treeHead(n int64) (Head, error) {
 	return Head{Origin: originOf(c.first), Size: n, Root: root}, nil
 }
 
-// checkAnchor checks that the chain extends the anchored head. A mismatch is first blamed on
-// the sidecar (rebuilt from the chain and checked again) before the chain is called rewritten.
-func (c *Chain) checkAnchor() error {
+// readAnchor reads the anchored head; ok is false when there is no anchor (none set, or none
+// written yet).
+func (c *Chain) readAnchor() (ah Head, ok bool, err error) {
 	if c.opts.Anchor == "" {
-		return nil
+		return Head{}, false, nil
 	}
-	ah, ok, err := readAnchor(c.opts.Anchor)
-	if err != nil || !ok {
-		return err
-	}
+	return readAnchor(c.opts.Anchor)
+}
+
+// checkAnchor checks that the chain extends the anchored head ah. A mismatch is first blamed on
+// the sidecar (rebuilt from the chain and checked again) before the chain is called rewritten.
+func (c *Chain) checkAnchor(ah Head) error {
 	if ah.Size > c.n {
 		return &AnchorError{File: c.path, Anchor: c.opts.Anchor, AnchoredSize: ah.Size, Size: c.n, Cut: true}
 	}
@@ -497,10 +550,13 @@ func (c *Chain) anchorIfBehind() error {
 	if ok && ah.Size >= c.n {
 		return nil
 	}
-	return c.writeAnchor()
+	return c.anchor(false) // what syncTree trusted may be a deferring writer's unsynced sidecar
 }
 
-func (c *Chain) writeAnchor() error {
+// anchor stores the current head in the anchor, or hands that over (later.go) when appends
+// defer it. The sidecar is fsynced first unless synced says it is durable already: the
+// anchored size promises that much of the sidecar survives a power cut (FORMAT.md §6.3).
+func (c *Chain) anchor(synced bool) error {
 	if c.opts.Anchor == "" {
 		return nil
 	}
@@ -508,12 +564,22 @@ func (c *Chain) writeAnchor() error {
 	if err != nil {
 		return err
 	}
+	if c.deferring() {
+		c.handOver(h)
+		return nil
+	}
+	if !synced {
+		if err := c.tree.f.Sync(); err != nil {
+			return fmt.Errorf("sync sidecar %s: %w", c.tree.f.Name(), err)
+		}
+	}
 	return writeAnchor(c.opts.Anchor, h)
 }
 
 // Append adds an entry of the given kind with data (which must marshal with encoding/json to a
 // JSON object) and returns it once it is durable: the line is written in one write and
-// fsynced, then the sidecar and the anchor are updated. It refuses to write after a torn line
+// fsynced, then the sidecar and the anchor are updated (made durable before it returns, or,
+// with Options.SyncLater, by the flush it hands over). It refuses to write after a torn line
 // (*TornError) or onto a chain that does not extend its anchor (*AnchorError). If the line was
 // written but updating the sidecar or anchor failed, the entry is returned with the error.
 func (c *Chain) Append(kind string, data any) (Entry, error) {
@@ -571,13 +637,14 @@ func (c *Chain) appendLocked(kind string, canon []byte) (Entry, error) {
 		c.valid = false
 		return e, fmt.Errorf("entry %d is recorded, but updating the Merkle sidecar failed (it is rebuilt on the next open): %w", seq, err)
 	}
-	if err := c.writeAnchor(); err != nil {
+	if err := c.anchor(true); err != nil {
 		return e, fmt.Errorf("entry %d is recorded, but anchoring the new head failed: %w", seq, err)
 	}
 	return e, nil
 }
 
-// appendTree writes leaf seq's stored hashes to the sidecar and fsyncs it.
+// appendTree writes leaf seq's stored hashes to the sidecar and fsyncs it, unless a deferred
+// flush will (later.go).
 func (c *Chain) appendTree(seq int64, hash [32]byte) error {
 	if c.tree.leaves != seq {
 		return fmt.Errorf("sidecar covers %d entries, want %d", c.tree.leaves, seq)
@@ -593,8 +660,10 @@ func (c *Chain) appendTree(seq int64, hash [32]byte) error {
 	if _, err := c.tree.f.WriteAt(buf, tlog.StoredHashIndex(0, seq)*tlog.HashSize); err != nil {
 		return err
 	}
-	if err := c.tree.f.Sync(); err != nil {
-		return err
+	if !c.deferring() {
+		if err := c.tree.f.Sync(); err != nil {
+			return err
+		}
 	}
 	c.tree.leaves = seq + 1
 	return nil

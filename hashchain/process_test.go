@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -33,7 +34,11 @@ func TestMain(m *testing.M) {
 // helperMain appends HASHCHAIN_COUNT entries (0: until killed) to HASHCHAIN_PATH and prints
 // "ack <seq> <hash>" for each once Append returned.
 func helperMain(mode string) int {
-	c, err := Open(os.Getenv("HASHCHAIN_PATH"), Options{Create: true, Anchor: os.Getenv("HASHCHAIN_ANCHOR")})
+	opts := Options{Create: true, Anchor: os.Getenv("HASHCHAIN_ANCHOR")}
+	if os.Getenv("HASHCHAIN_LATER") != "" {
+		opts.SyncLater = helperGroupCommit()
+	}
+	c, err := Open(os.Getenv("HASHCHAIN_PATH"), opts)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "helper:", err)
 		return 1
@@ -55,6 +60,32 @@ func helperMain(mode string) int {
 	}
 	out.Flush()
 	return 0
+}
+
+// helperGroupCommit returns a SyncLater that runs the newest flush every few milliseconds, as
+// a guard server's group commit does within its bound, so that a kill lands anywhere in one.
+func helperGroupCommit() func(string, func() error) {
+	var mu sync.Mutex
+	pending := map[string]func() error{}
+	go func() {
+		for range time.Tick(3 * time.Millisecond) {
+			mu.Lock()
+			p := pending
+			pending = map[string]func() error{}
+			mu.Unlock()
+			for _, f := range p {
+				if err := f(); err != nil {
+					fmt.Fprintln(os.Stderr, "helper: flush:", err)
+					os.Exit(1)
+				}
+			}
+		}
+	}()
+	return func(key string, flush func() error) {
+		mu.Lock()
+		pending[key] = flush
+		mu.Unlock()
+	}
 }
 
 func helperCmd(t *testing.T, tc *testChain, mode, id string, count int) *exec.Cmd {
@@ -113,7 +144,14 @@ func TestConcurrentProcessAppends(t *testing.T) {
 // TestCrashDuringAppends kills (SIGKILL) a process that appends in a loop, at varying moments:
 // every entry it acknowledged is on the chain with the hash it was given, and the chain opens
 // and verifies (or reports a torn tail, which recovery moves aside).
-func TestCrashDuringAppends(t *testing.T) {
+func TestCrashDuringAppends(t *testing.T) { crashDuringAppends(t, false) }
+
+// TestCrashDuringDeferredAppends is the same with the sidecar and anchor left to a group
+// commit (Options.SyncLater), killed anywhere in an append or a flush: the anchor that lags
+// is no alarm, and nothing acknowledged is lost.
+func TestCrashDuringDeferredAppends(t *testing.T) { crashDuringAppends(t, true) }
+
+func crashDuringAppends(t *testing.T, later bool) {
 	tc := newTestChain(t)
 	acked := map[int64]string{}
 	trials := 6
@@ -122,6 +160,9 @@ func TestCrashDuringAppends(t *testing.T) {
 	}
 	for trial := range trials {
 		cmd := helperCmd(t, tc, "crash", strconv.Itoa(trial), 0)
+		if later {
+			cmd.Env = append(cmd.Env, "HASHCHAIN_LATER=1")
+		}
 		stdout, _ := cmd.StdoutPipe()
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)

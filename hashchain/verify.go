@@ -20,7 +20,10 @@ type VerifyOptions struct {
 	Name string
 	// Sidecar, if not nil, is read as the chain's stored tree hashes (chain.tree) and compared
 	// with the hashes recomputed from the chain. A sidecar that ends early is not an error (it
-	// lags after a crash); one that differs, or holds more, is.
+	// lags after a crash), nor, with a Head, one that differs only in the hashes of leaves
+	// beyond Head.Size: against the anchored head, that is what a power cut may leave of what
+	// was not yet durable (FORMAT.md §6.3), recomputed on the next open. One that differs
+	// otherwise, or holds more, is an error.
 	Sidecar io.Reader
 	// Head, if not nil, is a head the chain must extend: the chain has at least Head.Size
 	// entries and the first Head.Size of them hash to Head.Root.
@@ -184,6 +187,8 @@ func (v *verifier) run(r io.Reader, sink func([32]byte) error) (Report, error) {
 		v.rep.SidecarLeaves = cmp.leaves
 		v.rep.SidecarLags = cmp.leaves < line
 		switch {
+		case cmp.mismatch >= 0 && head != nil && cmp.mismatch >= tlog.StoredHashCount(head.Size):
+			v.rep.SidecarLags = true // beyond the head: not durable before it (FORMAT.md §6.3)
 		case cmp.mismatch >= 0:
 			level, n := tlog.SplitStoredHashIndex(cmp.mismatch)
 			return v.rep, v.fail(0, 0, ProblemSidecar, "stored hash %d (tree level %d, node %d) differs from the one recomputed from the chain; the chain itself verifies: remove the sidecar to have it rebuilt", cmp.mismatch, level, n)

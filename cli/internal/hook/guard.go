@@ -37,6 +37,10 @@ type Call struct {
 	// SyncLater, set by a guard server, makes the calls log durable after the answer, within
 	// its bound (snapshot.Options.SyncLater); unset, each note is synced before the answer.
 	SyncLater func(path string)
+	// FlushLater, set by a guard server, takes the hash chain's deferred flush (its sidecar's
+	// fsync and the anchor, hashchain.Options.SyncLater), to run within the same bound; unset,
+	// each chain entry is durable whole before the answer.
+	FlushLater func(key string, flush func() error)
 	// Warm, set where a guard server will do it, is handed the workspace root after a prompt
 	// hook, for the server to take its first checkpoint and start its watcher after the
 	// answer (warm.go); unset, a prompt warms nothing up.
@@ -98,7 +102,7 @@ func GuardInput(c Call, input Input, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "agent-rewind guard: %s; workspace %s\n", why, orNone(choice.Root, werr))
 	}
 	g := newGuard(choice, werr)
-	g.input, g.noWatcherStart, g.maintain, g.syncLater, g.warm = raw, c.NoWatcherStart, c.Maintain, c.SyncLater, c.Warm
+	g.input, g.noWatcherStart, g.maintain, g.syncLater, g.flushLater, g.warm = raw, c.NoWatcherStart, c.Maintain, c.SyncLater, c.FlushLater, c.Warm
 	defer g.close()
 	if p, ok := promptOf(in, raw); ok {
 		return g.logPrompt(p, werr, stderr)
@@ -252,9 +256,10 @@ type guardRun struct {
 	input   []byte // the guard input, to tell a decision from a report (ledger)
 	// noWatcherStart: Call.NoWatcherStart
 	noWatcherStart bool
-	maintain       func(root string) // Call.Maintain
-	syncLater      func(path string) // Call.SyncLater
-	warm           func(root string) // Call.Warm
+	maintain       func(root string)                    // Call.Maintain
+	syncLater      func(path string)                    // Call.SyncLater
+	flushLater     func(key string, flush func() error) // Call.FlushLater
+	warm           func(root string)                    // Call.Warm
 }
 
 // newGuard prepares a guard for the chosen workspace. It finds the store (one statx and two
@@ -353,7 +358,12 @@ func (g *guardRun) checkpoint() (string, error) {
 
 // workspace opens the workspace once. With create, its store is created on first use
 // (workspace.Init); without, a workspace with no store yet is (nil, nil).
-func (g *guardRun) workspace(create bool) (*workspace.Workspace, error) {
+func (g *guardRun) workspace(create bool) (ws *workspace.Workspace, err error) {
+	defer func() {
+		if ws != nil { // set on each return: newGuard opens the store before the call's fields are set
+			ws.ChainSyncLater = g.flushLater
+		}
+	}()
 	if g.ws != nil {
 		return g.ws, nil
 	}
@@ -364,7 +374,6 @@ func (g *guardRun) workspace(create bool) (*workspace.Workspace, error) {
 	if g.at == nil { // no workspace was chosen: newGuard's werr refuses every effect first
 		return nil, errors.New("no workspace was chosen")
 	}
-	var err error
 	if create {
 		// A fresh At: the one the choice probed may hold a failed open's state.
 		ws, err := workspace.Init(g.root)

@@ -61,7 +61,7 @@ type server struct {
 	ctx         context.Context
 	maintaining sync.Map
 	bg          sync.WaitGroup
-	commits     groupCommit // the calls log's fsyncs after the answers (groupcommit.go)
+	commits     groupCommit // the calls log's and the chain's fsyncs after the answers (groupcommit.go)
 	warming     sync.Map    // the roots being warmed up (hook.Warm), one at a time each
 }
 
@@ -288,6 +288,7 @@ func (s *server) guard(req *hookwire.Request, send func(*hookwire.Answer) error)
 	call.Maintain = func(root string) { maintain = root }
 	call.Warm = func(root string) { warm = root }
 	call.SyncLater = s.commits.later
+	call.FlushLater = s.commits.laterFunc
 	code = hook.GuardInput(call, in, &out, &errb)
 	send(&hookwire.Answer{Kind: hookwire.Result, Code: code, Stdout: out.Bytes(), Stderr: errb.Bytes()})
 	if maintain != "" {

@@ -30,7 +30,7 @@ func (w *Workspace) ChainOptions(create bool) (hashchain.Options, error) {
 	if err != nil {
 		return hashchain.Options{}, err
 	}
-	return hashchain.Options{Create: create, Anchor: anchor}, nil
+	return hashchain.Options{Create: create, Anchor: anchor, SyncLater: w.ChainSyncLater}, nil
 }
 
 // Chain opens the workspace's hash chain, creating it on first use, anchored outside the

@@ -52,6 +52,10 @@ type Workspace struct {
 	Base     string   // the state base (StateBase)
 	Identity Identity // the root folder's identity, which finds the store again
 	Info     Record   // the store's description (store.json), set by Open and Init
+	// ChainSyncLater, set before the first Record by a guard server, defers the chain's
+	// sidecar and anchor to its group commit (hashchain.Options.SyncLater); nil: each entry is
+	// durable whole when Record returns.
+	ChainSyncLater func(key string, flush func() error)
 
 	anchor string   // the chain's anchor file
 	metaID Identity // the store folder's identity when opened (Check)
