@@ -1,0 +1,27 @@
+package restore
+
+import "github.com/agent-rewind/rewind/snapshot/internal/walk"
+
+// Rules is the union of several .rewindignore files: a path excluded by any of them is never
+// touched by a restore (the live rules, the target checkpoint's and the pre-rewind state's). A
+// nil element is allowed and excludes nothing.
+type Rules []*walk.Ignore
+
+// Match implements walk.Matcher: a walk with Rules skips what any of them matches.
+func (r Rules) Match(path string, isDir bool) bool {
+	for _, m := range r {
+		if m.Match(path, isDir) {
+			return true
+		}
+	}
+	return false
+}
+
+func (r Rules) excluded(path string, isDir bool) bool {
+	for _, m := range r {
+		if m.Excluded(path, isDir) {
+			return true
+		}
+	}
+	return false
+}
