@@ -12,6 +12,7 @@ import (
 	"github.com/agent-rewind/rewind/snapshot/internal/manifest"
 	"github.com/agent-rewind/rewind/snapshot/internal/objects"
 	"github.com/agent-rewind/rewind/snapshot/internal/restore"
+	"github.com/agent-rewind/rewind/snapshot/internal/walk"
 )
 
 // PathsResult is what RestorePaths returns: a RestoreResult with Op "restore", To the checkpoint
@@ -77,7 +78,7 @@ func (s *Store) RestorePaths(ctx context.Context, id string, paths []string, opt
 	if err != nil {
 		return nil, err
 	}
-	r := restore.Rules{liveIgn, t.ignore}
+	r := walk.Rules{liveIgn, t.ignore}
 	if opts.DryRun {
 		c, err := s.captureLive(ctx, false)
 		if err != nil {
@@ -121,7 +122,7 @@ func (s *Store) RestorePaths(ctx context.Context, id string, paths []string, opt
 // (c, or a fresh hash-only capture when nil), apply, flush, then put the position back to
 // j.From, remember the operation, record, and remove the journal. Errors before the flush leave
 // the journal for recovery. Re-running it converges, as a rewind does.
-func (s *Store) restorePathsLocked(ctx context.Context, j *Journal, t *target, r restore.Rules, c *capture, recovered bool, outcome string) (*PathsResult, error) {
+func (s *Store) restorePathsLocked(ctx context.Context, j *Journal, t *target, r walk.Rules, c *capture, recovered bool, outcome string) (*PathsResult, error) {
 	if c == nil {
 		var err error
 		if c, err = s.captureWith(ctx, r); err != nil {
@@ -170,7 +171,7 @@ func (s *Store) restorePathsLocked(ctx context.Context, j *Journal, t *target, r
 
 // undoPathsLocked puts the chosen paths back from the journal's safety checkpoint (outcome
 // "undone"): what a restore whose checkpoint cannot be read ends with.
-func (s *Store) undoPathsLocked(ctx context.Context, j *Journal, r restore.Rules, recovered bool) (*PathsResult, error) {
+func (s *Store) undoPathsLocked(ctx context.Context, j *Journal, r walk.Rules, recovered bool) (*PathsResult, error) {
 	st, err := s.loadTarget(j.Safety)
 	if err != nil {
 		return nil, fmt.Errorf("read the safety checkpoint %s: %w", j.Safety, err)

@@ -11,6 +11,7 @@ import (
 	"github.com/agent-rewind/rewind/internal/durable"
 	"github.com/agent-rewind/rewind/snapshot/internal/objects"
 	"github.com/agent-rewind/rewind/snapshot/internal/restore"
+	"github.com/agent-rewind/rewind/snapshot/internal/walk"
 )
 
 // RestoreOptions modifies Rewind and Replay.
@@ -123,7 +124,7 @@ func (s *Store) moveDryRun(ctx context.Context, op, id string, pos *position, li
 	if err != nil {
 		return nil, err
 	}
-	p := restore.NewPlan(c.manifest(), t.entries, restore.Rules{liveIgn, t.ignore})
+	p := restore.NewPlan(c.manifest(), t.entries, walk.Rules{liveIgn, t.ignore})
 	return &RestoreResult{Op: op, From: pos.Current, To: id, DryRun: true, Changes: nonNil(p.Changes), Kept: p.Kept}, nil
 }
 
@@ -139,7 +140,7 @@ func (s *Store) moveLocked(ctx context.Context, op, id string, pos *position, li
 	if err != nil {
 		return nil, err
 	}
-	r := restore.Rules{liveIgn, t.ignore}
+	r := walk.Rules{liveIgn, t.ignore}
 	res, err := s.restoreLocked(ctx, j, t, r, c, false, "completed")
 	if err != nil && errors.Is(err, ErrCorrupt) {
 		// The target cannot be read (a damaged or unreadable object, an I/O error): undo now
@@ -202,7 +203,7 @@ func (s *Store) checkForward(pos *position, to *Checkpoint) error {
 // restoreLocked applies the journal's operation: plan against the live state (c, or a fresh
 // hash-only capture when nil), apply, flush, then move the position, record, and remove the
 // journal. Errors before the flush leave the journal in place for recovery.
-func (s *Store) restoreLocked(ctx context.Context, j *Journal, t *target, r restore.Rules, c *capture, recovered bool, outcome string) (*RestoreResult, error) {
+func (s *Store) restoreLocked(ctx context.Context, j *Journal, t *target, r walk.Rules, c *capture, recovered bool, outcome string) (*RestoreResult, error) {
 	if c == nil {
 		var err error
 		if c, err = s.captureWith(ctx, r); err != nil {
@@ -250,14 +251,14 @@ func (s *Store) restoreLocked(ctx context.Context, j *Journal, t *target, r rest
 }
 
 // captureWith is captureLive (hash only) walking with the given rules instead of the live ones.
-func (s *Store) captureWith(ctx context.Context, r restore.Rules) (*capture, error) {
+func (s *Store) captureWith(ctx context.Context, r walk.Rules) (*capture, error) {
 	return s.captureLiveRules(ctx, false, r, nil)
 }
 
 // undoLocked restores the journal's safety checkpoint (outcome "undone"): what a restore whose
 // target cannot be read ends with, so the workspace is never left half old, half new. r are the
 // rules of the failed restore; the safety checkpoint's own are added.
-func (s *Store) undoLocked(ctx context.Context, j *Journal, r restore.Rules, recovered bool) (*RestoreResult, error) {
+func (s *Store) undoLocked(ctx context.Context, j *Journal, r walk.Rules, recovered bool) (*RestoreResult, error) {
 	st, err := s.loadTarget(j.Safety)
 	if err != nil {
 		return nil, fmt.Errorf("read the safety checkpoint %s: %w", j.Safety, err)

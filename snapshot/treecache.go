@@ -7,7 +7,6 @@ import (
 	"syscall"
 
 	"github.com/agent-rewind/rewind/snapshot/internal/manifest"
-	"github.com/agent-rewind/rewind/snapshot/internal/restore"
 	"github.com/agent-rewind/rewind/snapshot/internal/walk"
 )
 
@@ -32,7 +31,7 @@ func ruleKey(m walk.Matcher) (Hash, bool) {
 		return (*Ignore)(nil).Key(), true
 	case *Ignore:
 		return r.Key(), true
-	case restore.Rules:
+	case walk.Rules:
 		h := sha256.New()
 		h.Write([]byte("rules\n"))
 		for _, m := range r {

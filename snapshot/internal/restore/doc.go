@@ -4,8 +4,9 @@
 // records the outcome.
 //
 //   - NewPlan compares the live entries with the wanted ones and keeps apart what a restore never
-//     touches (Kept): paths excluded by any of the Rules, paths either state did not capture, and
-//     everything under those. SelectPaths narrows both lists to chosen paths first.
+//     touches (Kept): paths excluded by any of the rules (walk.Rules), paths either state did
+//     not capture, and everything under those. SelectPaths narrows both lists to chosen paths
+//     first.
 //   - Apply carries out a Plan inside an os.Root: removals deepest first, folders parents first,
 //     files and symlinks in parallel, each written to a temporary sibling (TempPrefix) and renamed
 //     over its path, then folder modes deepest first. It replaces or deletes a live path only if

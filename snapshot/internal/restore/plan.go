@@ -16,7 +16,7 @@ type Plan struct {
 // (TypeSkipped), paths whose live state was not captured (a live TypeSkipped: changing it would
 // lose what nothing holds), and everything under a path kept for one of these reasons (a folder
 // that holds a kept path is never removed nor replaced).
-func NewPlan(live, want []manifest.Entry, r Rules) Plan {
+func NewPlan(live, want []manifest.Entry, r walk.Rules) Plan {
 	var p Plan
 	kept := map[string]bool{} // kept paths -> whether kept because in use (Kept.Live)
 	keep := func(c *manifest.Change, reason string, inUse bool) {
@@ -37,9 +37,9 @@ func NewPlan(live, want []manifest.Entry, r Rules) Plan {
 			keep(&c, c.From.Reason+": never deleted by a restore", false)
 		case c.From != nil && c.From.Type == manifest.TypeSkipped:
 			keep(&c, c.From.Reason+": not captured by the safety checkpoint, so left as it is; the target's "+c.To.Type.String()+" there was not restored", true)
-		case len(r) > 0 && c.To != nil && r.excluded(c.Path, c.To.Type == manifest.TypeDir):
+		case len(r) > 0 && c.To != nil && r.Excluded(c.Path, c.To.Type == manifest.TypeDir):
 			keep(&c, "excluded by "+walk.IgnoreFile+"; not restored", false)
-		case len(r) > 0 && c.From != nil && r.excluded(c.Path, c.From.Type == manifest.TypeDir):
+		case len(r) > 0 && c.From != nil && r.Excluded(c.Path, c.From.Type == manifest.TypeDir):
 			keep(&c, "excluded by "+walk.IgnoreFile+"; not touched", false)
 		default:
 			p.Changes = append(p.Changes, c)

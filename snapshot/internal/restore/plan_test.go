@@ -44,7 +44,7 @@ func TestNewPlanKeeps(t *testing.T) {
 		skipped("t", "device"),
 		file("t/under.txt", "u"),
 	}
-	p := NewPlan(live, want, Rules{nil, walk.ParseIgnore([]byte("*.bin\nlogs/\n"))})
+	p := NewPlan(live, want, walk.Rules{nil, walk.ParseIgnore([]byte("*.bin\nlogs/\n"))})
 	var changed []string
 	for _, c := range p.Changes {
 		changed = append(changed, c.Path)

@@ -1,13 +1,11 @@
-package restore
-
-import "github.com/agent-rewind/rewind/snapshot/internal/walk"
+package walk
 
 // Rules is the union of several .rewindignore files: a path excluded by any of them is never
 // touched by a restore (the live rules, the target checkpoint's and the pre-rewind state's). A
 // nil element is allowed and excludes nothing.
-type Rules []*walk.Ignore
+type Rules []*Ignore
 
-// Match implements walk.Matcher: a walk with Rules skips what any of them matches.
+// Match implements Matcher: a walk with Rules skips what any of them matches.
 func (r Rules) Match(path string, isDir bool) bool {
 	for _, m := range r {
 		if m.Match(path, isDir) {
@@ -17,7 +15,8 @@ func (r Rules) Match(path string, isDir bool) bool {
 	return false
 }
 
-func (r Rules) excluded(path string, isDir bool) bool {
+// Excluded reports whether any of the rules excludes path, itself or through a parent.
+func (r Rules) Excluded(path string, isDir bool) bool {
 	for _, m := range r {
 		if m.Excluded(path, isDir) {
 			return true
