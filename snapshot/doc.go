@@ -73,21 +73,22 @@
 // under internal/ that no one outside this module may import, each knowing only those below it
 // (Go refuses import cycles, so the layers stay honest):
 //
+//   - internal/journal: the journal file of a restore in flight (recovering is this package's).
 //   - internal/restore: the restore without the store: the plan (what differs, what is never
 //     touched, a restore of chosen paths), the applier that changes only what the live capture
 //     saw and writes through no symlink, the flush, and what the stat cache holds afterwards. It
 //     reads contents through a Source it defines; the safety checkpoint, the journal, recovery
-//     and the chain records stay here (rewind.go, restorepaths.go, journal.go).
-//   - internal/journal: the journal file of a restore in flight (recovering is this package's).
+//     and the chain records stay here (rewind.go, restorepaths.go, journal.go). Its Kept, the
+//     manifest package's Change and ChangeKind, and the errors ErrUnsafePath and ErrNoSuchPath
+//     are named here too.
 //   - internal/walk: the live walk in path order, with .rewindignore's rules (Ignore).
 //   - internal/statcache: the stat cache (index and its log) that makes a checkpoint incremental.
 //   - internal/manifest: entries, the manifest's encoding, and the same manifest as trees.
 //   - internal/objects: content-addressed storage: loose objects, packs and their indexes,
 //     chunked contents, batched durable writes (Stager), verified reads.
-//   - internal/platform: stat, one-descriptor directory listing, the writers' lock, flushing,
-//     opens that follow no symlink; one file per system behind one small API.
+//   - internal/platform: stat, one-descriptor directory listing, the writers' lock, flushing;
+//     one file per system behind one small API.
 //
-// Types that callers see (Hash, Entry, EntryType, Change, ChangeKind, Kept, Ignore, Journal,
-// CorruptError, ManifestError) and the errors ErrUnsafePath and ErrNoSuchPath are
+// Types that callers see (Hash, Entry, EntryType, Ignore, Journal, CorruptError, ManifestError) are
 // defined there and named here as aliases, so that this package's API is unchanged.
 package snapshot

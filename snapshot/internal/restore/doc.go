@@ -18,5 +18,5 @@
 //
 // Re-running a plan made against a fresh capture finishes an interrupted one: that is what the
 // caller's journal relies on. The open, stat and rmdir details each system differs in are
-// package platform's (OpenNoFollow, Stat.IsDir, IsNotEmpty, …).
+// package platform's (OpenInRoot, Stat.IsDir, IsNotEmpty, …).
 package restore

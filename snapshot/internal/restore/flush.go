@@ -39,7 +39,7 @@ func Flush(root string, touched map[string]bool) error {
 	var g errgroup.Group
 	g.Go(func() error {
 		return objects.FsyncAll(dirs, func(d string) (*os.File, error) {
-			f, err := platform.OpenDirNoFollow(r, d)
+			f, err := platform.OpenDirInRoot(r, d)
 			if err != nil {
 				return nil, fs.ErrNotExist // removed itself: its parent is in the set
 			}
@@ -50,7 +50,7 @@ func Flush(root string, touched map[string]bool) error {
 		return objects.FsyncAll(files, func(p string) (*os.File, error) {
 			// No blocking and the type check: a FIFO put there since must neither block nor
 			// fail the restore (fsync of a FIFO is EINVAL); it is not restored content.
-			f, err := platform.OpenNoFollow(r, p)
+			f, err := platform.OpenInRoot(r, p)
 			if err != nil {
 				return nil, fs.ErrNotExist
 			}

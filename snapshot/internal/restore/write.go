@@ -32,7 +32,7 @@ func (a *applier) writeFile(c *manifest.Change) error {
 	}
 	defer src.Close()
 	tmp := tempSibling(e.Path)
-	f, err := platform.CreateNoFollow(a.root, tmp, 0o600)
+	f, err := platform.CreateInRoot(a.root, tmp, 0o600)
 	if err != nil {
 		return fmt.Errorf("write %s: %w", a.full(e.Path), err)
 	}
@@ -62,7 +62,7 @@ func (a *applier) writeFile(c *manifest.Change) error {
 // the other names too, which may lie outside the workspace (pnpm's store, a `cp -al` copy). A
 // file with other links gets a new inode instead, as a content change does (writeFile).
 func (a *applier) chmodFile(c *manifest.Change) error {
-	f, err := platform.OpenNoFollow(a.root, c.Path)
+	f, err := platform.OpenInRoot(a.root, c.Path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return a.writeFile(c) // deleted since: the target's file harms nothing
 	}
@@ -99,7 +99,7 @@ func (a *applier) chmodDir(e *manifest.Entry) error {
 	if err := a.checkParents(e.Path); err != nil {
 		return err
 	}
-	f, err := platform.OpenDirNoFollow(a.root, e.Path)
+	f, err := platform.OpenDirInRoot(a.root, e.Path)
 	if err != nil {
 		return fmt.Errorf("%w: %s is no longer a directory (%v)", ErrUnsafePath, a.full(e.Path), err)
 	}
