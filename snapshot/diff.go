@@ -2,30 +2,26 @@ package snapshot
 
 import (
 	"context"
-	"strings"
+
+	"github.com/agent-rewind/rewind/snapshot/internal/manifest"
 )
 
 // ChangeKind says how a path differs between two states.
-type ChangeKind string
+type ChangeKind = manifest.ChangeKind
 
 // The change kinds. A file whose content and mode both changed is ChangeModified (a restore
 // applies both); ChangeMode is a permission change alone.
 const (
-	ChangeAdded    ChangeKind = "added"    // only in the newer state
-	ChangeDeleted  ChangeKind = "deleted"  // only in the older state
-	ChangeModified ChangeKind = "modified" // file content or symlink target
-	ChangeMode     ChangeKind = "mode"     // permission bits only
-	ChangeType     ChangeKind = "type"     // e.g. a file became a directory or a symlink
+	ChangeAdded    = manifest.ChangeAdded    // only in the newer state
+	ChangeDeleted  = manifest.ChangeDeleted  // only in the older state
+	ChangeModified = manifest.ChangeModified // file content or symlink target
+	ChangeMode     = manifest.ChangeMode     // permission bits only
+	ChangeType     = manifest.ChangeType     // e.g. a file became a directory or a symlink
 )
 
 // Change is one path that differs. From is the entry in the older state (nil when added), To in
 // the newer one (nil when deleted).
-type Change struct {
-	Path string     `json:"path"`
-	Kind ChangeKind `json:"kind"`
-	From *Entry     `json:"from,omitempty"`
-	To   *Entry     `json:"to,omitempty"`
-}
+type Change = manifest.Change
 
 // DiffResult is what Diff returns.
 type DiffResult struct {
@@ -34,53 +30,6 @@ type DiffResult struct {
 	Changes []Change `json:"changes"`
 	// Warnings are things that cost time but not correctness, such as a stat cache found wrong.
 	Warnings []string `json:"warnings,omitempty"`
-}
-
-// diffEntries compares two sorted entry lists.
-func diffEntries(a, b []Entry) []Change {
-	var out []Change
-	i, j := 0, 0
-	for i < len(a) || j < len(b) {
-		var c int
-		switch {
-		case i == len(a):
-			c = 1
-		case j == len(b):
-			c = -1
-		default:
-			c = strings.Compare(a[i].Path, b[j].Path)
-		}
-		switch {
-		case c < 0:
-			out = append(out, Change{Path: a[i].Path, Kind: ChangeDeleted, From: &a[i]})
-			i++
-		case c > 0:
-			out = append(out, Change{Path: b[j].Path, Kind: ChangeAdded, To: &b[j]})
-			j++
-		default:
-			if k, ok := compareEntry(&a[i], &b[j]); ok {
-				out = append(out, Change{Path: a[i].Path, Kind: k, From: &a[i], To: &b[j]})
-			}
-			i++
-			j++
-		}
-	}
-	return out
-}
-
-// compareEntry classifies the difference between two entries of one path, if any.
-func compareEntry(a, b *Entry) (ChangeKind, bool) {
-	switch {
-	case a.Type != b.Type:
-		return ChangeType, true
-	case a.Type == TypeSkipped:
-		return "", false
-	case a.Blob != b.Blob || a.Target != b.Target:
-		return ChangeModified, true
-	case a.Mode != b.Mode && a.Type != TypeSymlink:
-		return ChangeMode, true
-	}
-	return "", false
 }
 
 // Diff compares checkpoint a with checkpoint b, or with the live workspace when b is "". Both
@@ -113,7 +62,7 @@ func (s *Store) Diff(ctx context.Context, a, b string) (*DiffResult, error) {
 			return nil, err
 		}
 	}
-	res.Changes = diffEntries(ea, eb)
+	res.Changes = manifest.Diff(ea, eb)
 	if res.Changes == nil {
 		res.Changes = []Change{}
 	}

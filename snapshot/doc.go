@@ -84,6 +84,13 @@
 //     kept checkpoints, plus the stat cache and chunk lists) does not keep, the rewriting and
 //     merging of packs, and maintenance's due check and state file.
 //   - internal/journal: the journal file of a restore in flight (recovering is this package's).
+//   - internal/restore: the restore without the store: the plan (what differs, what is never
+//     touched, a restore of chosen paths), the applier that changes only what the live capture
+//     saw and writes through no symlink, the flush, and what the stat cache holds afterwards. It
+//     reads contents through a Source it defines; the safety checkpoint, the journal, recovery
+//     and the chain records stay here (rewind.go, restorepaths.go, journal.go). Its Kept, the
+//     manifest package's Change and ChangeKind, and the errors ErrUnsafePath and ErrNoSuchPath
+//     are named here too.
 //   - internal/walk: the live walk in path order, with .rewindignore's rules (Ignore).
 //   - internal/statcache: the stat cache (index and its log) that makes a checkpoint incremental.
 //   - internal/manifest: entries, the manifest's encoding, and the same manifest as trees.

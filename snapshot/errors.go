@@ -7,6 +7,7 @@ import (
 
 	"github.com/agent-rewind/rewind/snapshot/internal/manifest"
 	"github.com/agent-rewind/rewind/snapshot/internal/objects"
+	"github.com/agent-rewind/rewind/snapshot/internal/restore"
 )
 
 // Sentinel errors, matchable with errors.Is. Most errors carry more detail in a typed error that
@@ -15,7 +16,7 @@ var (
 	// ErrNotFound: no checkpoint has the given id or prefix.
 	ErrNotFound = errors.New("no such checkpoint")
 	// ErrNoSuchPath: a path asked for is neither in the checkpoint nor in the workspace.
-	ErrNoSuchPath = errors.New("no such path")
+	ErrNoSuchPath = restore.ErrNoSuchPath
 	// ErrAmbiguous: an id prefix names more than one checkpoint (see *AmbiguousError).
 	ErrAmbiguous = errors.New("ambiguous checkpoint id")
 	// ErrBadManifest: a manifest is malformed or unsafe and was refused (see *ManifestError).
@@ -30,7 +31,7 @@ var (
 	ErrRecovery = errors.New("interrupted restore could not be recovered")
 	// ErrUnsafePath: the live workspace has a symlink or non-directory where a restore must pass
 	// through a directory, or a path outside the workspace; nothing was written through it.
-	ErrUnsafePath = errors.New("unsafe path")
+	ErrUnsafePath = restore.ErrUnsafePath
 )
 
 // AmbiguousError lists the checkpoints an id prefix could mean. It matches ErrAmbiguous.

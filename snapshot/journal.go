@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/agent-rewind/rewind/snapshot/internal/journal"
+	"github.com/agent-rewind/rewind/snapshot/internal/walk"
 )
 
 // Journal is the content of StateDir/journal: a rewind or replay in flight (FORMAT.md, "Journal").
@@ -32,21 +33,21 @@ func (s *Store) recoverLocked(ctx context.Context) error {
 	// A rewind or replay is redone to its target; a restore of chosen paths (restorepaths.go)
 	// to its checkpoint, for those paths alone. Either is undone to the safety checkpoint when
 	// what it restores cannot be read.
-	redo := func(t *target, r rules) (int, error) {
+	redo := func(t *target, r walk.Rules) (int, error) {
 		res, err := s.restoreLocked(ctx, j, t, r, nil, true, "completed")
 		return changesOf(res), err
 	}
-	undo := func(r rules) (int, error) {
+	undo := func(r walk.Rules) (int, error) {
 		res, err := s.undoLocked(ctx, j, r, true)
 		return changesOf(res), err
 	}
 	what := "the target"
 	if j.Op == "restore" {
-		redo = func(t *target, r rules) (int, error) {
+		redo = func(t *target, r walk.Rules) (int, error) {
 			res, err := s.restorePathsLocked(ctx, j, t, r, nil, true, "completed")
 			return pathChangesOf(res), err
 		}
-		undo = func(r rules) (int, error) {
+		undo = func(r walk.Rules) (int, error) {
 			res, err := s.undoPathsLocked(ctx, j, r, true)
 			return pathChangesOf(res), err
 		}
@@ -62,7 +63,7 @@ func (s *Store) recoverLocked(ctx context.Context) error {
 	if err != nil {
 		return &RecoveryError{Journal: *j, Err: err}
 	}
-	r := rules{live}
+	r := walk.Rules{live}
 	if safety, err := s.loadTarget(j.Safety); err == nil {
 		r = append(r, safety.ignore)
 	}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agent-rewind/rewind/snapshot/internal/restore"
 )
 
 // A journal left by a crash in the middle of a restore: Open finishes it.
@@ -22,7 +24,7 @@ func TestOpenFinishesInterruptedRestore(t *testing.T) {
 	b, _ := s.Checkpoint(ctx, "b")
 	// Half a restore: one file back, a temporary file left over, the journal in place.
 	put(t, root, "README.md", "# hello\n", 0o644)
-	put(t, root, "src/"+tmpPrefix+"0123456789abcdef", "partial", 0o600)
+	put(t, root, "src/"+restore.TempPrefix+"0123456789abcdef", "partial", 0o600)
 	j := &Journal{Op: "rewind", OpID: "00112233aabbccdd", From: b.ID, To: a.ID, Safety: b.ID, Time: time.Now()}
 	if err := s.writeJournal(j); err != nil {
 		t.Fatal(err)
@@ -57,7 +59,7 @@ func TestOpenFinishesInterruptedRestorePaths(t *testing.T) {
 	want := readState(t, root)
 	put(t, root, "src/main.go", "edited", 0o644)
 	b, _ := s.Checkpoint(ctx, "b")
-	put(t, root, "src/"+tmpPrefix+"0123456789abcdef", "", 0o600)
+	put(t, root, "src/"+restore.TempPrefix+"0123456789abcdef", "", 0o600)
 	j := &Journal{Op: "restore", OpID: "00112233aabbccdd", From: b.ID, To: a.ID, Safety: b.ID, Time: time.Now(), Paths: []string{"src/main.go"}}
 	if err := s.writeJournal(j); err != nil {
 		t.Fatal(err)

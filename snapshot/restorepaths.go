@@ -5,14 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/agent-rewind/rewind/internal/durable"
 	"github.com/agent-rewind/rewind/snapshot/internal/manifest"
 	"github.com/agent-rewind/rewind/snapshot/internal/objects"
+	"github.com/agent-rewind/rewind/snapshot/internal/restore"
+	"github.com/agent-rewind/rewind/snapshot/internal/walk"
 )
 
 // PathsResult is what RestorePaths returns: a RestoreResult with Op "restore", To the checkpoint
@@ -78,24 +78,24 @@ func (s *Store) RestorePaths(ctx context.Context, id string, paths []string, opt
 	if err != nil {
 		return nil, err
 	}
-	r := rules{liveIgn, t.ignore}
+	r := walk.Rules{liveIgn, t.ignore}
 	if opts.DryRun {
 		c, err := s.captureLive(ctx, false)
 		if err != nil {
 			return nil, err
 		}
-		live, want, err := selectPaths(c.manifest(), t.entries, paths, id, true)
+		live, want, err := restore.SelectPaths(c.manifest(), t.entries, paths, id, true)
 		if err != nil {
 			return nil, err
 		}
-		p := planRestore(live, want, r)
-		return &PathsResult{RestoreResult: RestoreResult{Op: "restore", From: pos.Current, To: id, DryRun: true, Changes: nonNil(p.changes), Kept: p.kept, Elapsed: Duration(time.Since(start))}, Paths: paths}, nil
+		p := restore.NewPlan(live, want, r)
+		return &PathsResult{RestoreResult: RestoreResult{Op: "restore", From: pos.Current, To: id, DryRun: true, Changes: nonNil(p.Changes), Kept: p.Kept, Elapsed: Duration(time.Since(start))}, Paths: paths}, nil
 	}
 	safety, c, err := s.checkpointLocked(ctx, fmt.Sprintf("before restore of %s from %s", describePaths(paths), id), KindSafety, true, nil, nil)
 	if err != nil {
 		return nil, fmt.Errorf("safety checkpoint before restore (nothing was changed): %w", err)
 	}
-	if _, _, err := selectPaths(c.manifest(), t.entries, paths, id, true); err != nil {
+	if _, _, err := restore.SelectPaths(c.manifest(), t.entries, paths, id, true); err != nil {
 		return nil, s.keepPosition(pos.Current, err)
 	}
 	j := &Journal{Op: "restore", OpID: objects.RandomHex(8), From: pos.Current, To: id, Safety: safety.ID, Time: time.Now().UTC(), Paths: paths}
@@ -122,7 +122,7 @@ func (s *Store) RestorePaths(ctx context.Context, id string, paths []string, opt
 // (c, or a fresh hash-only capture when nil), apply, flush, then put the position back to
 // j.From, remember the operation, record, and remove the journal. Errors before the flush leave
 // the journal for recovery. Re-running it converges, as a rewind does.
-func (s *Store) restorePathsLocked(ctx context.Context, j *Journal, t *target, r rules, c *capture, recovered bool, outcome string) (*PathsResult, error) {
+func (s *Store) restorePathsLocked(ctx context.Context, j *Journal, t *target, r walk.Rules, c *capture, recovered bool, outcome string) (*PathsResult, error) {
 	if c == nil {
 		var err error
 		if c, err = s.captureWith(ctx, r); err != nil {
@@ -130,11 +130,11 @@ func (s *Store) restorePathsLocked(ctx context.Context, j *Journal, t *target, r
 		}
 	}
 	// Not strict: a path the checkpoint lacks is gone once an interrupted run deleted it.
-	live, want, err := selectPaths(c.manifest(), t.entries, j.Paths, j.To, false)
+	live, want, err := restore.SelectPaths(c.manifest(), t.entries, j.Paths, j.To, false)
 	if err != nil {
 		return nil, err
 	}
-	p := planRestore(live, want, r)
+	p := restore.NewPlan(live, want, r)
 	touched, kept, err := s.apply(ctx, &p, c)
 	if err != nil && errors.Is(err, ErrCorrupt) {
 		return nil, fmt.Errorf("restore from %s cannot read the checkpoint: %w", j.To, err) // the caller undoes it
@@ -142,10 +142,10 @@ func (s *Store) restorePathsLocked(ctx context.Context, j *Journal, t *target, r
 	if err != nil {
 		return nil, fmt.Errorf("restore from %s stopped: %w (the journal is kept: the next agent-rewind command finishes it; the safety checkpoint %s holds the state before)", j.To, err, j.Safety)
 	}
-	if err := s.flushRestored(touched); err != nil {
+	if err := restore.Flush(s.root, touched); err != nil {
 		return nil, fmt.Errorf("flush restored files: %w", err)
 	}
-	res := &PathsResult{RestoreResult: RestoreResult{Op: "restore", OpID: j.OpID, From: j.From, To: j.To, Safety: j.Safety, Changes: nonNil(withoutKept(p.changes, kept)), Kept: append(p.kept, kept...)}, Paths: j.Paths}
+	res := &PathsResult{RestoreResult: RestoreResult{Op: "restore", OpID: j.OpID, From: j.From, To: j.To, Safety: j.Safety, Changes: nonNil(withoutKept(p.Changes, kept)), Kept: append(p.Kept, kept...)}, Paths: j.Paths}
 	pos, err := s.readPosition()
 	if err != nil {
 		return nil, err
@@ -171,7 +171,7 @@ func (s *Store) restorePathsLocked(ctx context.Context, j *Journal, t *target, r
 
 // undoPathsLocked puts the chosen paths back from the journal's safety checkpoint (outcome
 // "undone"): what a restore whose checkpoint cannot be read ends with.
-func (s *Store) undoPathsLocked(ctx context.Context, j *Journal, r rules, recovered bool) (*PathsResult, error) {
+func (s *Store) undoPathsLocked(ctx context.Context, j *Journal, r walk.Rules, recovered bool) (*PathsResult, error) {
 	st, err := s.loadTarget(j.Safety)
 	if err != nil {
 		return nil, fmt.Errorf("read the safety checkpoint %s: %w", j.Safety, err)
@@ -211,90 +211,10 @@ func (s *Store) keepPosition(cur string, opErr error) error {
 	return opErr
 }
 
-// selectPaths returns the live and target entries a restore of paths compares: each path and
-// everything under it, plus the live folders on their way (unchanged, so never touched) or, where
-// the workspace lacks one, the checkpoint's (created). A path in neither state, or a live
-// non-folder where a folder must be, is refused before anything is written (strict; recovery
-// is not, as an interrupted run may have deleted a path).
-func selectPaths(live, want []Entry, paths []string, id string, strict bool) ([]Entry, []Entry, error) {
-	// A temporary file beside a chosen path is one a killed run was writing (applier.writeFile):
-	// it goes with the chosen paths.
-	chosen := func(p string) bool {
-		for _, q := range paths {
-			if p == q || strings.HasPrefix(p, q+"/") {
-				return true
-			}
-		}
-		if dir, name := path.Split(p); strings.HasPrefix(name, tmpPrefix) {
-			return slices.ContainsFunc(paths, func(q string) bool { d, _ := path.Split(q); return d == dir })
-		}
-		return false
-	}
-	find := func(es []Entry, p string) *Entry {
-		i, ok := slices.BinarySearchFunc(es, p, func(e Entry, p string) int { return strings.Compare(e.Path, p) })
-		if !ok {
-			return nil
-		}
-		return &es[i]
-	}
-	var l, w []Entry
-	for _, e := range live {
-		if chosen(e.Path) {
-			l = append(l, e)
-		}
-	}
-	for _, e := range want {
-		if chosen(e.Path) {
-			w = append(w, e)
-		}
-	}
-	seen := map[string]bool{}
-	for _, p := range paths {
-		if strict && find(live, p) == nil && find(want, p) == nil {
-			for i := 0; i < len(p); i++ { // a path below a symlink or a file is nobody's path
-				if p[i] != '/' {
-					continue
-				}
-				d := p[:i]
-				if e := find(live, d); e != nil && e.Type != TypeDir {
-					return nil, nil, ThroughError(p, d, e.Type, "the workspace")
-				}
-				if e := find(want, d); e != nil && e.Type != TypeDir {
-					return nil, nil, ThroughError(p, d, e.Type, "checkpoint "+id)
-				}
-			}
-			return nil, nil, fmt.Errorf("%w: %q is neither in checkpoint %s nor in the workspace (paths are relative to the workspace root; see agent-rewind diff %s)", ErrNoSuchPath, p, id, id)
-		}
-		for i := 0; i < len(p); i++ {
-			if p[i] != '/' || seen[p[:i]] || chosen(p[:i]) {
-				continue
-			}
-			d := p[:i]
-			seen[d] = true
-			switch le, te := find(live, d), find(want, d); {
-			case le != nil && le.Type == TypeDir:
-				l, w = append(l, *le), append(w, *le)
-			case le != nil:
-				return nil, nil, fmt.Errorf("%w: %s is a %s in the workspace, where restoring %s needs a folder: restore %s itself, or move it away", ErrUnsafePath, d, le.Type, p, d)
-			case te != nil:
-				w = append(w, *te)
-			}
-		}
-	}
-	byPath := func(a, b Entry) int { return strings.Compare(a.Path, b.Path) }
-	slices.SortFunc(l, byPath)
-	slices.SortFunc(w, byPath)
-	return l, w, nil
-}
-
 // ThroughError is the ErrUnsafePath of a path p asked for below d, which is no folder but a t in
 // where (the workspace, a checkpoint): no checkpoint holds a path below a symlink or a file.
 func ThroughError(p, d string, t EntryType, where string) error {
-	what := "a " + t.String()
-	if t == TypeSkipped {
-		what = "a path not captured (a socket, FIFO or device)"
-	}
-	return fmt.Errorf("%w: %q passes through %s, %s in %s: a checkpoint records %s itself, never what is under it; name %s", ErrUnsafePath, p, d, what, where, d, d)
+	return restore.ThroughError(p, d, t, where)
 }
 
 // describePaths names the paths of a restore in a checkpoint label.

@@ -4,17 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
-	"path"
 	"slices"
-	"syscall"
 	"time"
 
 	"github.com/agent-rewind/rewind/internal/durable"
 	"github.com/agent-rewind/rewind/snapshot/internal/objects"
-	"github.com/agent-rewind/rewind/snapshot/internal/platform"
-	"golang.org/x/sync/errgroup"
+	"github.com/agent-rewind/rewind/snapshot/internal/restore"
+	"github.com/agent-rewind/rewind/snapshot/internal/walk"
 )
 
 // RestoreOptions modifies Rewind and Replay.
@@ -67,6 +64,7 @@ func (s *Store) Replay(ctx context.Context, id string, opts RestoreOptions) (*Re
 	return s.move(ctx, "replay", id, opts)
 }
 
+// move is Rewind and Replay (op): resolve and check the target, then dry-run or restore it.
 func (s *Store) move(ctx context.Context, op, ref string, opts RestoreOptions) (*RestoreResult, error) {
 	start := time.Now()
 	s.objects.Forget()
@@ -104,43 +102,45 @@ func (s *Store) move(ctx context.Context, op, ref string, opts RestoreOptions) (
 	if err != nil {
 		return nil, err
 	}
+	var res *RestoreResult
 	if opts.DryRun {
-		t, err := s.loadTarget(id)
-		if err != nil {
-			return nil, fmt.Errorf("read checkpoint %s (nothing was changed): %w", id, err)
-		}
-		c, err := s.captureLive(ctx, false)
-		if err != nil {
-			return nil, err
-		}
-		p := planRestore(c.manifest(), t.entries, rules{liveIgn, t.ignore})
-		return &RestoreResult{Op: op, From: pos.Current, To: id, DryRun: true, Changes: nonNil(p.changes), Kept: p.kept, Elapsed: Duration(time.Since(start))}, nil
+		res, err = s.moveDryRun(ctx, op, id, pos, liveIgn)
+	} else {
+		res, err = s.moveLocked(ctx, op, id, pos, liveIgn)
 	}
+	if res != nil {
+		res.Elapsed = Duration(time.Since(start))
+	}
+	return res, err
+}
+
+// moveDryRun is move's plan without the safety checkpoint, the lock or any change.
+func (s *Store) moveDryRun(ctx context.Context, op, id string, pos *position, liveIgn *Ignore) (*RestoreResult, error) {
+	t, err := s.loadTarget(id)
+	if err != nil {
+		return nil, fmt.Errorf("read checkpoint %s (nothing was changed): %w", id, err)
+	}
+	c, err := s.captureLive(ctx, false)
+	if err != nil {
+		return nil, err
+	}
+	p := restore.NewPlan(c.manifest(), t.entries, walk.Rules{liveIgn, t.ignore})
+	return &RestoreResult{Op: op, From: pos.Current, To: id, DryRun: true, Changes: nonNil(p.Changes), Kept: p.Kept}, nil
+}
+
+// moveLocked is move under the lock: the safety checkpoint, the journal, the restore, and the
+// undo of a restore whose target cannot be read.
+func (s *Store) moveLocked(ctx context.Context, op, id string, pos *position, liveIgn *Ignore) (*RestoreResult, error) {
 	safety, c, err := s.checkpointLocked(ctx, fmt.Sprintf("before %s to %s", op, id), KindSafety, true, nil, nil)
 	if err != nil {
 		return nil, fmt.Errorf("safety checkpoint before %s (nothing was changed): %w", op, err)
 	}
-	// The journal is written while the target's trees are read: its fsyncs then cost no time of
-	// their own. Nothing is changed before both are done; a journal whose target turns out not to
-	// be readable is removed (were the process killed first, the next command would find the
-	// target unreadable and restore the safety checkpoint, which the workspace still is).
 	j := &Journal{Op: op, OpID: objects.RandomHex(8), From: pos.Current, To: id, Safety: safety.ID, Time: time.Now().UTC()}
-	journaled := make(chan error, 1)
-	go func() { journaled <- s.writeJournal(j) }()
-	t, err := s.loadTargetLive(id, c)
-	if jerr := <-journaled; jerr != nil {
-		if rerr := durable.Remove(s.journalPath()); rerr != nil && !os.IsNotExist(rerr) {
-			return nil, fmt.Errorf("write journal: %w; removing it failed too (%v): the next agent-rewind command finds the workspace as it is, checkpoint %s", jerr, rerr, safety.ID)
-		}
-		return nil, fmt.Errorf("write journal (nothing was changed): %w", jerr)
-	}
+	t, err := s.journalAndLoad(j, c)
 	if err != nil {
-		if rerr := durable.Remove(s.journalPath()); rerr != nil {
-			return nil, fmt.Errorf("read checkpoint %s (nothing was changed; the workspace as it is is checkpoint %s): %w; removing the journal failed too (%v): the next agent-rewind command puts back that checkpoint, which changes nothing", id, safety.ID, err, rerr)
-		}
-		return nil, fmt.Errorf("read checkpoint %s (nothing was changed; the workspace as it is is checkpoint %s): %w", id, safety.ID, err)
+		return nil, err
 	}
-	r := rules{liveIgn, t.ignore}
+	r := walk.Rules{liveIgn, t.ignore}
 	res, err := s.restoreLocked(ctx, j, t, r, c, false, "completed")
 	if err != nil && errors.Is(err, ErrCorrupt) {
 		// The target cannot be read (a damaged or unreadable object, an I/O error): undo now
@@ -153,9 +153,32 @@ func (s *Store) move(ctx context.Context, op, ref string, opts RestoreOptions) (
 	if res != nil {
 		res.SafetyCreated = !safety.Reused
 		res.SafetyResult = safety
-		res.Elapsed = Duration(time.Since(start))
 	}
 	return res, err
+}
+
+// journalAndLoad writes the journal j while it reads the target's trees (loadTargetLive, against
+// the safety checkpoint's capture c): the journal's fsyncs then cost no time of their own.
+// Nothing is changed before both are done; a journal whose target turns out not to be readable
+// is removed (were the process killed first, the next command would find the target unreadable
+// and restore the safety checkpoint, which the workspace still is).
+func (s *Store) journalAndLoad(j *Journal, c *capture) (*target, error) {
+	journaled := make(chan error, 1)
+	go func() { journaled <- s.writeJournal(j) }()
+	t, err := s.loadTargetLive(j.To, c)
+	if jerr := <-journaled; jerr != nil {
+		if rerr := durable.Remove(s.journalPath()); rerr != nil && !os.IsNotExist(rerr) {
+			return nil, fmt.Errorf("write journal: %w; removing it failed too (%v): the next agent-rewind command finds the workspace as it is, checkpoint %s", jerr, rerr, j.Safety)
+		}
+		return nil, fmt.Errorf("write journal (nothing was changed): %w", jerr)
+	}
+	if err != nil {
+		if rerr := durable.Remove(s.journalPath()); rerr != nil {
+			return nil, fmt.Errorf("read checkpoint %s (nothing was changed; the workspace as it is is checkpoint %s): %w; removing the journal failed too (%v): the next agent-rewind command puts back that checkpoint, which changes nothing", j.To, j.Safety, err, rerr)
+		}
+		return nil, fmt.Errorf("read checkpoint %s (nothing was changed; the workspace as it is is checkpoint %s): %w", j.To, j.Safety, err)
+	}
+	return t, nil
 }
 
 // checkForward refuses a replay that does not move forward in time from the current position.
@@ -180,14 +203,14 @@ func (s *Store) checkForward(pos *position, to *Checkpoint) error {
 // restoreLocked applies the journal's operation: plan against the live state (c, or a fresh
 // hash-only capture when nil), apply, flush, then move the position, record, and remove the
 // journal. Errors before the flush leave the journal in place for recovery.
-func (s *Store) restoreLocked(ctx context.Context, j *Journal, t *target, r rules, c *capture, recovered bool, outcome string) (*RestoreResult, error) {
+func (s *Store) restoreLocked(ctx context.Context, j *Journal, t *target, r walk.Rules, c *capture, recovered bool, outcome string) (*RestoreResult, error) {
 	if c == nil {
 		var err error
 		if c, err = s.captureWith(ctx, r); err != nil {
 			return nil, err
 		}
 	}
-	p := planRestore(c.entriesExcept(t.shared), t.entries, r)
+	p := restore.NewPlan(c.entriesExcept(t.shared), t.entries, r)
 	touched, kept, err := s.apply(ctx, &p, c)
 	if err != nil && errors.Is(err, ErrCorrupt) {
 		return nil, fmt.Errorf("%s to %s cannot read the target: %w", j.Op, j.To, err) // the caller undoes it
@@ -195,10 +218,10 @@ func (s *Store) restoreLocked(ctx context.Context, j *Journal, t *target, r rule
 	if err != nil {
 		return nil, fmt.Errorf("%s to %s stopped: %w (the journal is kept: the next agent-rewind command finishes it)", j.Op, j.To, err)
 	}
-	if err := s.flushRestored(touched); err != nil {
+	if err := restore.Flush(s.root, touched); err != nil {
 		return nil, fmt.Errorf("flush restored files: %w", err)
 	}
-	res := &RestoreResult{Op: j.Op, OpID: j.OpID, From: j.From, To: t.meta.ID, Safety: j.Safety, Changes: nonNil(withoutKept(p.changes, kept)), Kept: append(p.kept, kept...)}
+	res := &RestoreResult{Op: j.Op, OpID: j.OpID, From: j.From, To: t.meta.ID, Safety: j.Safety, Changes: nonNil(withoutKept(p.Changes, kept)), Kept: append(p.Kept, kept...)}
 	if err := s.refreshIndex(c, t, touched); err != nil {
 		return nil, err
 	}
@@ -228,14 +251,14 @@ func (s *Store) restoreLocked(ctx context.Context, j *Journal, t *target, r rule
 }
 
 // captureWith is captureLive (hash only) walking with the given rules instead of the live ones.
-func (s *Store) captureWith(ctx context.Context, r rules) (*capture, error) {
+func (s *Store) captureWith(ctx context.Context, r walk.Rules) (*capture, error) {
 	return s.captureLiveRules(ctx, false, r, nil)
 }
 
 // undoLocked restores the journal's safety checkpoint (outcome "undone"): what a restore whose
 // target cannot be read ends with, so the workspace is never left half old, half new. r are the
 // rules of the failed restore; the safety checkpoint's own are added.
-func (s *Store) undoLocked(ctx context.Context, j *Journal, r rules, recovered bool) (*RestoreResult, error) {
+func (s *Store) undoLocked(ctx context.Context, j *Journal, r walk.Rules, recovered bool) (*RestoreResult, error) {
 	st, err := s.loadTarget(j.Safety)
 	if err != nil {
 		return nil, fmt.Errorf("read the safety checkpoint %s: %w", j.Safety, err)
@@ -260,55 +283,4 @@ func nonNil(c []Change) []Change {
 		return []Change{}
 	}
 	return c
-}
-
-// flushRestored makes a restore's changes durable before the journal goes: the files written and
-// the directories whose entries changed.
-func (s *Store) flushRestored(touched map[string]bool) error {
-	if len(touched) > objects.FewFiles/2 {
-		return platform.SyncFS(s.root)
-	}
-	root, err := os.OpenRoot(s.root)
-	if err != nil {
-		return err
-	}
-	defer root.Close()
-	var files, dirs []string
-	seen := map[string]bool{}
-	for p := range touched {
-		files = append(files, p)
-		if d := path.Dir(p); !seen[d] {
-			seen[d] = true
-			dirs = append(dirs, d)
-		}
-	}
-	// Files and directories together: the order in which they reach the disk does not matter,
-	// since the journal stays until every one has (a crash before that redoes the restore).
-	// Files that are gone or are symlinks (O_NOFOLLOW fails) are covered by their directory.
-	var g errgroup.Group
-	g.Go(func() error {
-		return objects.FsyncAll(dirs, func(d string) (*os.File, error) {
-			f, err := root.OpenFile(d, os.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NOFOLLOW, 0)
-			if err != nil {
-				return nil, fs.ErrNotExist // removed itself: its parent is in the set
-			}
-			return f, nil
-		})
-	})
-	g.Go(func() error {
-		return objects.FsyncAll(files, func(p string) (*os.File, error) {
-			// O_NONBLOCK and the type check: a FIFO put there since must neither block nor fail
-			// the restore (fsync of a FIFO is EINVAL); it is not restored content.
-			f, err := root.OpenFile(p, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
-			if err != nil {
-				return nil, fs.ErrNotExist
-			}
-			if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
-				f.Close()
-				return nil, fs.ErrNotExist
-			}
-			return f, nil
-		})
-	})
-	return g.Wait()
 }

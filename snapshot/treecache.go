@@ -31,7 +31,7 @@ func ruleKey(m walk.Matcher) (Hash, bool) {
 		return (*Ignore)(nil).Key(), true
 	case *Ignore:
 		return r.Key(), true
-	case rules:
+	case walk.Rules:
 		h := sha256.New()
 		h.Write([]byte("rules\n"))
 		for _, m := range r {
@@ -43,18 +43,6 @@ func ruleKey(m walk.Matcher) (Hash, bool) {
 	return Hash{}, false
 }
 
-// markUp adds p and every directory above it, up to the root (""), to set. An ancestor of a
-// marked path is marked, so marking stops at the first one already there.
-func markUp(set map[string]bool, p string) {
-	for !set[p] {
-		set[p] = true
-		if p == "" {
-			return
-		}
-		p = manifest.ParentDir(p)
-	}
-}
-
 // reusableTrees returns the directories (by path, "" for the root) whose cached tree still holds,
 // with that tree's hash: those whose own stat matched the cache (c.dirTrees) and under which
 // nothing changed. Every other directory's tree must be encoded.
@@ -64,23 +52,23 @@ func (c *capture) reusableTrees() map[string]Hash {
 	}
 	bad := map[string]bool{}
 	if _, ok := c.dirTrees[""]; !ok {
-		markUp(bad, "")
+		manifest.MarkUp(bad, "")
 	}
 	for i := range c.scan.Entries {
 		e := &c.scan.Entries[i]
 		switch e.Type {
 		case TypeFile:
 			if !e.Cached {
-				markUp(bad, manifest.ParentDir(e.Path))
+				manifest.MarkUp(bad, manifest.ParentDir(e.Path))
 			}
 		case TypeDir:
 			if _, ok := c.dirTrees[e.Path]; !ok {
-				markUp(bad, e.Path)
+				manifest.MarkUp(bad, e.Path)
 			}
 		case TypeSkipped:
 			// A regular file that kept changing while it was read: not vouched for.
 			if e.St.Mode&syscall.S_IFMT == syscall.S_IFREG {
-				markUp(bad, manifest.ParentDir(e.Path))
+				manifest.MarkUp(bad, manifest.ParentDir(e.Path))
 			}
 		}
 	}

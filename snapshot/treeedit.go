@@ -437,10 +437,10 @@ func (t *treeEdit) saveCache(name string, c cacheTail) error {
 	// a content change keeps a folder's stat, so a later walk would reuse the tree of before.
 	gone := map[string]bool{}
 	for _, p := range t.removed {
-		markUp(gone, p)
+		manifest.MarkUp(gone, p)
 	}
 	for i := range t.looked {
-		markUp(gone, t.looked[i].Path)
+		manifest.MarkUp(gone, t.looked[i].Path)
 	}
 	var removed []string
 	for p := range gone {

@@ -16,4 +16,9 @@
 // a stat relative to an open folder (LstatAt joins the path), a FileInfo's file ID, change time
 // or link count (FileInfoStat is false, Links 1), and a volume flush without administrator
 // rights (SyncFS says so; the caller fsyncs each file).
+//
+// A restore changes only what it verified, through an os.Root (rootopen_unix.go,
+// filetype_unix.go, notempty_unix.go): opens that never follow a final symlink nor block on a
+// FIFO (OpenInRoot, OpenDirInRoot, CreateInRoot, IsSymlinkRefused), a stat's file type
+// (Stat.IsDir, Stat.IsRegular), and a directory that is not empty (IsNotEmpty).
 package platform
