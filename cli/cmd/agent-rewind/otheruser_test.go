@@ -25,32 +25,20 @@ const fakeServerEnv = "REWIND_TEST_FAKE_GUARD_SERVER"
 // fakeGuardServer is the binary's life as the fake server; it never returns.
 func fakeGuardServer(spec string) {
 	sock, logName, _ := strings.Cut(spec, ";")
-	ln, err := net.Listen("unix", sock)
-	if err != nil {
-		os.Stdout.WriteString(err.Error() + "\n")
-		os.Exit(1)
-	}
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			if p, err := hookwire.ReadMessage(c); err == nil {
-				if req, err := hookwire.DecodeRequest(p); err == nil {
-					f, _ := os.OpenFile(logName, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
-					f.WriteString(strings.Join(req.Env, "\n") + "\n")
-					f.Close()
-				}
-				c.Write(hookwire.AppendAnswer(nil, &hookwire.Answer{Kind: hookwire.Accepted, Code: 0}))
-				c.Write(hookwire.AppendAnswer(nil, &hookwire.Answer{Kind: hookwire.Result, Code: 0, Stdout: []byte("allowed\n")}))
-			}
-			c.Close()
+	trusttest.Serve(sock, func(c net.Conn) {
+		defer c.Close()
+		p, err := hookwire.ReadMessage(c)
+		if err != nil {
+			return
 		}
-	}()
-	os.Stdout.WriteString("ready\n")
-	bufio.NewReader(os.Stdin).ReadString('\n') // serve until the test closes stdin
-	os.Exit(0)
+		if req, err := hookwire.DecodeRequest(p); err == nil {
+			f, _ := os.OpenFile(logName, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+			f.WriteString(strings.Join(req.Env, "\n") + "\n")
+			f.Close()
+		}
+		c.Write(hookwire.AppendAnswer(nil, &hookwire.Answer{Kind: hookwire.Accepted, Code: 0}))
+		c.Write(hookwire.AppendAnswer(nil, &hookwire.Answer{Kind: hookwire.Result, Code: 0, Stdout: []byte("allowed\n")}))
+	})
 }
 
 // otherUser is another user's side of a test: who they are, and this test binary where they

@@ -4,7 +4,6 @@ package trust
 
 import (
 	"bufio"
-	"io"
 	"net"
 	"os"
 	"path/filepath"
@@ -19,23 +18,7 @@ const serveEnv = "TRUST_TEST_SERVE"
 
 func TestMain(m *testing.M) {
 	if sock := os.Getenv(serveEnv); sock != "" {
-		ln, err := net.Listen("unix", sock)
-		if err != nil {
-			os.Stdout.WriteString(err.Error() + "\n")
-			os.Exit(1)
-		}
-		go func() {
-			for {
-				c, err := ln.Accept()
-				if err != nil {
-					return
-				}
-				c.Write([]byte("allow\n"))
-			}
-		}()
-		os.Stdout.WriteString("ready\n")
-		io.Copy(io.Discard, os.Stdin) // serve until the test closes our stdin
-		os.Exit(0)
+		trusttest.Serve(sock, func(c net.Conn) { c.Write([]byte("allow\n")); c.Close() })
 	}
 	os.Exit(m.Run())
 }

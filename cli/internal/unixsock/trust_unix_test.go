@@ -22,23 +22,8 @@ const serveEnv = "UNIXSOCK_TEST_SERVE"
 
 func TestMain(m *testing.M) {
 	if sock := os.Getenv(serveEnv); sock != "" {
-		ln, err := net.Listen("unix", sock)
-		if err != nil {
-			os.Stdout.WriteString(err.Error() + "\n")
-			os.Exit(1)
-		}
-		go func() {
-			for {
-				c, err := ln.Accept()
-				if err != nil {
-					return
-				}
-				go func() { io.Copy(os.Stderr, c); c.Close() }() // what a client sent shows in the test's failure
-			}
-		}()
-		os.Stdout.WriteString("ready\n")
-		io.Copy(io.Discard, os.Stdin)
-		os.Exit(0)
+		// What a client sent shows in the test's failure.
+		trusttest.Serve(sock, func(c net.Conn) { io.Copy(os.Stderr, c); c.Close() })
 	}
 	os.Exit(m.Run())
 }

@@ -7,6 +7,7 @@ package trusttest
 
 import (
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"os/user"
@@ -85,4 +86,27 @@ func Self(t testing.TB, dir string) string {
 		t.Fatal(err)
 	}
 	return to
+}
+
+// Serve is the life of a test binary that Command runs as the other user to be a server:
+// it listens on the unix socket sock, hands each connection to handle (which closes it), says
+// "ready" on stdout, and serves until the test closes its stdin; it never returns.
+func Serve(sock string, handle func(net.Conn)) {
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		os.Stdout.WriteString(err.Error() + "\n")
+		os.Exit(1)
+	}
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go handle(c)
+		}
+	}()
+	os.Stdout.WriteString("ready\n")
+	io.Copy(io.Discard, os.Stdin)
+	os.Exit(0)
 }
