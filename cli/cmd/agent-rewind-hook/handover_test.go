@@ -10,8 +10,10 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agent-rewind/rewind/cli/internal/hookwire"
+	"github.com/agent-rewind/rewind/internal/winpath"
 )
 
 // The test binary, copied under these names, is the hook client itself (main) and a stand-in
@@ -49,12 +51,24 @@ func copyAs(t *testing.T, dir, name string) string {
 // run runs the hook client with env added and stdin, and returns its output and exit code.
 func run(t *testing.T, hook string, stdin []byte, env ...string) (stdout, stderr string, code int) {
 	t.Helper()
-	cmd := exec.Command(hook, "guard", "--checkpoint")
-	cmd.Env = append(os.Environ(), env...)
-	cmd.Stdin = bytes.NewReader(stdin)
+	var cmd *exec.Cmd
 	var out, errOut strings.Builder
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	err := cmd.Run()
+	var err error
+	for try := 0; ; try++ {
+		cmd = exec.Command(hook, "guard", "--checkpoint")
+		cmd.Env = append(os.Environ(), env...)
+		cmd.Stdin = bytes.NewReader(stdin)
+		out.Reset()
+		errOut.Reset()
+		cmd.Stdout, cmd.Stderr = &out, &errOut
+		err = cmd.Run()
+		// Wine 8 under load sometimes fails to start a just-written program ("Internal error"
+		// from CreateProcess, once in a full .ci/run): the program never ran, so it is run again.
+		if err == nil || cmd.Process != nil || try == 2 || !winpath.UnderWine() {
+			break
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
 	var ee *exec.ExitError
 	if err != nil && !errors.As(err, &ee) {
 		t.Fatal(err)
