@@ -62,18 +62,17 @@ var tinyPool = sync.Pool{New: func() any { b := make([]byte, tinyFile); return &
 // read; a more recent one is read twice, and the two hashes must agree.
 const racyWindow = 100 * time.Millisecond
 
-// hashFile reads the file full, which lstat saw as want, and returns its hash. It opens with
-// O_NOFOLLOW and compares fstat before and after the read with want: any difference means the
+// hashFile reads the file full, which lstat saw as want, and returns its hash. It opens without
+// following a link (platform.OpenNoFollow) and compares fstat before and after the read with want: any difference means the
 // file changed (errChanged) and nothing is staged. A recently changed file is read twice (see
 // racyWindow), so a read torn by a concurrent writer is never stored.
 func hashFile(full string, want platform.Stat, stg *objects.Stager, bytes *atomic.Int64) (Hash, error) {
 	var h Hash
 	readStart := time.Now().UnixNano()
-	// O_NONBLOCK: a FIFO swapped in since the lstat must not block the open (fstat then differs
-	// from want); reads of a regular file ignore the flag.
-	f, err := os.OpenFile(full, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	// A FIFO swapped in since the lstat does not block the open (fstat then differs from want).
+	f, err := platform.OpenNoFollow(full)
 	if err != nil {
-		if errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ELOOP) {
+		if errors.Is(err, os.ErrNotExist) || platform.IsSymlinkRefused(err) {
 			return h, errChanged
 		}
 		return h, fmt.Errorf("read %s: %w (%s)", walk.ShortPath(full), err, walk.ReadAdvice(err))

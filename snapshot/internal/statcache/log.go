@@ -10,7 +10,6 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"syscall"
 	"unsafe"
 
 	"github.com/agent-rewind/rewind/internal/regular"
@@ -150,7 +149,7 @@ func DecodeLogRecord(b []byte, s string) (set []Entry, removed []string, n int, 
 // older than the seal is racily clean, as with the index's own mtime. No fsync: a cache.
 func AppendLog(index string, base uint32, body []byte) error {
 	name := LogName(index)
-	f, err := os.OpenFile(name, os.O_WRONLY|os.O_APPEND|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
+	f, err := platform.OpenAppend(name, 0o600)
 	if err != nil {
 		return err
 	}
@@ -159,7 +158,7 @@ func AppendLog(index string, base uint32, body []byte) error {
 	if err != nil {
 		return err
 	}
-	if st.Mode&0o170000 != 0o100000 {
+	if !st.IsRegular() {
 		return fmt.Errorf("%s is not a regular file", name)
 	}
 	if st.Size == 0 {
