@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -84,9 +83,7 @@ func TestExcludedPathsUntouched(t *testing.T) {
 func TestSpecialFilesSkippedAndKept(t *testing.T) {
 	root := t.TempDir()
 	put(t, root, "a.txt", "a", 0o644)
-	if err := syscall.Mkfifo(filepath.Join(root, "pipe"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	mkfifo(t, filepath.Join(root, "pipe"), 0o644)
 	// Unix socket paths are limited to ~108 bytes: listen from inside root with a short name.
 	wd, _ := os.Getwd()
 	os.Chdir(root)

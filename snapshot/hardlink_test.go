@@ -9,14 +9,16 @@ import (
 
 // TestRestoreNeverModifiesHardLinkedFile: a workspace file that is a hard link to a file outside
 // the workspace (pnpm's store, a `cp -al` copy) gets the target's mode, content, or both, on a new
-// inode: the outside file keeps its own mode and content.
+// inode: the outside file keeps its own mode and content. On Windows the mode is the read-only
+// attribute, which belongs to the file, not to one of its names, as a POSIX mode does: the modes
+// differ in their write bit so that the case means the same there.
 func TestRestoreNeverModifiesHardLinkedFile(t *testing.T) {
 	for _, tc := range []struct {
 		name                 string
 		content, liveContent string
 		mode, liveMode       uint32
 	}{
-		{"mode", "same\n", "same\n", 0o4777, 0o600},
+		{"mode", "same\n", "same\n", 0o4555, 0o600},
 		{"content", "target\n", "outside\n", 0o644, 0o644},
 		{"both", "target\n", "outside\n", 0o755, 0o600},
 	} {
@@ -27,6 +29,7 @@ func TestRestoreNeverModifiesHardLinkedFile(t *testing.T) {
 			if err := syscall.Chmod(a, tc.mode); err != nil {
 				t.Fatal(err)
 			}
+			mode := perm(t, a) // what the system keeps of tc.mode
 			s := mustOpen(t, root, Options{})
 			c1, err := s.Checkpoint(ctx, "C1")
 			if err != nil {
@@ -37,6 +40,7 @@ func TestRestoreNeverModifiesHardLinkedFile(t *testing.T) {
 			if err := syscall.Chmod(secret, tc.liveMode); err != nil {
 				t.Fatal(err)
 			}
+			liveMode := perm(t, secret)
 			os.Remove(a)
 			if err := os.Link(secret, a); err != nil {
 				t.Skipf("hard links not supported here: %v", err)
@@ -44,13 +48,11 @@ func TestRestoreNeverModifiesHardLinkedFile(t *testing.T) {
 			if _, err := s.Rewind(ctx, c1.ID, RestoreOptions{}); err != nil {
 				t.Fatal(err)
 			}
-			var st, sa syscall.Stat_t
-			syscall.Stat(secret, &st)
-			syscall.Lstat(a, &sa)
-			if got, _ := os.ReadFile(secret); string(got) != tc.liveContent || uint32(st.Mode)&0o7777 != tc.liveMode {
+			st, sa := lstat(t, secret), lstat(t, a)
+			if got, _ := os.ReadFile(secret); string(got) != tc.liveContent || st.Mode&0o7777 != liveMode {
 				t.Fatalf("the file outside the workspace was changed through its hard link: mode %04o, content %q", st.Mode&0o7777, got)
 			}
-			if got, _ := os.ReadFile(a); string(got) != tc.content || uint32(sa.Mode)&0o7777 != tc.mode || sa.Ino == st.Ino {
+			if got, _ := os.ReadFile(a); string(got) != tc.content || sa.Mode&0o7777 != mode || sa.Ino == st.Ino {
 				t.Fatalf("a not restored on a new inode: mode %04o, content %q, same inode %v", sa.Mode&0o7777, got, sa.Ino == st.Ino)
 			}
 		})
@@ -58,20 +60,24 @@ func TestRestoreNeverModifiesHardLinkedFile(t *testing.T) {
 }
 
 // TestModeRestoredInPlaceWithoutOtherLinks: a file with no other link keeps its inode when only
-// its mode is restored (no needless copy).
+// its mode is restored (no needless copy). The write bit changes, which Windows keeps too (the
+// read-only attribute).
 func TestModeRestoredInPlaceWithoutOtherLinks(t *testing.T) {
 	root := t.TempDir()
+	a := filepath.Join(root, "a")
 	put(t, root, "a", "same\n", 0o755)
+	mode := perm(t, a)
 	s := mustOpen(t, root, Options{})
 	c1, _ := s.Checkpoint(ctx, "C1")
-	os.Chmod(filepath.Join(root, "a"), 0o600)
-	var before, after syscall.Stat_t
-	syscall.Lstat(filepath.Join(root, "a"), &before)
+	if err := os.Chmod(a, 0o555); err != nil {
+		t.Fatal(err)
+	}
+	before := lstat(t, a)
 	if _, err := s.Rewind(ctx, c1.ID, RestoreOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	syscall.Lstat(filepath.Join(root, "a"), &after)
-	if after.Mode&0o7777 != 0o755 || after.Ino != before.Ino {
-		t.Fatalf("mode %04o, inode kept %v", after.Mode&0o7777, after.Ino == before.Ino)
+	after := lstat(t, a)
+	if after.Mode&0o7777 != mode || after.Ino != before.Ino {
+		t.Fatalf("mode %04o, want %04o; inode kept %v", after.Mode&0o7777, mode, after.Ino == before.Ino)
 	}
 }

@@ -1,3 +1,7 @@
+//go:build unix
+
+// Unix only: Windows has no FIFOs in a folder, so nothing can be swapped in there.
+
 package snapshot
 
 import (

@@ -93,6 +93,7 @@ var (
 	sh          = workspacetest.Sh
 	randomBytes = workspacetest.RandomBytes
 	cpuTime     = workspacetest.CPUTime
+	mkfifo      = workspacetest.Mkfifo
 )
 
 // chainLog is a Recorder that keeps entries in memory, as the real chain would keep them in order.
@@ -232,3 +233,19 @@ func loosen(t testing.TB, s *Store) {
 
 // packDir is the store's packs folder.
 func packDir(s *Store) string { return filepath.Join(s.state, "packs") }
+
+// lstat is platform.Lstat of name, which must succeed: the stat the store itself compares.
+func lstat(t *testing.T, name string) platform.Stat {
+	t.Helper()
+	st, err := platform.Lstat(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+// perm is name's permission bits as the system keeps them (on Windows, 0o644 or 0o444).
+func perm(t *testing.T, name string) uint32 {
+	t.Helper()
+	return lstat(t, name).Mode & 0o7777
+}

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"syscall"
 	"testing"
 	"time"
 
@@ -39,11 +38,7 @@ func age(t *testing.T, root, rel string) {
 
 func inode(t *testing.T, name string) uint64 {
 	t.Helper()
-	fi, err := os.Stat(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return fi.Sys().(*syscall.Stat_t).Ino
+	return lstat(t, name).Ino
 }
 
 // TestStatCacheLogAppends: a checkpoint after one changed file appends that file's entry to the

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -154,9 +153,7 @@ func TestSkippedPathsNeverTouched(t *testing.T) {
 	os.RemoveAll(filepath.Join(root, "srv"))
 	listenUnix(t, root, "sock")
 	listenUnix(t, root, "srv")
-	if err := syscall.Mkfifo(filepath.Join(root, "pipe"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	mkfifo(t, filepath.Join(root, "pipe"), 0o644)
 	put(t, root, "run/x.txt", "captured", 0o644)
 	listenUnix(t, root, "run/app.sock")
 	put(t, root, "other.txt", "v2", 0o644)

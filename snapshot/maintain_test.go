@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -216,7 +215,7 @@ func TestMaintainGivesWay(t *testing.T) {
 	if n := packCount(t, h.s); n != before {
 		t.Fatalf("%d packs, before %d", n, before)
 	}
-	m, err := lockfile.Open(filepath.Join(h.s.StateDir(), upkeep.LockFile), syscall.LOCK_EX)
+	m, err := lockfile.Open(filepath.Join(h.s.StateDir(), upkeep.LockFile), lockfile.Exclusive)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -32,9 +31,7 @@ func TestPackFIFO(t *testing.T) {
 				if strings.HasSuffix(n, suffix) {
 					fifo = filepath.Join(packDir(s), n)
 					os.Remove(fifo)
-					if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-						t.Fatal(err)
-					}
+					mkfifo(t, fifo, 0o600)
 				}
 			}
 			if fifo == "" {
