@@ -1,9 +1,10 @@
 // Package platform is what the snapshot store asks of the operating system, behind one small
 // API that each system implements in its own files: the stat the stat cache compares (Stat,
-// Lstat, Fstat, FileInfoStat, Links), listing a directory and statting its entries through one
-// descriptor (OpenDir, LstatAt, ReadlinkAt, CloseDir), the writers' lock (Lock, TryLock,
-// ErrBusy), flushing (SyncFS, StartWriteback), mapping a file for reading (MapFile) and
-// opening one that must not be a symbolic link (OpenNoFollow).
+// Lstat, Fstat, FileInfoStat, FstatLinks), setting an open file's mode (Fchmod), listing a
+// directory and statting its entries through one descriptor (OpenDir, LstatAt, ReadlinkAt,
+// CloseDir), the writers' lock (Lock, TryLock, ErrBusy), flushing (SyncFS, StartWriteback),
+// mapping a file for reading (MapFile) and opening one that must not be a symbolic link
+// (OpenNoFollow).
 //
 // Linux (stat_linux.go, readdir_linux.go: raw *at system calls, syncfs(2), sync_file_range(2))
 // and macOS (stat_darwin.go, readdir_darwin.go: path-based stat, sync(2)) implement it; the
@@ -14,8 +15,9 @@
 // for the read-only attribute; a symlink is S_IFLNK, any other reparse point (a junction, a cloud
 // placeholder) a type of its own that is never followed nor read. What Windows does not give:
 // a stat relative to an open folder (LstatAt joins the path), a FileInfo's file ID, change time
-// or link count (FileInfoStat is false, Links 1), and a volume flush without administrator
-// rights (SyncFS says so; the caller fsyncs each file).
+// or link count (FileInfoStat is false: FstatLinks asks the handle), an executable bit (Fchmod
+// sets only the read-only attribute), and a volume flush without administrator rights (SyncFS
+// says so; the caller fsyncs each file).
 //
 // A restore changes only what it verified, through an os.Root (rootopen_unix.go,
 // filetype_unix.go, notempty_unix.go): opens that never follow a final symlink nor block on a

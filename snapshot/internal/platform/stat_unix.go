@@ -36,12 +36,12 @@ func FileInfoStat(fi fs.FileInfo) (Stat, bool) {
 	return fromStat(st), true
 }
 
-// Links is fi's count of hard links (1 when fi did not come from the system): a restore
-// rewrites a file with several names rather than changing the mode of all of them.
-func Links(fi fs.FileInfo) uint64 {
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok {
-		return 1
+// FstatLinks is the Stat of the open file f and its count of hard links: a restore rewrites a
+// file with several names rather than changing the mode of all of them.
+func FstatLinks(f *os.File) (Stat, uint64, error) {
+	var st syscall.Stat_t
+	if err := syscall.Fstat(int(f.Fd()), &st); err != nil {
+		return Stat{}, 0, err
 	}
-	return uint64(st.Nlink)
+	return fromStat(&st), uint64(st.Nlink), nil
 }

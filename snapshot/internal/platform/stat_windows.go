@@ -121,23 +121,29 @@ func fileID(h syscall.Handle) (uint64, error) {
 // alone: the stat cache compares a path's stat with its own earlier one, within the one
 // volume the walk stays on (a mount point is a reparse point, never followed).
 func fromHandle(h syscall.Handle) (Stat, error) {
+	st, _, err := statLinks(h)
+	return st, err
+}
+
+// statLinks is fromHandle with the file's count of hard links (FileStandardInfo has it).
+func statLinks(h syscall.Handle) (Stat, uint64, error) {
 	var basic fileBasicInformation
 	if err := getFileInformationByHandleEx(h, fileBasicInfo, unsafe.Pointer(&basic), unsafe.Sizeof(basic)); err != nil {
-		return Stat{}, err
+		return Stat{}, 0, err
 	}
 	var std fileStandardInformation
 	if err := getFileInformationByHandleEx(h, fileStandardInfo, unsafe.Pointer(&std), unsafe.Sizeof(std)); err != nil {
-		return Stat{}, err
+		return Stat{}, 0, err
 	}
 	id, err := fileID(h)
 	if err != nil {
-		return Stat{}, err
+		return Stat{}, 0, err
 	}
 	var tag uint32
 	if basic.FileAttributes&syscall.FILE_ATTRIBUTE_REPARSE_POINT != 0 {
 		var ti fileAttributeTagInformation
 		if err := getFileInformationByHandleEx(h, fileAttributeTagInfo, unsafe.Pointer(&ti), unsafe.Sizeof(ti)); err != nil {
-			return Stat{}, err
+			return Stat{}, 0, err
 		}
 		tag = ti.ReparseTag
 	}
@@ -147,7 +153,7 @@ func fromHandle(h syscall.Handle) (Stat, error) {
 		Mtime: filetimeNanoseconds(basic.LastWriteTime),
 		Ctime: filetimeNanoseconds(basic.ChangeTime),
 		Ino:   id,
-	}, nil
+	}, uint64(std.NumberOfLinks), nil
 }
 
 // filetimeNanoseconds converts a FILETIME count (100 ns since 1601) to ns since the epoch.
@@ -197,10 +203,12 @@ func FileInfoStat(fs.FileInfo) (Stat, bool) {
 	return Stat{}, false
 }
 
-// Links is 1 on Windows: an os FileInfo holds no count of hard links. Windows keeps the
-// read-only attribute on the file, not on each of its names, as POSIX keeps the mode.
-func Links(fs.FileInfo) uint64 {
-	return 1
+// FstatLinks is the Stat of the open file f and its count of hard links (FileStandardInfo): a
+// restore rewrites a file with several names rather than changing the attributes of all of
+// them (Windows keeps the read-only attribute on the file, not on each of its names, as POSIX
+// keeps the mode).
+func FstatLinks(f *os.File) (Stat, uint64, error) {
+	return statLinks(syscall.Handle(f.Fd()))
 }
 
 // LstatAt is Lstat of dir\name: Windows has no stat relative to an open folder in its

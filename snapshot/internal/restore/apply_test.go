@@ -7,11 +7,13 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
 
+	"github.com/agent-rewind/rewind/internal/winpath"
 	"github.com/agent-rewind/rewind/snapshot/internal/manifest"
 	"github.com/agent-rewind/rewind/snapshot/internal/objects"
 	"github.com/agent-rewind/rewind/snapshot/internal/platform"
@@ -97,13 +99,31 @@ func (w *workspace) read(p string) string {
 	return string(b)
 }
 
+// mode is p's permission bits as the store sees them (platform.Lstat).
 func (w *workspace) mode(p string) os.FileMode {
 	w.t.Helper()
-	fi, err := os.Lstat(filepath.Join(w.root, p))
+	st, err := platform.Lstat(filepath.Join(w.root, p))
 	if err != nil {
 		w.t.Fatal(err)
 	}
-	return fi.Mode().Perm()
+	return os.FileMode(st.Mode & 0o777)
+}
+
+// keptMode is what the system keeps of the permission bits m of a file or folder: all of them on
+// Unix; on Windows the write bit alone, as the read-only attribute, beside the bits platform
+// gives every file (0o644) or folder (0o755).
+func keptMode(m os.FileMode, dir bool) os.FileMode {
+	if runtime.GOOS != "windows" {
+		return m
+	}
+	k := os.FileMode(0o644)
+	if dir {
+		k = 0o755
+	}
+	if m&0o200 == 0 {
+		k &^= 0o222
+	}
+	return k
 }
 
 func sorted(es []manifest.Entry) []manifest.Entry {
@@ -124,8 +144,16 @@ func TestApply(t *testing.T) {
 	w.capture(dir("olddir"))
 	w.put("mode.sh", "#!/bin/sh\n", 0o644)
 	w.put("busy.log", "v1", 0o644)
+	// Windows makes symlinks only with Developer Mode or a privilege, and Wine 8 makes one it
+	// cannot find again: without them the symlink's change is left out.
 	os.Symlink("a", filepath.Join(w.root, "link"))
-	w.capture(manifest.Entry{Path: "link", Type: manifest.TypeSymlink, Target: "a", Size: 1})
+	_, err := platform.Lstat(filepath.Join(w.root, "link"))
+	symlinks := err == nil
+	if symlinks {
+		w.capture(manifest.Entry{Path: "link", Type: manifest.TypeSymlink, Target: "a", Size: 1})
+	} else {
+		t.Log("no symlinks here: the symlink's change is left out")
+	}
 	ino := w.seen["mode.sh"].Ino
 
 	modSh := file("mode.sh", "#!/bin/sh\n")
@@ -134,14 +162,17 @@ func TestApply(t *testing.T) {
 	modTxt.Mode = 0o600
 	ro := dir("ro")
 	ro.Mode = 0o555
-	want := sorted([]manifest.Entry{
+	want := []manifest.Entry{
 		file("keep.txt", "same"), modTxt, modSh,
 		src.add(file("busy.log", "target"), "target"),
 		src.add(file("late.txt", "target"), "target"),
-		{Path: "link", Type: manifest.TypeSymlink, Target: "b", Size: 1},
 		dir("newdir"), src.add(file("newdir/x.txt", "x"), "x"),
 		ro, src.add(file("ro/f.txt", "f"), "f"),
-	})
+	}
+	if symlinks {
+		want = append(want, manifest.Entry{Path: "link", Type: manifest.TypeSymlink, Target: "b", Size: 1})
+	}
+	want = sorted(want)
 	p := NewPlan(sorted(w.live), want, nil)
 	var done atomic.Int64
 	o := w.options(src)
@@ -161,14 +192,18 @@ func TestApply(t *testing.T) {
 		}
 	}
 	for p, mode := range map[string]os.FileMode{"mod.txt": 0o600, "mode.sh": 0o755, "ro": 0o555, "newdir": 0o755} {
-		if got := w.mode(p); got != mode {
+		if p == "ro" && winpath.UnderWine() {
+			t.Log("Wine 8 keeps no read-only attribute on a folder: ro's mode is not checked")
+			continue
+		}
+		if got, mode := w.mode(p), keptMode(mode, p == "ro" || p == "newdir"); got != mode {
 			t.Errorf("%s has mode %o, want %o", p, got, mode)
 		}
 	}
 	if st, _ := platform.Lstat(filepath.Join(w.root, "mode.sh")); st.Ino != ino {
 		t.Error("mode.sh was rewritten: a mode change of a file with one link changes its mode in place")
 	}
-	if target, _ := os.Readlink(filepath.Join(w.root, "link")); target != "b" {
+	if target, _ := os.Readlink(filepath.Join(w.root, "link")); symlinks && target != "b" {
 		t.Errorf("link -> %q, want b", target)
 	}
 	for _, p := range []string{"gone.txt", "olddir"} {
@@ -177,6 +212,9 @@ func TestApply(t *testing.T) {
 		}
 	}
 	wantTouched := "gone.txt link mod.txt mode.sh newdir newdir/x.txt olddir olddir/a.txt ro ro/f.txt"
+	if !symlinks {
+		wantTouched = strings.Replace(wantTouched, "link ", "", 1)
+	}
 	if s := strings.Join(slices.Sorted(maps.Keys(touched)), " "); s != wantTouched {
 		t.Errorf("touched %q, want %q", s, wantTouched)
 	}
@@ -202,10 +240,11 @@ func noTemps(t *testing.T, root string) {
 }
 
 // TestApplyHardLinkedModeChange: the mode of a file with another name is restored on a new
-// inode, so the other name (which may be outside the workspace) keeps its mode.
+// inode, so the other name (which may be outside the workspace) keeps its mode. The write bit
+// changes, which Windows keeps as the read-only attribute, on the file rather than on a name.
 func TestApplyHardLinkedModeChange(t *testing.T) {
 	w := newWorkspace(t)
-	w.put("run.sh", "#!/bin/sh\n", 0o644)
+	w.put("run.sh", "#!/bin/sh\n", 0o444)
 	other := filepath.Join(t.TempDir(), "other-name")
 	if err := os.Link(filepath.Join(w.root, "run.sh"), other); err != nil {
 		t.Skip("no hard links here:", err)
@@ -221,11 +260,11 @@ func TestApplyHardLinkedModeChange(t *testing.T) {
 	if _, _, err := Apply(context.Background(), &p, w.options(src)); err != nil {
 		t.Fatal(err)
 	}
-	if got := w.mode("run.sh"); got != 0o755 {
-		t.Errorf("run.sh has mode %o, want 755", got)
+	if got, want := w.mode("run.sh"), keptMode(0o755, false); got != want {
+		t.Errorf("run.sh has mode %o, want %o", got, want)
 	}
-	if fi, _ := os.Stat(other); fi.Mode().Perm() != 0o644 {
-		t.Errorf("the other name's mode became %o: chmod went through the hard link", fi.Mode().Perm())
+	if st, _ := platform.Lstat(other); st.Mode&0o777 != uint32(keptMode(0o444, false)) {
+		t.Errorf("the other name's mode became %o: chmod went through the hard link", st.Mode&0o777)
 	}
 }
 

@@ -73,7 +73,13 @@ func (a *applier) unchanged(p string, fi fs.FileInfo) bool {
 		return was.IsDir()
 	}
 	st, ok := platform.FileInfoStat(fi)
-	return ok && st == was
+	if !ok { // Windows: a FileInfo has no file ID nor change time; the path is statted for them
+		var err error
+		if st, err = platform.Lstat(a.full(p)); err != nil {
+			return false
+		}
+	}
+	return st == was
 }
 
 // vacant reports whether nothing occupies p, where the restore creates a path (an added one, or

@@ -40,7 +40,7 @@ func (a *applier) writeFile(c *manifest.Change) error {
 	_, err = io.CopyBuffer(f, src, *bp)
 	bufPool.Put(bp)
 	if err == nil {
-		err = f.Chmod(fileMode(e.Mode))
+		err = platform.Fchmod(f, fileMode(e.Mode))
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
@@ -58,7 +58,7 @@ func (a *applier) writeFile(c *manifest.Change) error {
 
 // chmodFile restores the mode of a file whose content is right. It changes the mode of the very
 // inode it verified (fchmod on a descriptor opened without following symlinks, after checking
-// the stat), and only when that inode has no other link: chmod through a hard link would change
+// the stat; on Windows the read-only attribute alone), and only when that inode has no other link: chmod through a hard link would change
 // the other names too, which may lie outside the workspace (pnpm's store, a `cp -al` copy). A
 // file with other links gets a new inode instead, as a content change does (writeFile).
 func (a *applier) chmodFile(c *manifest.Change) error {
@@ -74,20 +74,19 @@ func (a *applier) chmodFile(c *manifest.Change) error {
 		return fmt.Errorf("restore the mode of %s: %w", a.full(c.Path), err)
 	}
 	defer f.Close()
-	fi, err := f.Stat()
+	st, links, err := platform.FstatLinks(f)
 	if err != nil {
 		return fmt.Errorf("restore the mode of %s: %w", a.full(c.Path), err)
 	}
-	was, seen := a.o.Seen(c.Path)
-	if st, ok := platform.FileInfoStat(fi); !seen || !ok || st != was {
+	if was, seen := a.o.Seen(c.Path); !seen || st != was {
 		a.leave(c.Path, reasonChanged, true, true)
 		return nil
 	}
-	if platform.Links(fi) > 1 {
+	if links > 1 {
 		f.Close()
 		return a.writeFile(c)
 	}
-	if err := f.Chmod(fileMode(c.To.Mode)); err != nil {
+	if err := platform.Fchmod(f, fileMode(c.To.Mode)); err != nil {
 		return fmt.Errorf("restore the mode of %s: %w", a.full(c.Path), err)
 	}
 	return nil
@@ -104,7 +103,7 @@ func (a *applier) chmodDir(e *manifest.Entry) error {
 		return fmt.Errorf("%w: %s is no longer a directory (%v)", ErrUnsafePath, a.full(e.Path), err)
 	}
 	defer f.Close()
-	if err := f.Chmod(fileMode(e.Mode)); err != nil {
+	if err := platform.Fchmod(f, fileMode(e.Mode)); err != nil {
 		return err
 	}
 	a.touch(e.Path)
