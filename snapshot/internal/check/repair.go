@@ -96,5 +96,5 @@ func (c *checker) storeFrom(h Hash, full string) (bool, error) {
 		}
 	}
 	// The fan-out folder may be new: its entry in objects/ is flushed too.
-	return true, objects.FsyncAll([]string{filepath.Dir(name), filepath.Dir(filepath.Dir(name))}, func(n string) (*os.File, error) { return os.Open(n) })
+	return true, objects.FsyncAll([]string{filepath.Dir(name), filepath.Dir(filepath.Dir(name))}, platform.OpenToFlush)
 }

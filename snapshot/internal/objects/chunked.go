@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/agent-rewind/rewind/internal/durable"
+	"github.com/agent-rewind/rewind/snapshot/internal/platform"
 )
 
 // Chunked contents (FORMAT.md, "Chunked contents"): a file larger than ChunkedFile is stored as
@@ -90,7 +91,7 @@ func (s *Stager) commitLists() error {
 	for _, tmp := range s.lists {
 		tmps = append(tmps, tmp)
 	}
-	if err := FsyncAll(tmps, func(name string) (*os.File, error) { return os.Open(name) }); err != nil {
+	if err := FsyncAll(tmps, platform.OpenToFlush); err != nil {
 		return fmt.Errorf("flush new chunk lists: %w", err)
 	}
 	dir := filepath.Dir(s.o.ListPath(Hash{}))

@@ -395,17 +395,21 @@ func (s *Stager) Commit() (err error) {
 	return s.commitLists()
 }
 
-// Flush makes files' contents and dirs' entries durable: fsync each when there are few, one
-// syncfs(2) of the file system holding fs otherwise.
+// Flush makes files' contents and dirs' entries durable: fsync each when there are few (or the
+// volume cannot be flushed whole here: platform.ErrNoVolumeFlush), one syncfs(2) of the file
+// system holding fs otherwise.
 func Flush(fs string, files, dirs []string) error {
 	if len(files)+len(dirs) > FewFiles {
-		return platform.SyncFS(fs)
+		if err := platform.SyncFS(fs); !errors.Is(err, platform.ErrNoVolumeFlush) {
+			return err
+		}
 	}
-	return FsyncAll(append(files, dirs...), func(name string) (*os.File, error) { return os.Open(name) })
+	return FsyncAll(append(files, dirs...), platform.OpenToFlush)
 }
 
 // FsyncAll opens and fsyncs every name, concurrently: the file system batches concurrent fsyncs
-// into few journal commits, where one after the other would each wait for its own.
+// into few journal commits, where one after the other would each wait for its own. An open that
+// gives no file and no error has nothing to flush (a folder on Windows: platform.OpenToFlush).
 func FsyncAll(names []string, open func(string) (*os.File, error)) error {
 	var g errgroup.Group
 	g.SetLimit(16)
@@ -417,6 +421,9 @@ func FsyncAll(names []string, open func(string) (*os.File, error)) error {
 					return nil // removed since (a restore's deleted path): nothing to flush
 				}
 				return err
+			}
+			if f == nil {
+				return nil
 			}
 			err = f.Sync()
 			f.Close()

@@ -2,8 +2,8 @@
 // API that each system implements in its own files: the stat the stat cache compares (Stat,
 // Lstat, Fstat, FileInfoStat, FstatLinks), setting an open file's mode (Fchmod), listing a
 // directory and statting its entries through one descriptor (OpenDir, LstatAt, ReadlinkAt,
-// CloseDir), the writers' lock (Lock, TryLock, ErrBusy), flushing (SyncFS, StartWriteback),
-// mapping a file for reading (MapFile) and opening one that must not be a symbolic link
+// CloseDir), the writers' lock (Lock, TryLock, ErrBusy), flushing (SyncFS, ErrNoVolumeFlush,
+// OpenToFlush, FlushedByWriter, StartWriteback), mapping a file for reading (MapFile) and opening one that must not be a symbolic link
 // (OpenNoFollow).
 //
 // Linux (stat_linux.go, readdir_linux.go: raw *at system calls, syncfs(2), sync_file_range(2))
@@ -16,8 +16,10 @@
 // placeholder) a type of its own that is never followed nor read. What Windows does not give:
 // a stat relative to an open folder (LstatAt joins the path), a FileInfo's file ID, change time
 // or link count (FileInfoStat is false: FstatLinks asks the handle), an executable bit (Fchmod
-// sets only the read-only attribute), and a volume flush without administrator rights (SyncFS
-// says so; the caller fsyncs each file).
+// sets only the read-only attribute), a volume flush without administrator rights (SyncFS says
+// so: ErrNoVolumeFlush, and the caller fsyncs each file), a flush through a handle that may not
+// write (OpenToFlush opens for writing, a folder not at all: NTFS logs its names) and so any
+// flush of a read-only file but by its writer (FlushedByWriter).
 //
 // A restore changes only what it verified, through an os.Root (rootopen_unix.go,
 // filetype_unix.go, notempty_unix.go): opens that never follow a final symlink nor block on a

@@ -39,6 +39,9 @@ func (a *applier) writeFile(c *manifest.Change) error {
 	bp := bufPool.Get().(*[]byte)
 	_, err = io.CopyBuffer(f, src, *bp)
 	bufPool.Put(bp)
+	if err == nil && platform.FlushedByWriter {
+		err = f.Sync() // before the mode may make it read-only: Flush cannot open it again to
+	}
 	if err == nil {
 		err = platform.Fchmod(f, fileMode(e.Mode))
 	}
