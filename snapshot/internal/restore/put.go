@@ -6,6 +6,7 @@ import (
 	"io/fs"
 
 	"github.com/agent-rewind/rewind/snapshot/internal/manifest"
+	"github.com/agent-rewind/rewind/snapshot/internal/platform"
 )
 
 // put makes the live path of c equal c.To.
@@ -80,7 +81,7 @@ func (a *applier) putSymlink(c *manifest.Change) error {
 func (a *applier) renameOver(tmp string, c *manifest.Change) error {
 	ok, err := a.replaceable(c)
 	if err == nil && ok {
-		err = a.root.Rename(tmp, c.Path)
+		err = platform.RenameInRoot(a.root, tmp, c.Path) // on Windows, a file held open is tried again briefly
 	}
 	if err != nil || !ok {
 		a.root.Remove(tmp)

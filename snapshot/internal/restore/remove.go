@@ -27,7 +27,7 @@ func (a *applier) remove(c *manifest.Change) error {
 		a.leave(c.Path, reasonChanged, true, true)
 		return nil
 	}
-	err = a.root.Remove(c.Path) // unlink or rmdir: never follows a symlink
+	err = platform.RemoveInRoot(a.root, c.Path) // unlink or rmdir: never follows a symlink; on Windows, held is tried again briefly
 	if fi.IsDir() {
 		a.forgetVerified(c.Path)
 	}
