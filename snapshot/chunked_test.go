@@ -389,7 +389,10 @@ func TestKillDuringChunkedCheckpoint(t *testing.T) {
 		want := readState(t, root)
 		killHelper(t, helperCmd(t, "checkpoint", helperArgs{Root: root, Log: log}), trial, r, &window)
 		s = mustOpen(t, root, Options{})
-		if found, _ := checkKinds(t, s, CheckOptions{ReadData: true}); slices.ContainsFunc(found, func(k string) bool { return k != "leftover" }) {
+		// A kill after a pack's end but before its index file's rename leaves the benign
+		// pack-index-missing (its objects are read through the copy at the pack's end); Wine's
+		// slower durable rename makes that moment likely enough to be hit.
+		if found, _ := checkKinds(t, s, CheckOptions{ReadData: true}); slices.ContainsFunc(found, func(k string) bool { return k != "leftover" && k != "pack-index-missing" }) {
 			t.Fatalf("trial %d: check after the kill found %v", trial, found)
 		}
 		tl, err := s.List()

@@ -215,9 +215,7 @@ func TestCorruptObjectNotRestored(t *testing.T) {
 func TestStateDirElsewhere(t *testing.T) {
 	root := t.TempDir()
 	elsewhere := t.TempDir()
-	if err := os.Symlink(elsewhere, filepath.Join(root, ".rewind")); err != nil {
-		t.Fatal(err)
-	}
+	symlink(t, elsewhere, filepath.Join(root, ".rewind"))
 	put(t, root, "a.txt", "a", 0o644)
 	s := mustOpen(t, root, Options{})
 	if s.StateDir() != elsewhere {

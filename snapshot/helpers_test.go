@@ -94,6 +94,7 @@ var (
 	randomBytes = workspacetest.RandomBytes
 	cpuTime     = workspacetest.CPUTime
 	mkfifo      = workspacetest.Mkfifo
+	symlink     = workspacetest.Symlink
 )
 
 // chainLog is a Recorder that keeps entries in memory, as the real chain would keep them in order.

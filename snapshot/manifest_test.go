@@ -144,9 +144,7 @@ func TestLiveSymlinkNotFollowed(t *testing.T) {
 	}
 	want := readState(t, root)
 	os.RemoveAll(filepath.Join(root, "a"))
-	if err := os.Symlink(outside, filepath.Join(root, "a")); err != nil {
-		t.Fatal(err)
-	}
+	symlink(t, outside, filepath.Join(root, "a"))
 	outsideBefore := readState(t, outside)
 	if _, err := s.Rewind(ctx, cp.ID, RestoreOptions{}); err != nil {
 		t.Fatal(err)

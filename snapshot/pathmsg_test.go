@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -11,6 +12,9 @@ import (
 // A workspace holding a path longer than the system allows fails the checkpoint with a message
 // that fits on a screen and gives the advice that works (.rewindignore), not "make it readable".
 func TestOverlongPathMessage(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("Windows names paths up to 32,767 characters (winpath.Long): this tree of about 5,000 is within the limit, so there is no overlong path to report")
+	}
 	root := t.TempDir()
 	t.Chdir(root) // build the deep tree relatively: its absolute path is too long to name
 	deep := strings.Repeat("d", 200)

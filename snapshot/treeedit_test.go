@@ -24,9 +24,7 @@ func TestEditTreesMatchesWalk(t *testing.T) {
 	put(t, root, "b/three.txt", "three", 0o644)
 	put(t, root, "keep/k.txt", "k", 0o644)
 	put(t, root, "untouched/u.txt", "u", 0o644)
-	if err := os.Symlink("a/one.txt", filepath.Join(root, "link")); err != nil {
-		t.Fatal(err)
-	}
+	symlink(t, "a/one.txt", filepath.Join(root, "link"))
 	s := mustOpen(t, root, Options{StateDir: filepath.Join(t.TempDir(), "store")})
 	first, err := s.Checkpoint(ctx, "")
 	if err != nil {
@@ -45,9 +43,7 @@ func TestEditTreesMatchesWalk(t *testing.T) {
 	if err := os.Remove(filepath.Join(root, "link")); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Symlink("b", filepath.Join(root, "link")); err != nil {
-		t.Fatal(err)
-	}
+	symlink(t, "b", filepath.Join(root, "link"))
 	if err := os.Chmod(filepath.Join(root, "keep"), 0o700); err != nil {
 		t.Fatal(err)
 	}
