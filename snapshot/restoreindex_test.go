@@ -23,7 +23,7 @@ func TestRewindAppendsToStatCache(t *testing.T) {
 	put(t, root, "x/y/run.sh", "#!/bin/sh\n", 0o644)
 	put(t, root, "m/n/mode.sh", "#!/bin/sh\n", 0o644)
 	put(t, root, "x/y/gone/deep.txt", "deep\n", 0o644)
-	os.Symlink("d0", filepath.Join(root, "ln"))
+	symlink(t, "d0", filepath.Join(root, "ln"))
 	a, err := s.Checkpoint(ctx, "A")
 	if err != nil {
 		t.Fatal(err)

@@ -144,7 +144,7 @@ func TestRestorePathsRefusesUnsafe(t *testing.T) {
 	}
 	// dir replaced by a symlink to a folder outside: restoring dir/f.txt must not write there.
 	os.RemoveAll(filepath.Join(root, "dir"))
-	os.Symlink(outside, filepath.Join(root, "dir"))
+	symlink(t, outside, filepath.Join(root, "dir"))
 	before := readState(t, root)
 	if _, err := s.RestorePaths(ctx, a.ID, []string{"dir/f.txt"}, RestoreOptions{}); !errors.Is(err, ErrUnsafePath) {
 		t.Errorf("through a symlink: %v, want ErrUnsafePath", err)
