@@ -40,7 +40,7 @@ func TestMeasureTree(t *testing.T) {
 	t.Logf("first checkpoint: %v (%d files, %d bytes)", time.Since(t0), first.Counts.Files, first.Counts.Bytes)
 	files := make([]string, 0, 10)
 	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && d.Type().IsRegular() && !strings.Contains(p, "/.rewind/") && len(files) < 10 && strings.HasSuffix(p, "0.txt") {
+		if err == nil && d.Type().IsRegular() && !strings.Contains(filepath.ToSlash(p), "/.rewind/") && len(files) < 10 && strings.HasSuffix(p, "0.txt") {
 			files = append(files, p)
 		}
 		return nil

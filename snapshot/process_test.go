@@ -139,8 +139,9 @@ func helperCmd(t testing.TB, mode string, a helperArgs) *exec.Cmd {
 func mutate(t testing.TB, root string, r *rand.Rand) {
 	t.Helper()
 	var files []string
+	// The store's own files (.rewind/) are not the workspace's: slashes, so Windows paths match.
 	filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
-		if err == nil && d.Type().IsRegular() && !strings.Contains(p, "/.rewind/") {
+		if err == nil && d.Type().IsRegular() && !strings.Contains(filepath.ToSlash(p), "/.rewind/") {
 			files = append(files, p)
 		}
 		return nil
