@@ -6,11 +6,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/agent-rewind/rewind/cli/internal/workspace"
+	"github.com/agent-rewind/rewind/internal/lockfile"
 )
 
 // TestCheckpointKilledBeforeRecord SIGKILLs a real "agent-rewind checkpoint" after it committed
@@ -28,7 +28,7 @@ func TestCheckpointKilledBeforeRecord(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer lock.Close()
-	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+	if err := lockfile.Lock(lock, lockfile.Exclusive); err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(bin, "checkpoint", "killed")

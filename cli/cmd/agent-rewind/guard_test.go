@@ -11,12 +11,12 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/agent-rewind/rewind/barrier"
 	"github.com/agent-rewind/rewind/cli/internal/workspace"
+	"github.com/agent-rewind/rewind/internal/lockfile"
 )
 
 // End-to-end tests of "agent-rewind guard", "release" and "effects": every guard is its own
@@ -334,7 +334,7 @@ func TestGuardKilledAfterPending(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer lock.Close()
-	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+	if err := lockfile.Lock(lock, lockfile.Exclusive); err != nil {
 		t.Fatal(err)
 	}
 

@@ -4,15 +4,16 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/agent-rewind/rewind/cli/internal/hook"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/agent-rewind/rewind/cli/internal/hook"
+	"github.com/agent-rewind/rewind/internal/lockfile"
 )
 
 // End-to-end tests of the guard server (agent-rewind hook-server) behind agent-rewind-hook:
@@ -208,7 +209,7 @@ func TestHookServerRestartsAfterKill(t *testing.T) {
 	}
 	waitFor(t, "the server the first call started", func() bool { return hookServerStatus(t).Running })
 	first := hookServerStatus(t)
-	if err := syscall.Kill(first.PID, syscall.SIGKILL); err != nil {
+	if err := killPID(first.PID); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, "the killed server to go", func() bool { return !hookServerStatus(t).Running })
@@ -247,7 +248,7 @@ func TestHookServerKilledMidRequest(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer lock.Close()
-	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+	if err := lockfile.Lock(lock, lockfile.Exclusive); err != nil {
 		t.Fatal(err)
 	}
 	push := bashHook(t, "PreToolUse", "git push origin main", "toolu_push")
@@ -268,7 +269,7 @@ func TestHookServerKilledMidRequest(t *testing.T) {
 	if r.code != 2 || !strings.Contains(r.stderr, "guard server") || !strings.Contains(r.stderr, "refused") {
 		t.Fatalf("the call the server died deciding: %+v; want exit 2, refused, naming the guard server", r)
 	}
-	syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
+	lockfile.Lock(lock, lockfile.Unlock)
 	if n := admissions(t, root); n != 1 {
 		t.Fatalf("%d admissions after the interrupted call, want 1 (the warm-up's)", n)
 	}

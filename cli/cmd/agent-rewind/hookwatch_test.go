@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
 )
 
@@ -112,7 +111,7 @@ func TestHookWithWatcher(t *testing.T) {
 
 	// The watcher killed, a change, a new watcher: the token is from the old one.
 	pid := watchStatusJSON(t, ws).PID
-	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+	if err := killPID(pid); err != nil {
 		t.Fatal(err)
 	}
 	waitGone(t, pid)

@@ -10,15 +10,20 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/agent-rewind/rewind/internal/winpath"
 )
+
+// asBinaryEnv set to 1 makes this test binary run agent-rewind's main instead of its tests.
+const asBinaryEnv = "REWIND_TEST_AS_AGENT_REWIND"
 
 // bin is the agent-rewind binary built once for every end-to-end test in this package, and
 // hookBin the agent-rewind-hook binary beside it (as releases place them).
 var bin, hookBin string
 
 func TestMain(m *testing.M) {
-	if spec := os.Getenv(fakeServerEnv); spec != "" {
-		fakeGuardServer(spec) // this binary, run as another user by otheruser_test.go
+	if os.Getenv(asBinaryEnv) == "1" {
+		main() // this test binary, run as agent-rewind (under Wine: see asBinaryEnv)
 	}
 	dir, err := os.MkdirTemp("", "agent-rewind-e2e-")
 	if err != nil {
@@ -36,11 +41,23 @@ func TestMain(m *testing.M) {
 		os.Setenv("GORACE", "atexit_sleep_ms=0")
 	}
 	hookBin = filepath.Join(dir, "agent-rewind-hook")
-	build := exec.Command("go", "build", "-race", "-o", dir, ".", "../agent-rewind-hook")
-	build.Stderr = os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "build agent-rewind and agent-rewind-hook:", err)
-		os.Exit(1)
+	if winpath.UnderWine() {
+		// No Go toolchain runs under Wine: this test binary, whose main is agent-rewind's,
+		// is the binary. It has no hook client beside it.
+		self, err := os.Executable()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		bin, hookBin = self, ""
+		os.Setenv(asBinaryEnv, "1")
+	} else {
+		build := exec.Command("go", "build", "-race", "-o", dir, ".", "../agent-rewind-hook")
+		build.Stderr = os.Stderr
+		if err := build.Run(); err != nil {
+			fmt.Fprintln(os.Stderr, "build agent-rewind and agent-rewind-hook:", err)
+			os.Exit(1)
+		}
 	}
 	code := m.Run()
 	// The hook calls started a guard server for this state folder: stop it (one started for a
@@ -48,6 +65,16 @@ func TestMain(m *testing.M) {
 	exec.Command(bin, "hook-server", "stop").Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
+}
+
+// killPID ends the process pid at once, as a crash would: SIGKILL on Unix, TerminateProcess
+// on Windows.
+func killPID(pid int) error {
+	p, err := os.FindProcess(pid)
+	if err != nil {
+		return err
+	}
+	return p.Kill()
 }
 
 // result is one finished run of the binary.

@@ -1,3 +1,7 @@
+//go:build unix
+
+// FIFOs: a Windows folder holds none (its pipes live under \\.\pipe\).
+
 package main
 
 import (

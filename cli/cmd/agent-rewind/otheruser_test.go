@@ -1,3 +1,5 @@
+//go:build unix
+
 package main
 
 import (
@@ -21,6 +23,13 @@ import (
 // fakeServerEnv makes this test binary a fake guard server: "SOCKET;LOG" listens on SOCKET,
 // answers every call "allowed" (exit 0), and appends each request's environment to LOG.
 const fakeServerEnv = "REWIND_TEST_FAKE_GUARD_SERVER"
+
+// This test binary, run as another user by the tests below, is the fake server.
+func init() {
+	if spec := os.Getenv(fakeServerEnv); spec != "" {
+		fakeGuardServer(spec)
+	}
+}
 
 // fakeGuardServer is the binary's life as the fake server; it never returns.
 func fakeGuardServer(spec string) {

@@ -9,7 +9,6 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -96,7 +95,7 @@ func TestWatcherEndToEnd(t *testing.T) {
 	}
 
 	// SIGKILL: the next checkpoint finds no watcher, walks, and starts another.
-	if err := syscall.Kill(st.PID, syscall.SIGKILL); err != nil {
+	if err := killPID(st.PID); err != nil {
 		t.Fatal(err)
 	}
 	waitGone(t, st.PID)
@@ -177,24 +176,6 @@ func TestWatcherExitsWithItsWorkspace(t *testing.T) {
 	waitGone(t, st.PID)
 }
 
-// stopProcess stops process pid with SIGSTOP, and returns once it is stopped (state T).
-func stopProcess(t *testing.T, pid int) {
-	t.Helper()
-	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
-		t.Fatal(err)
-	}
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
-		b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
-		if err != nil {
-			t.Fatalf("process %d is gone: %v", pid, err)
-		}
-		if i := strings.LastIndexByte(string(b), ')'); i > 0 && i+2 < len(b) && b[i+2] == 'T' {
-			return
-		}
-	}
-	t.Fatalf("process %d did not stop", pid)
-}
-
 // waitGone waits for process pid to end (it is not our child: it was started detached).
 func waitGone(t *testing.T, pid int) {
 	t.Helper()
@@ -271,7 +252,7 @@ func TestStoppedWatcherReplaced(t *testing.T) {
 		t.Fatalf("no watcher after the first checkpoint: %+v", st)
 	}
 	stopProcess(t, st.PID)
-	t.Cleanup(func() { syscall.Kill(st.PID, syscall.SIGKILL) })
+	t.Cleanup(func() { killPID(st.PID) })
 	write(t, filepath.Join(ws, "f"), "two\n", 0o644)
 	start := time.Now()
 	met := checkpointJSON(t, ws)
@@ -309,7 +290,7 @@ func TestWatcherKilledWhileAsked(t *testing.T) {
 	checkpointJSON(t, ws)
 	st := watchStatusJSON(t, ws)
 	stopProcess(t, st.PID)
-	t.Cleanup(func() { syscall.Kill(st.PID, syscall.SIGKILL) })
+	t.Cleanup(func() { killPID(st.PID) })
 	cmd := exec.Command(bin, "--json", "checkpoint")
 	cmd.Dir = ws
 	var stdout, stderr strings.Builder
@@ -318,7 +299,7 @@ func TestWatcherKilledWhileAsked(t *testing.T) {
 		t.Fatal(err)
 	}
 	time.Sleep(time.Second) // it has connected, and waits for the answer (2 s at most)
-	if err := syscall.Kill(st.PID, syscall.SIGKILL); err != nil {
+	if err := killPID(st.PID); err != nil {
 		t.Fatal(err)
 	}
 	if err := cmd.Wait(); err != nil {

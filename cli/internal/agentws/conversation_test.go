@@ -21,6 +21,7 @@ func TestRewindConversation(t *testing.T) {
 	const session = "dfc71bee-5170-486e-8678-324e2a9fe412"
 	home := t.TempDir()
 	t.Setenv("HOME", home)
+	t.Setenv("USERPROFILE", home) // os.UserHomeDir on Windows
 	t.Setenv("CLAUDE_CONFIG_DIR", "")
 	b, err := os.ReadFile("../../../tools/agents/testdata/transcripts/claude-code-2.1.328/" + session + ".jsonl")
 	if err != nil {

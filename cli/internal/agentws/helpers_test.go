@@ -32,9 +32,17 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
+// ownStateDir gives the test a state folder of its own: a folder removed by an earlier test may
+// give its identity to the test's where the file system reuses file IDs without a birth time
+// (Wine's, over a Unix file system), and the earlier test's store would follow it there.
+func ownStateDir(t *testing.T) {
+	t.Setenv("REWIND_STATE_DIR", t.TempDir())
+}
+
 // newWorkspace returns an adapter over a fresh folder holding files.
 func newWorkspace(t *testing.T, files map[string]string) (*agentws.Workspace, string) {
 	t.Helper()
+	ownStateDir(t)
 	root := t.TempDir()
 	for name, content := range files {
 		write(t, root, name, content)

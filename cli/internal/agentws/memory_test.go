@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -25,6 +26,7 @@ const (
 // newMemory returns failure memory in a fresh workspace, recording on its real chain.
 func newMemory(t *testing.T) (*agentws.Memory, *workspace.Workspace) {
 	t.Helper()
+	ownStateDir(t)
 	ws, err := workspace.Init(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -72,7 +74,8 @@ func TestMemoryAddAndNotes(t *testing.T) {
 	if first != want {
 		t.Fatalf("line 1:\n%s\nwant\n%s", first, want)
 	}
-	if fi, err := os.Stat(m.Path()); err != nil || fi.Mode().Perm() != 0o600 {
+	// Windows has no POSIX modes (a state file's is its folder's access list there).
+	if fi, err := os.Stat(m.Path()); err != nil || runtime.GOOS != "windows" && fi.Mode().Perm() != 0o600 {
 		t.Fatalf("memory file mode: %v, %v", fi.Mode(), err)
 	}
 }

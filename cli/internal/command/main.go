@@ -60,7 +60,7 @@ type CLI struct {
 type Globals struct {
 	Workspace      string `help:"The project folder, or a folder in it: the workspace is the nearest folder at or above it that has a store, else the top level of its repository, else the folder itself (docs/agents.md, \"Which folder: the rules\")." default:"." type:"path" placeholder:"DIR"`
 	ExactWorkspace bool   `name:"exact-workspace" help:"Take --workspace (or the working directory) itself as the workspace: a subfolder of a repository on its own (its store then makes every entry point choose it), or a folder refused as not a project, such as the home folder."`
-	StateDir       string `name:"state-dir" help:"Folder of every workspace's store (default: $REWIND_STATE_DIR, else $XDG_STATE_HOME/agent-rewind, else ~/.local/state/agent-rewind; on macOS ~/Library/Application Support/agent-rewind). It must be outside the workspace." type:"path" placeholder:"DIR"`
+	StateDir       string `name:"state-dir" help:"Folder of every workspace's store (default: $REWIND_STATE_DIR, else $XDG_STATE_HOME/agent-rewind, else ~/.local/state/agent-rewind; on macOS ~/Library/Application Support/agent-rewind; on Windows %LOCALAPPDATA%\\agent-rewind, XDG unread). It must be outside the workspace." type:"path" placeholder:"DIR"`
 	JSON           bool   `help:"Write machine-readable JSON to stdout instead of text."`
 }
 

@@ -16,7 +16,6 @@ import (
 
 	"github.com/agent-rewind/rewind/barrier"
 	"github.com/agent-rewind/rewind/cli/internal/hookwire"
-	"github.com/agent-rewind/rewind/cli/internal/unixsock"
 )
 
 // serve runs a server in this process for a fresh state folder, without change watchers, and
@@ -92,25 +91,6 @@ var testUmask = readUmask()
 func guardRequest(dir, stdin string, args ...string) *hookwire.Request {
 	return &hookwire.Request{Op: hookwire.OpGuard, Version: hookwire.Version(), Dir: dir, Umask: testUmask,
 		StdinRead: true, Stdin: []byte(stdin), Args: args, Env: os.Environ()}
-}
-
-// TestPeerUID: a connection from another uid than the one served is closed unanswered.
-func TestPeerUID(t *testing.T) {
-	socket := serve(t, os.Getuid()+1)
-	if as := ask(t, socket, &hookwire.Request{Op: hookwire.OpStatus}); len(as) != 0 {
-		t.Fatalf("a stranger got %d answers", len(as))
-	}
-	uid, err := func() (int, error) {
-		c, err := net.Dial("unix", socket)
-		if err != nil {
-			return 0, err
-		}
-		defer c.Close()
-		return unixsock.PeerUID(c)
-	}()
-	if err != nil || uid != os.Getuid() {
-		t.Fatalf("unixsock.PeerUID: %d, %v; want %d", uid, err, os.Getuid())
-	}
 }
 
 // TestCallsDoNotWaitForOthers: connections whose clients have sent nothing yet (each holds the

@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/agent-rewind/rewind/barrier"
@@ -61,11 +60,6 @@ func (k killer) Intend(kind string, data any, file string, content []byte) (func
 	}, drop, nil
 }
 
-func die() {
-	syscall.Kill(os.Getpid(), syscall.SIGKILL)
-	select {}
-}
-
 func helperMain(mode string) int {
 	w, err := Open(os.Getenv("REWIND_TEST_ROOT"))
 	if err != nil {
@@ -101,7 +95,7 @@ func killChild(t *testing.T, w *Workspace, mode, at string) {
 	cmd := exec.Command(exe, "-test.run=^$")
 	cmd.Env = append(os.Environ(), helperEnv+"="+mode, "REWIND_TEST_ROOT="+w.Root, "REWIND_TEST_KILL="+at)
 	out, err := cmd.CombinedOutput()
-	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
+	if !killed(cmd.ProcessState) {
 		t.Fatalf("the child was not killed at %s: %v\n%s", at, err, out)
 	}
 }
