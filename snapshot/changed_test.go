@@ -149,7 +149,7 @@ func TestReuseUnchanged(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer unlock()
-	res, _, err := s.checkpointLocked(ctx, "auto", KindSafety, true, &Changed{Since: first.ID}, nil)
+	res, _, err := s.checkpointLocked(ctx, "auto", KindAuto, true, &Changed{Since: first.ID}, nil)
 	if err != nil || !res.Reused || res.ID != first.ID || res.Walk.Mode != "changed" {
 		t.Fatalf("reuse with a no-change hint: %+v, %v", res, err)
 	}

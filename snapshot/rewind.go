@@ -18,6 +18,11 @@ import (
 type RestoreOptions struct {
 	// DryRun computes the changes without taking a checkpoint, the lock, or touching anything.
 	DryRun bool
+	// Changed is a change watcher's hint relative to the current position (as for
+	// CheckpointChanged), or nil. When it holds, the safety checkpoint looks only at the paths it
+	// names instead of walking the tree; otherwise the tree is walked (SafetyResult.Walk says
+	// why). A dry run walks.
+	Changed *Changed
 }
 
 // RestoreResult is what Rewind and Replay return.
@@ -106,7 +111,7 @@ func (s *Store) move(ctx context.Context, op, ref string, opts RestoreOptions) (
 	if opts.DryRun {
 		res, err = s.moveDryRun(ctx, op, id, pos, liveIgn)
 	} else {
-		res, err = s.moveLocked(ctx, op, id, pos, liveIgn)
+		res, err = s.moveLocked(ctx, op, id, pos, liveIgn, opts.Changed)
 	}
 	if res != nil {
 		res.Elapsed = Duration(time.Since(start))
@@ -128,10 +133,10 @@ func (s *Store) moveDryRun(ctx context.Context, op, id string, pos *position, li
 	return &RestoreResult{Op: op, From: pos.Current, To: id, DryRun: true, Changes: nonNil(p.Changes), Kept: p.Kept}, nil
 }
 
-// moveLocked is move under the lock: the safety checkpoint, the journal, the restore, and the
-// undo of a restore whose target cannot be read.
-func (s *Store) moveLocked(ctx context.Context, op, id string, pos *position, liveIgn *Ignore) (*RestoreResult, error) {
-	safety, c, err := s.checkpointLocked(ctx, fmt.Sprintf("before %s to %s", op, id), KindSafety, true, nil, nil)
+// moveLocked is move under the lock: the safety checkpoint (narrowed by the watcher's hint, if
+// any), the journal, the restore, and the undo of a restore whose target cannot be read.
+func (s *Store) moveLocked(ctx context.Context, op, id string, pos *position, liveIgn *Ignore, hint *Changed) (*RestoreResult, error) {
+	safety, c, err := s.checkpointLocked(ctx, fmt.Sprintf("before %s to %s", op, id), KindSafety, true, hint, nil)
 	if err != nil {
 		return nil, fmt.Errorf("safety checkpoint before %s (nothing was changed): %w", op, err)
 	}
