@@ -223,21 +223,15 @@ func (s *Store) restoreLocked(ctx context.Context, j *Journal, t *target, r walk
 	if err != nil {
 		return nil, fmt.Errorf("%s to %s stopped: %w (the journal is kept: the next agent-rewind command finishes it)", j.Op, j.To, err)
 	}
-	if err := restore.Flush(s.root, touched); err != nil {
-		return nil, fmt.Errorf("flush restored files: %w", err)
-	}
-	res := &RestoreResult{Op: j.Op, OpID: j.OpID, From: j.From, To: t.meta.ID, Safety: j.Safety, Changes: nonNil(withoutKept(p.Changes, kept)), Kept: append(p.Kept, kept...)}
-	if err := s.refreshIndex(c, t, touched); err != nil {
-		return nil, err
-	}
 	pos, err := s.readPosition()
 	if err != nil {
 		return nil, err
 	}
 	pos.Current = t.meta.ID
 	pos.Last = &Operation{Op: j.Op, From: j.From, To: j.To, Safety: j.Safety, Time: time.Now().UTC()}
-	if err := s.writePosition(pos); err != nil {
-		return nil, fmt.Errorf("write position: %w", err)
+	res := &RestoreResult{Op: j.Op, OpID: j.OpID, From: j.From, To: t.meta.ID, Safety: j.Safety, Changes: nonNil(withoutKept(p.Changes, kept)), Kept: append(p.Kept, kept...)}
+	if err := s.flushThenPosition(touched, pos, func() error { return s.refreshIndex(c, t, touched) }); err != nil {
+		return nil, err
 	}
 	var recErr error
 	if s.opts.Recorder != nil {
@@ -253,6 +247,39 @@ func (s *Store) restoreLocked(ctx context.Context, j *Journal, t *target, r walk
 		return res, fmt.Errorf("remove journal: %w", err)
 	}
 	return res, recErr
+}
+
+// flushThenPosition makes the restored files (touched) durable, then puts the new position pos
+// in place. The position is written and flushed beside its file while the files are (its fsync
+// overlaps theirs) and renamed only once all of them are durable: until then the journal's redo
+// finds the position it left. afterFlush (nil: none) runs once the files are durable, before the
+// rename: the stat cache must not vouch for a file whose content might not survive a crash.
+func (s *Store) flushThenPosition(touched map[string]bool, pos *position, afterFlush func() error) error {
+	staged := make(chan stagedFile, 1)
+	go func() {
+		f, err := s.stagePosition(pos)
+		staged <- stagedFile{f, err}
+	}()
+	err := restore.Flush(s.root, touched)
+	if err != nil {
+		err = fmt.Errorf("flush restored files: %w", err)
+	} else if afterFlush != nil {
+		err = afterFlush()
+	}
+	r := <-staged
+	if err != nil {
+		if r.f != nil {
+			r.f.Abort()
+		}
+		return err
+	}
+	if r.err == nil {
+		r.err = r.f.Commit()
+	}
+	if r.err != nil {
+		return fmt.Errorf("write position: %w", r.err)
+	}
+	return nil
 }
 
 // captureWith is captureLive (hash only) walking with the given rules instead of the live ones.
