@@ -142,6 +142,45 @@ func BenchmarkRewind10Changes(b *testing.B) {
 	}
 }
 
+// BenchmarkRewind10ChangesHint is BenchmarkRewind10Changes with a watcher's hint naming the
+// changed files: the safety checkpoint does not walk the tree.
+func BenchmarkRewind10ChangesHint(b *testing.B) {
+	root, _ := benchTree(b)
+	s := mustOpen(b, root, Options{})
+	first, err := s.Checkpoint(ctx, "first")
+	if err != nil {
+		b.Fatal(err)
+	}
+	files := benchFileList(b, root, 10)
+	rel := make([]string, len(files))
+	for j, f := range files {
+		r, _ := filepath.Rel(root, f)
+		rel[j] = filepath.ToSlash(r)
+	}
+	i := 0
+	b.ResetTimer()
+	for b.Loop() {
+		b.StopTimer()
+		for _, f := range files {
+			os.WriteFile(f, fmt.Appendf(nil, "change %d of %s\n", i, f), 0o644)
+		}
+		i++
+		backdateIndex(b, s)
+		cur, err := s.Current()
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		res, err := s.Rewind(ctx, first.ID, RestoreOptions{Changed: &Changed{Since: cur, Paths: rel}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(res.Changes) != 10 || res.SafetyResult.Walk.Mode != "changed" {
+			b.Fatalf("%d changes, walk %+v", len(res.Changes), res.SafetyResult.Walk)
+		}
+	}
+}
+
 // BenchmarkKillSoak runs the SIGKILL crash trials (100 per iteration) on a 400-file tree.
 func BenchmarkKillSoak(b *testing.B) {
 	for b.Loop() {

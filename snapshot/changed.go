@@ -66,18 +66,44 @@ func (s *Store) scanChanged(ctx context.Context, ign walk.Matcher, h *Changed, i
 		return nil, why, nil
 	}
 	out, dirs := keptEntries(base, top)
+	kept := len(out)
 	w := walk.NewWalker(ctx, s.root, s.stateRel, ign, seen)
 	out, err = s.readChanged(w, ign, top, dirs, out)
 	if err != nil {
 		return nil, "", err
 	}
-	slices.SortFunc(out, func(a, b walk.LiveEntry) int { return strings.Compare(a.Path, b.Path) })
+	out = mergeRead(out, kept)
 	if why, err := s.statsFromCache(out, idx); why != "" || err != nil {
 		return nil, why, err
 	}
 	seen.Store(int64(len(out)))
 	slices.Sort(w.Excluded)
 	return &walk.Scan{Entries: out, Excluded: w.Excluded, ExcludedCount: w.NExcl}, "", nil
+}
+
+// mergeRead sorts es by path, whose first n entries (the position's, kept) are sorted already
+// and the rest (what the changed paths hold now) usually few: those are sorted and merged in,
+// rather than all sorted again (a sort of every entry was a tenth of the CPU of a rewind's
+// hinted safety checkpoint at 2,000 files).
+func mergeRead(es []walk.LiveEntry, n int) []walk.LiveEntry {
+	read := es[n:]
+	slices.SortFunc(read, func(a, b walk.LiveEntry) int { return strings.Compare(a.Path, b.Path) })
+	if n == 0 || len(read) == 0 || es[n-1].Path < read[0].Path {
+		return es
+	}
+	out := make([]walk.LiveEntry, 0, len(es))
+	i, j := 0, n
+	for i < n && j < len(es) {
+		if es[i].Path < es[j].Path {
+			out = append(out, es[i])
+			i++
+		} else {
+			out = append(out, es[j])
+			j++
+		}
+	}
+	out = append(out, es[i:n]...)
+	return append(out, es[j:]...)
 }
 
 // hintBase returns the manifest of the checkpoint h is relative to, or nil and why when that is

@@ -4,8 +4,11 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/agent-rewind/rewind/snapshot/internal/walk"
 )
 
 // TestCheckpointChangedMatchesWalk: a checkpoint told which paths changed (files written,
@@ -145,12 +148,42 @@ func TestReuseUnchanged(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer unlock()
-	res, _, err := s.checkpointLocked(ctx, "auto", KindSafety, true, &Changed{Since: first.ID}, nil)
+	res, _, err := s.checkpointLocked(ctx, "auto", KindAuto, true, &Changed{Since: first.ID}, nil)
 	if err != nil || !res.Reused || res.ID != first.ID || res.Walk.Mode != "changed" {
 		t.Fatalf("reuse with a no-change hint: %+v, %v", res, err)
 	}
 	res, _, err = s.checkpointLocked(ctx, "auto", KindSafety, true, &Changed{Since: "000000000000"}, nil)
 	if err != nil || res.Reused || res.Walk.Mode != "full" || res.Manifest == first.Manifest {
 		t.Fatalf("a hint about another checkpoint: %+v, %v", res, err)
+	}
+}
+
+// TestMergeRead: the position's kept entries (sorted) and the changed paths' (any order) come
+// out sorted by path, as a walk lists them ("a.txt" before "a/b": bytes, not folders first).
+func TestMergeRead(t *testing.T) {
+	list := func(paths ...string) []walk.LiveEntry {
+		var es []walk.LiveEntry
+		for _, p := range paths {
+			es = append(es, walk.LiveEntry{Entry: Entry{Path: p}})
+		}
+		return es
+	}
+	for _, tc := range []struct {
+		kept, read []string
+	}{
+		{[]string{"a", "a.txt", "c", "e"}, []string{"f", "a/b", "d", "b"}},
+		{nil, []string{"b", "a"}},
+		{[]string{"a", "b"}, nil},
+		{[]string{"a", "b"}, []string{"d", "c"}},
+	} {
+		got := mergeRead(append(list(tc.kept...), list(tc.read...)...), len(tc.kept))
+		var paths []string
+		for _, e := range got {
+			paths = append(paths, e.Path)
+		}
+		want := slices.Sorted(slices.Values(append(slices.Clone(tc.kept), tc.read...)))
+		if !slices.Equal(paths, want) {
+			t.Errorf("kept %q, read %q: got %q, want %q", tc.kept, tc.read, paths, want)
+		}
 	}
 }

@@ -102,7 +102,8 @@ func (s *Store) manifestStored(h Hash) bool {
 // It also returns the capture, which a restore uses as the live state.
 //
 // With reuse and a hint that nothing changed since the current position, it returns that
-// position without looking at the tree, and a nil capture (only a caller without a hint uses it).
+// position without looking at the tree, and a nil capture (only a caller without a hint uses it),
+// unless kind is KindSafety, whose capture is always whole.
 //
 // It is long on purpose, for now: the manifest's root, the checkpoint's file, the position and
 // the stat cache are written concurrently (their fsyncs overlap) and each is settled or
@@ -110,7 +111,11 @@ func (s *Store) manifestStored(h Hash) bool {
 // deferred waits included). The write path's next change (one fsync per checkpoint) reshapes
 // this sequence; it should leave it in steps of its own.
 func (s *Store) checkpointLocked(ctx context.Context, label string, kind Kind, reuse bool, hint *Changed, call *ToolCall) (*CheckpointResult, *capture, error) {
-	if reuse && hint != nil && len(hint.Paths) == 0 {
+	// A safety checkpoint's capture is the live state its restore plans against, which needs
+	// every entry: neither the reuse without a look nor the tree edit (which looks only at the
+	// changed paths) gives one, while the hint's capture (scanChanged) does, without a walk.
+	whole := kind == KindSafety
+	if reuse && hint != nil && len(hint.Paths) == 0 && !whole {
 		if res := s.reuseUnchanged(hint); res != nil {
 			return res, nil, nil // nothing to write: leftovers can wait for a writer
 		}
@@ -124,9 +129,11 @@ func (s *Store) checkpointLocked(ctx context.Context, label string, kind Kind, r
 	}
 	// A hint of a few paths edits the current manifest's trees (treeedit.go); otherwise the
 	// workspace is captured, walked or narrowed by the hint.
-	ed, err := s.tryEdit(ctx, ign, hint)
-	if err != nil {
-		return nil, nil, err
+	var ed *editedCheckpoint
+	if !whole {
+		if ed, err = s.tryEdit(ctx, ign, hint); err != nil {
+			return nil, nil, err
+		}
 	}
 	var c *capture
 	var tr *manifest.Trees

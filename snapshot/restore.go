@@ -19,7 +19,7 @@ func (s *Store) apply(ctx context.Context, p *restore.Plan, c *capture) (touched
 	var done atomic.Int64
 	stop := s.progress("restore", func() Progress { return Progress{Done: done.Load(), Total: int64(len(p.Changes))} })
 	defer stop()
-	return restore.Apply(ctx, p, restore.Options{Root: s.root, Source: s.objects, Seen: c.stat, Parallelism: s.opts.Parallelism, Done: &done, BeforeApply: s.beforeApply})
+	return restore.Apply(ctx, p, restore.Options{Root: s.root, Source: s.objects, Seen: s.seen(c), Parallelism: s.opts.Parallelism, Done: &done, BeforeApply: s.beforeApply})
 }
 
 // refreshIndex brings the stat cache up to date after a restore. What the cache held before is

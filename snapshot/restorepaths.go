@@ -142,9 +142,6 @@ func (s *Store) restorePathsLocked(ctx context.Context, j *Journal, t *target, r
 	if err != nil {
 		return nil, fmt.Errorf("restore from %s stopped: %w (the journal is kept: the next agent-rewind command finishes it; the safety checkpoint %s holds the state before)", j.To, err, j.Safety)
 	}
-	if err := restore.Flush(s.root, touched); err != nil {
-		return nil, fmt.Errorf("flush restored files: %w", err)
-	}
 	res := &PathsResult{RestoreResult: RestoreResult{Op: "restore", OpID: j.OpID, From: j.From, To: j.To, Safety: j.Safety, Changes: nonNil(withoutKept(p.Changes, kept)), Kept: append(p.Kept, kept...)}, Paths: j.Paths}
 	pos, err := s.readPosition()
 	if err != nil {
@@ -152,8 +149,8 @@ func (s *Store) restorePathsLocked(ctx context.Context, j *Journal, t *target, r
 	}
 	pos.Current = j.From
 	pos.LastRestore = &Operation{Op: "restore", From: j.From, To: j.To, Safety: j.Safety, Time: time.Now().UTC()}
-	if err := s.writePosition(pos); err != nil {
-		return nil, fmt.Errorf("write position: %w", err)
+	if err := s.flushThenPosition(touched, pos, nil); err != nil {
+		return nil, err
 	}
 	var recErr error
 	if s.opts.Recorder != nil {

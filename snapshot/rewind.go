@@ -18,6 +18,11 @@ import (
 type RestoreOptions struct {
 	// DryRun computes the changes without taking a checkpoint, the lock, or touching anything.
 	DryRun bool
+	// Changed is a change watcher's hint relative to the current position (as for
+	// CheckpointChanged), or nil. When it holds, the safety checkpoint looks only at the paths it
+	// names instead of walking the tree; otherwise the tree is walked (SafetyResult.Walk says
+	// why). A dry run walks.
+	Changed *Changed
 }
 
 // RestoreResult is what Rewind and Replay return.
@@ -106,7 +111,7 @@ func (s *Store) move(ctx context.Context, op, ref string, opts RestoreOptions) (
 	if opts.DryRun {
 		res, err = s.moveDryRun(ctx, op, id, pos, liveIgn)
 	} else {
-		res, err = s.moveLocked(ctx, op, id, pos, liveIgn)
+		res, err = s.moveLocked(ctx, op, id, pos, liveIgn, opts.Changed)
 	}
 	if res != nil {
 		res.Elapsed = Duration(time.Since(start))
@@ -128,10 +133,10 @@ func (s *Store) moveDryRun(ctx context.Context, op, id string, pos *position, li
 	return &RestoreResult{Op: op, From: pos.Current, To: id, DryRun: true, Changes: nonNil(p.Changes), Kept: p.Kept}, nil
 }
 
-// moveLocked is move under the lock: the safety checkpoint, the journal, the restore, and the
-// undo of a restore whose target cannot be read.
-func (s *Store) moveLocked(ctx context.Context, op, id string, pos *position, liveIgn *Ignore) (*RestoreResult, error) {
-	safety, c, err := s.checkpointLocked(ctx, fmt.Sprintf("before %s to %s", op, id), KindSafety, true, nil, nil)
+// moveLocked is move under the lock: the safety checkpoint (narrowed by the watcher's hint, if
+// any), the journal, the restore, and the undo of a restore whose target cannot be read.
+func (s *Store) moveLocked(ctx context.Context, op, id string, pos *position, liveIgn *Ignore, hint *Changed) (*RestoreResult, error) {
+	safety, c, err := s.checkpointLocked(ctx, fmt.Sprintf("before %s to %s", op, id), KindSafety, true, hint, nil)
 	if err != nil {
 		return nil, fmt.Errorf("safety checkpoint before %s (nothing was changed): %w", op, err)
 	}
@@ -218,21 +223,15 @@ func (s *Store) restoreLocked(ctx context.Context, j *Journal, t *target, r walk
 	if err != nil {
 		return nil, fmt.Errorf("%s to %s stopped: %w (the journal is kept: the next agent-rewind command finishes it)", j.Op, j.To, err)
 	}
-	if err := restore.Flush(s.root, touched); err != nil {
-		return nil, fmt.Errorf("flush restored files: %w", err)
-	}
-	res := &RestoreResult{Op: j.Op, OpID: j.OpID, From: j.From, To: t.meta.ID, Safety: j.Safety, Changes: nonNil(withoutKept(p.Changes, kept)), Kept: append(p.Kept, kept...)}
-	if err := s.refreshIndex(c, t, touched); err != nil {
-		return nil, err
-	}
 	pos, err := s.readPosition()
 	if err != nil {
 		return nil, err
 	}
 	pos.Current = t.meta.ID
 	pos.Last = &Operation{Op: j.Op, From: j.From, To: j.To, Safety: j.Safety, Time: time.Now().UTC()}
-	if err := s.writePosition(pos); err != nil {
-		return nil, fmt.Errorf("write position: %w", err)
+	res := &RestoreResult{Op: j.Op, OpID: j.OpID, From: j.From, To: t.meta.ID, Safety: j.Safety, Changes: nonNil(withoutKept(p.Changes, kept)), Kept: append(p.Kept, kept...)}
+	if err := s.flushThenPosition(touched, pos, func() error { return s.refreshIndex(c, t, touched) }); err != nil {
+		return nil, err
 	}
 	var recErr error
 	if s.opts.Recorder != nil {
@@ -248,6 +247,39 @@ func (s *Store) restoreLocked(ctx context.Context, j *Journal, t *target, r walk
 		return res, fmt.Errorf("remove journal: %w", err)
 	}
 	return res, recErr
+}
+
+// flushThenPosition makes the restored files (touched) durable, then puts the new position pos
+// in place. The position is written and flushed beside its file while the files are (its fsync
+// overlaps theirs) and renamed only once all of them are durable: until then the journal's redo
+// finds the position it left. afterFlush (nil: none) runs once the files are durable, before the
+// rename: the stat cache must not vouch for a file whose content might not survive a crash.
+func (s *Store) flushThenPosition(touched map[string]bool, pos *position, afterFlush func() error) error {
+	staged := make(chan stagedFile, 1)
+	go func() {
+		f, err := s.stagePosition(pos)
+		staged <- stagedFile{f, err}
+	}()
+	err := restore.Flush(s.root, touched)
+	if err != nil {
+		err = fmt.Errorf("flush restored files: %w", err)
+	} else if afterFlush != nil {
+		err = afterFlush()
+	}
+	r := <-staged
+	if err != nil {
+		if r.f != nil {
+			r.f.Abort()
+		}
+		return err
+	}
+	if r.err == nil {
+		r.err = r.f.Commit()
+	}
+	if r.err != nil {
+		return fmt.Errorf("write position: %w", r.err)
+	}
+	return nil
 }
 
 // captureWith is captureLive (hash only) walking with the given rules instead of the live ones.

@@ -143,12 +143,35 @@ func (c *capture) contents(d string) (lo, hi int) {
 	return at(d + "/"), at(d + "0") // '0' follows '/': every path under d sorts between the two
 }
 
-// stat returns the stat the capture recorded for p.
-func (c *capture) stat(p string) (platform.Stat, bool) {
+// entry returns the capture's entry of p.
+func (c *capture) entry(p string) (*walk.LiveEntry, bool) {
 	es := c.scan.Entries
 	i, ok := slices.BinarySearchFunc(es, p, func(e walk.LiveEntry, p string) int { return strings.Compare(e.Path, p) })
 	if !ok {
-		return platform.Stat{}, false
+		return nil, false
 	}
-	return es[i].St, true
+	return &es[i], true
+}
+
+// seen returns what a restore checks a live path against before it replaces or deletes it
+// (restore.Options.Seen): the stat the capture c recorded. A capture narrowed by a watcher's
+// hint (scanChanged) has none for the folders and symlinks the watcher vouched for as unchanged
+// (they come from the position's manifest): each is looked at now, and its present stat given
+// while it still is what c holds (a folder; a symlink with c's target), which is all a restore
+// must know to lose nothing. Safe for concurrent use: it changes nothing.
+func (s *Store) seen(c *capture) func(p string) (platform.Stat, bool) {
+	return func(p string) (platform.Stat, bool) {
+		e, ok := c.entry(p)
+		if !ok {
+			return platform.Stat{}, false
+		}
+		if e.St != (platform.Stat{}) || (e.Type != TypeDir && e.Type != TypeSymlink) {
+			return e.St, true
+		}
+		now, ok, err := s.entryAt(p)
+		if err != nil || !ok || now.Type != e.Type || now.Target != e.Target {
+			return platform.Stat{}, false
+		}
+		return now.St, true
+	}
 }

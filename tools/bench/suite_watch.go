@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -21,6 +24,8 @@ import (
 //	automatic checkpoint (the hook: agent-rewind-hook guard --checkpoint), 10 changed files  vs find   goal <= 0.15
 //	"agent-rewind checkpoint", no change / 10 changed files                                  vs find   (reported)
 //	checkpoints that used the watcher's hint      of all                              goal: all
+//	rewind of 10 changes, watcher running         vs git reset --hard && clean        goal <= 0.8 (issue 29)
+//	rewinds whose safety checkpoint used the hint of all                              goal: all
 //	the watcher's resident memory (VmHWM)                                             goal <= 50 MiB
 //
 // The hook is what runs before every tool call an agent makes; "checkpoint" is the command a
@@ -29,7 +34,7 @@ import (
 func init() {
 	register(Suite{
 		Name:        "watch",
-		Description: "checkpoints with the change watcher running vs find on the generated workspace, and the watcher's memory",
+		Description: "checkpoints and a rewind with the change watcher running vs find and shadow git on the generated workspace, and the watcher's memory",
 		Modules:     []string{"snapshot", "cli"},
 		Run:         runWatch,
 	})
@@ -154,6 +159,9 @@ func runWatch(ctx context.Context, b *Bench) error {
 	b.Ratio("checkpoint_after_rewind_vs_watcher", afterRewind[0], afterRewind[1], AtMost(1.5), "the checkpoint command after 10 changed files, watcher running")
 	b.Count("watcher_used", hinted, total, "checkpoints", "checkpoints measured above", Exactly(float64(total)),
 		"checkpoints that looked only at what the watcher reported; the others walked: "+strings.Join(reasons, "; "))
+	if err := rewindWithWatcher(ctx, b, agent, ws, checkpoint, &last, changes, reps); err != nil {
+		return err
+	}
 
 	r, err := measure.Run(agent.Command(ctx, ws, "--json", "watch", "status"))
 	if err != nil {
@@ -188,4 +196,74 @@ func procKiB(pid int, name string) (int64, error) {
 		}
 	}
 	return 0, fmt.Errorf("/proc/%d/status has no %s", pid, name)
+}
+
+// rewindWithWatcher measures a rewind of 10 changed files with the watcher running (its safety
+// checkpoint takes the watcher's hint: no walk) against shadow git undoing the same kind of
+// change (git reset --hard && git clean), as the snapshot suite's rewind_10_changes does
+// without the watcher.
+func rewindWithWatcher(ctx context.Context, b *Bench, agent *Agent, ws string, checkpoint func(context.Context) (measure.Sample, error), last *string, changes func(context.Context) error, reps int) error {
+	if _, err := exec.LookPath("git"); err != nil {
+		return errors.New("git is not on PATH: the shadow-git baseline needs it (apt-get install git)")
+	}
+	gitParent, err := b.TempDir("shadow-git-watch")
+	if err != nil {
+		return err
+	}
+	if _, err := checkpoint(ctx); err != nil { // the target: the workspace as git commits it
+		return err
+	}
+	target := *last
+	git, err := baseline.InitShadowGit(ctx, filepath.Join(gitParent, "git"), ws, snapshotSkip...)
+	if err != nil {
+		return err
+	}
+	if _, err := git.Checkpoint(ctx); err != nil {
+		return err
+	}
+	rev, err := git.Head(ctx)
+	if err != nil {
+		return err
+	}
+	var hinted, total int64
+	var reasons []string
+	b.Logf("rewind of 10 changes with the watcher running vs git reset --hard + clean, %d each", reps)
+	rewind, err := measure.Alternate(ctx, reps,
+		measure.Arm{
+			Name:  "agent-rewind rewind (10 changed files, watcher running)",
+			Setup: changes,
+			Run: func(ctx context.Context) (measure.Sample, error) {
+				r, err := measure.Run(agent.Command(ctx, ws, "--json", "rewind", target))
+				if err != nil {
+					return r.Sample, err
+				}
+				var out struct {
+					SafetyCheckpoint struct{ Walk struct{ Mode, Reason string } } `json:"safetyCheckpoint"`
+				}
+				if err := json.Unmarshal(r.Stdout, &out); err != nil {
+					return r.Sample, fmt.Errorf("rewind --json: %v: %.200q", err, r.Stdout)
+				}
+				total++
+				if w := out.SafetyCheckpoint.Walk; w.Mode == "changed" {
+					hinted++
+				} else {
+					reasons = append(reasons, w.Reason)
+				}
+				return r.Sample, nil
+			},
+		},
+		measure.Arm{
+			Name:  "shadow git: git reset --hard && git clean -fdq",
+			Setup: changes,
+			Run:   func(ctx context.Context) (measure.Sample, error) { return git.Restore(ctx, rev) },
+		})
+	if err != nil {
+		return err
+	}
+	*last = target
+	b.Ratio("rewind_10_changes_watcher", rewind[0], rewind[1], AtMost(0.8),
+		"each side undoes 10 changes; the rewind's safety checkpoint looks only at what the watcher reported")
+	b.Count("rewind_watcher_used", hinted, total, "rewinds", "rewinds measured above", Exactly(float64(total)),
+		"rewinds whose safety checkpoint looked only at what the watcher reported; the others walked: "+strings.Join(reasons, "; "))
+	return nil
 }

@@ -342,8 +342,19 @@ func TestRewindVouchedByTheWatcher(t *testing.T) {
 	if changed := checkpointJSON(t, ws); changed.Walk.Mode != "changed" {
 		t.Fatalf("the checkpoint after the edits: walk %+v, want the watcher's", changed.Walk)
 	}
-	if r := run(t, ws, "", "rewind", first.ID); r.code != 0 {
+	// The rewind's safety checkpoint takes the watcher's hint too: it holds this late edit,
+	// looked at without a walk.
+	write(t, filepath.Join(ws, "d2/f2.txt"), "late\n", 0o644)
+	r := run(t, ws, "", "--json", "rewind", first.ID)
+	var rew struct {
+		Safety           string        `json:"safety"`
+		SafetyCheckpoint checkpointOut `json:"safetyCheckpoint"`
+	}
+	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &rew) != nil {
 		t.Fatalf("rewind: %+v", r)
+	}
+	if rew.SafetyCheckpoint.Walk.Mode != "changed" || rew.SafetyCheckpoint.Walk.Paths != 1 {
+		t.Errorf("the rewind's safety checkpoint: walk %+v, want the watcher's, the one path edited since", rew.SafetyCheckpoint.Walk)
 	}
 	after := checkpointJSON(t, ws)
 	if after.Walk.Mode != "changed" || after.Walk.Paths == 0 || after.Walk.Paths >= 30 {
@@ -355,5 +366,11 @@ func TestRewindVouchedByTheWatcher(t *testing.T) {
 	t.Setenv("REWIND_WATCH", "off")
 	if walked := checkpointJSON(t, ws); walked.Walk.Mode != "full" || walked.Manifest != first.Manifest {
 		t.Errorf("a full walk: %+v, manifest %s, want %s", walked.Walk, walked.Manifest, first.Manifest)
+	}
+	if r := run(t, ws, "", "rewind", rew.Safety); r.code != 0 {
+		t.Fatalf("rewind to the safety checkpoint: %+v", r)
+	}
+	if b, _ := os.ReadFile(filepath.Join(ws, "d2/f2.txt")); string(b) != "late\n" {
+		t.Errorf("the safety checkpoint taken with the hint lost the late edit: d2/f2.txt is %q", b)
 	}
 }

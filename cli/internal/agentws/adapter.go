@@ -268,7 +268,9 @@ func (w *Workspace) restoreIn(ctx context.Context, s *snapshot.Store, op, id str
 	if op == "replay" {
 		move = s.Replay
 	}
-	res, err := watch.Restored(s, func() (*snapshot.RestoreResult, error) { return move(ctx, id, snapshot.RestoreOptions{}) })
+	res, err := watch.Restored(s, func(hint *snapshot.Changed) (*snapshot.RestoreResult, error) {
+		return move(ctx, id, snapshot.RestoreOptions{Changed: hint})
+	})
 	if err != nil {
 		if res != nil && errors.Is(err, snapshot.ErrNotRecorded) {
 			return mcpserver.RestoreResult{}, nil, fmt.Errorf("the %s to %s was done (the workspace is now that checkpoint; the state before is checkpoint %s), but it is missing from the hash chain: %w", op, res.To, res.Safety, err)

@@ -52,8 +52,8 @@ func rewindConversation(env *Env, ref string, dryRun bool) error {
 		return s.resolveError(err)
 	}
 	call, fork := plan.Call, plan.Fork
-	res, err := watch.Restored(s.store, func() (*snapshot.RestoreResult, error) {
-		return s.store.Rewind(context.Background(), call.Checkpoint, snapshot.RestoreOptions{DryRun: dryRun})
+	res, err := watch.Restored(s.store, func(hint *snapshot.Changed) (*snapshot.RestoreResult, error) {
+		return s.store.Rewind(context.Background(), call.Checkpoint, snapshot.RestoreOptions{DryRun: dryRun, Changed: hint})
 	})
 	s.done()
 	if res == nil {

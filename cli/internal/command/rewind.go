@@ -70,8 +70,8 @@ func restore(env *Env, op, ref string, dryRun bool) error {
 		}
 		ref = call.Checkpoint
 	}
-	res, err := watch.Restored(s.store, func() (*snapshot.RestoreResult, error) {
-		return move(context.Background(), ref, snapshot.RestoreOptions{DryRun: dryRun})
+	res, err := watch.Restored(s.store, func(hint *snapshot.Changed) (*snapshot.RestoreResult, error) {
+		return move(context.Background(), ref, snapshot.RestoreOptions{DryRun: dryRun, Changed: hint})
 	})
 	s.done()
 	if res == nil {

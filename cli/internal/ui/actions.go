@@ -68,8 +68,8 @@ func (s *Server) rewind(w http.ResponseWriter, r *http.Request) {
 		s.rewindConversation(w, r, req)
 		return
 	}
-	res, err := watch.Restored(s.store, func() (*snapshot.RestoreResult, error) {
-		return s.store.Rewind(r.Context(), req.Checkpoint, snapshot.RestoreOptions{DryRun: req.DryRun})
+	res, err := watch.Restored(s.store, func(hint *snapshot.Changed) (*snapshot.RestoreResult, error) {
+		return s.store.Rewind(r.Context(), req.Checkpoint, snapshot.RestoreOptions{DryRun: req.DryRun, Changed: hint})
 	})
 	if res == nil {
 		fail(w, err)
@@ -91,8 +91,8 @@ func (s *Server) rewindConversation(w http.ResponseWriter, r *http.Request, req 
 		fail(w, fmt.Errorf("%w; nothing was rewound, neither files nor conversation", err))
 		return
 	}
-	res, err := watch.Restored(s.store, func() (*snapshot.RestoreResult, error) {
-		return s.store.Rewind(r.Context(), plan.Call.Checkpoint, snapshot.RestoreOptions{DryRun: req.DryRun})
+	res, err := watch.Restored(s.store, func(hint *snapshot.Changed) (*snapshot.RestoreResult, error) {
+		return s.store.Rewind(r.Context(), plan.Call.Checkpoint, snapshot.RestoreOptions{DryRun: req.DryRun, Changed: hint})
 	})
 	if res == nil {
 		fail(w, err)

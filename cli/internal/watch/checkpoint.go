@@ -126,21 +126,33 @@ func Adopt(ctx context.Context, s *snapshot.Store, root, store, cur string) erro
 	return WritePosition(store, cur, token)
 }
 
-// Restored runs move, a rewind or replay of store s's workspace, and has the running watcher vouch for the position it leaves: the watcher's token, read
-// before move begins, is recorded against the checkpoint moved to, so the next checkpoint looks
-// only at what the watcher saw change since (what the move wrote, and whatever else changed
-// meanwhile) instead of walking the tree. Everything the move left as it was equalled that
-// checkpoint when the move looked, which was after the token. No watcher running: the next
-// checkpoint walks, as before.
-func Restored(s *snapshot.Store, move func() (*snapshot.RestoreResult, error)) (*snapshot.RestoreResult, error) {
-	store, root, token := s.StateDir(), s.Root(), ""
-	if Supported && os.Getenv(EnvVar) != "off" {
-		if r, err := Ask(store, Request{Op: "since"}, askTimeout); err == nil && r.Root == root && r.MountNS == ownMountNS() {
-			token = r.Token
-		}
+// Restored runs move, a rewind or replay of store s's workspace, with the running watcher's
+// hint of what changed since the current position (nil when there is none to trust: the move's
+// safety checkpoint then walks the tree, and its Walk.Reason says why), and has the watcher vouch
+// for the position it leaves: the watcher's token, read before move begins, is recorded against
+// the checkpoint moved to, so the next checkpoint looks only at what the watcher saw change since
+// (what the move wrote, and whatever else changed meanwhile) instead of walking the tree.
+// Everything the move left as it was equalled that checkpoint when the move looked, which was
+// after the token. No watcher running: both walk, as before.
+func Restored(s *snapshot.Store, move func(hint *snapshot.Changed) (*snapshot.RestoreResult, error)) (*snapshot.RestoreResult, error) {
+	store, root := s.StateDir(), s.Root()
+	var hint *snapshot.Changed
+	token, why := "", ""
+	if !Supported {
+		why = "no change watcher on this system"
+	} else if os.Getenv(EnvVar) == "off" {
+		why = EnvVar + "=off"
+	} else if cur, err := s.Current(); err == nil {
+		hint, token, why, _ = Hint(store, root, cur)
 	}
-	res, err := move()
-	if err == nil && res != nil && !res.DryRun && res.To != "" && token != "" {
+	res, err := move(hint)
+	if res == nil {
+		return res, err
+	}
+	if sr := res.SafetyResult; sr != nil && sr.Walk.Mode == "full" && sr.Walk.Reason == "" {
+		sr.Walk.Reason = why
+	}
+	if err == nil && !res.DryRun && res.To != "" && token != "" {
 		WritePosition(store, res.To, token) // not written: the next checkpoint walks
 	}
 	return res, err
