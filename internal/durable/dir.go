@@ -19,6 +19,16 @@ func Remove(name string) error {
 	return SyncDir(filepath.Dir(name))
 }
 
+// Rename puts oldpath at newpath, replacing what was there, and fsyncs newpath's directory, so
+// that the move survives a crash. On Windows the move is written through (MoveFileEx), and a
+// file still open through package regular (which shares deletion) can be moved.
+func Rename(oldpath, newpath string) error {
+	if err := rename(oldpath, newpath); err != nil {
+		return err
+	}
+	return SyncDir(filepath.Dir(newpath))
+}
+
 // MkdirAll creates dir and any missing parents with permissions perm, fsyncing the parent of
 // each directory it creates, so that a new directory survives a crash together with what is
 // written into it. A directory created concurrently by another process is not an error.

@@ -37,3 +37,27 @@ func TestWriteFileOverAnOpenReader(t *testing.T) {
 		t.Fatalf("after the replace: %q %v", got, err)
 	}
 }
+
+// A file its writer still holds open (through regular, as a note kept locked while it is named)
+// is moved to its name; on Windows that needs the writer's handle to share deletion.
+func TestRenameAFileHeldOpen(t *testing.T) {
+	dir := t.TempDir()
+	tmp, name := filepath.Join(dir, ".tmp-note"), filepath.Join(dir, "note")
+	f, err := regular.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.Write([]byte("note\n")); err != nil {
+		t.Fatal(err)
+	}
+	if err := Rename(tmp, name); err != nil {
+		t.Fatalf("renaming a file held open: %v", err)
+	}
+	if got, err := os.ReadFile(name); err != nil || string(got) != "note\n" {
+		t.Fatalf("after the rename: %q %v", got, err)
+	}
+	if _, err := os.Lstat(tmp); !os.IsNotExist(err) {
+		t.Fatalf("the old name is still there: %v", err)
+	}
+}

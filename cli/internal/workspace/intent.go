@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -19,6 +20,7 @@ import (
 	"github.com/agent-rewind/rewind/hashchain"
 	"github.com/agent-rewind/rewind/internal/durable"
 	"github.com/agent-rewind/rewind/internal/lockfile"
+	"github.com/agent-rewind/rewind/internal/regular"
 )
 
 // IntentsDir holds the notes of chain entries in flight: intents/<16 hex>.json, one per
@@ -114,7 +116,11 @@ func (w *Workspace) writeIntent(in *intent) (string, *os.File, error) {
 	} else if !errors.Is(err, fs.ErrExist) {
 		return "", nil, err
 	}
-	f, err := os.CreateTemp(dir, ".tmp-*")
+	// Through regular, which on Windows shares deletion: the note is renamed, and later
+	// removed, while this handle (and its lock) stays open.
+	var tmpID [8]byte
+	rand.Read(tmpID[:])
+	f, err := regular.OpenFile(filepath.Join(dir, ".tmp-"+hex.EncodeToString(tmpID[:])), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return "", nil, err
 	}
@@ -136,13 +142,13 @@ func (w *Workspace) writeIntent(in *intent) (string, *os.File, error) {
 	var id [8]byte
 	rand.Read(id[:])
 	name := filepath.Join(dir, hex.EncodeToString(id[:])+".json")
-	if err := os.Rename(f.Name(), name); err != nil {
+	if err := durable.Rename(f.Name(), name); err != nil {
+		if _, serr := os.Lstat(name); serr == nil {
+			os.Remove(name) // renamed, but its folder not synced
+			f.Close()
+			return "", nil, err
+		}
 		return fail(err)
-	}
-	if err := durable.SyncDir(dir); err != nil {
-		os.Remove(name)
-		f.Close()
-		return "", nil, err
 	}
 	return name, f, nil
 }
@@ -170,7 +176,7 @@ func (w *Workspace) leftovers() ([]*leftover, error) {
 	var out []*leftover
 	for _, e := range ents {
 		name := filepath.Join(dir, e.Name())
-		f, err := os.Open(name)
+		f, err := regular.Open(name) // shares deletion on Windows: removed while open
 		if err != nil {
 			continue // removed meanwhile
 		}
@@ -191,7 +197,8 @@ func (w *Workspace) leftovers() ([]*leftover, error) {
 			continue
 		}
 		l := &leftover{name: name, f: f}
-		b, err := os.ReadFile(name)
+		// Through the locked handle: on Windows a lock keeps every other handle out.
+		b, err := io.ReadAll(f)
 		if err == nil {
 			err = json.Unmarshal(b, &l.in)
 		}
