@@ -3,6 +3,11 @@
 // every tool call pays node's start-up otherwise). Any failure keeps that launcher, which works
 // the same, only slower to start; installs with scripts disabled keep both.
 //
+// Not on Windows: npm writes its shims there (agent-rewind.cmd, .ps1 and a sh script) when it
+// links the bin, before this script runs, from the launcher's "#!/usr/bin/env node" line, so
+// they run `node bin/agent-rewind`: a binary put in its place would be read by node as a script.
+// The launchers stay and run bin\agent-rewind.exe of the platform package.
+//
 // npm links only agent-rewind onto PATH: with a second "bin" entry, `npx -y @agent-rewind/mcp
 // mcp` would fail ("could not determine executable to run": npx runs a package's only bin, or
 // the one named after the package). A global install gets agent-rewind-hook linked beside it
@@ -28,7 +33,7 @@ function runs(file, name) {
   }
 }
 
-for (const name of BINARIES) {
+for (const name of process.platform === "win32" ? [] : BINARIES) {
   const launcher = path.join(__dirname, "bin", name);
   const tmp = `${launcher}.native-${process.pid}`;
   try {
@@ -48,8 +53,10 @@ for (const name of BINARIES) {
 
 // linkHook links bin/agent-rewind-hook into the global bin folder, beside npm's agent-rewind,
 // unless something that is not this link already has the name.
+// Not on Windows, where a symbolic link needs Developer Mode or an administrator and npm's global
+// bin folder is the prefix itself, holding shims rather than links.
 function linkHook() {
-  if (process.env.npm_config_global !== "true" || !process.env.npm_config_prefix) return;
+  if (process.platform === "win32" || process.env.npm_config_global !== "true" || !process.env.npm_config_prefix) return;
   const dir = path.join(process.env.npm_config_prefix, "bin");
   const link = path.join(dir, "agent-rewind-hook");
   const target = path.join(__dirname, "bin", "agent-rewind-hook");

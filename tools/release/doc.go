@@ -1,6 +1,7 @@
 // Command release releases agent-rewind from this checkout: it tags the Go modules at one
 // version, builds the static binaries (agent-rewind, and agent-rewind-hook, the guard alone that
-// agents' hooks run) with SHA256SUMS beside them, and the npm packages (@agent-rewind/mcp and one
+// agents' hooks run; for Windows both in one .zip, as agent-rewind.exe and agent-rewind-hook.exe)
+// with SHA256SUMS beside them, and the npm packages (@agent-rewind/mcp and one
 // package per platform, each carrying both binaries) packed with npm pack.
 //
 //	go run ./tools/release tag   -version v0.3.0 [-dry-run]
@@ -14,11 +15,11 @@
 // (GOPROXY=file://...) of the checkout, which CI and TestReleaseOffline use as a consumer would.
 //
 // A short Go program rather than GoReleaser: GoReleaser is a binary to download and a
-// configuration language to learn for what here is go build eight times with fixed flags, a
+// configuration language to learn for what here is go build twelve times with fixed flags, a
 // checksum file and a few package.json files; this runs offline with the Go toolchain alone.
 //
 // Builds are reproducible: CGO_ENABLED=0, -trimpath, -buildvcs=false and the version and commit
 // passed with -ldflags -X, so two builds of one commit in different folders are byte-identical
-// (TestReproducible). Only Linux and macOS are targets: the snapshot store and the effect ledger
-// need flock and O_NOFOLLOW, and a build for another system stops with a message saying so.
+// (TestReproducible); the Windows .zip holds its files with one fixed time, so it is too. The
+// targets are Linux, macOS and Windows, each on x64 and arm64.
 package main

@@ -53,7 +53,7 @@ func TestReleaseCommandAsDocumented(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, tg := range Targets {
-			for _, name := range []string{BinaryName("v0.1.0", tg), HookBinaryName("v0.1.0", tg)} {
+			for _, name := range Artifacts("v0.1.0", tg) {
 				if !strings.Contains(string(sums), "  "+name+"\n") {
 					t.Fatalf("SHA256SUMS does not list %s:\n%s", name, sums)
 				}

@@ -72,13 +72,13 @@ func Pack(ctx context.Context, o Options, bins map[Target]Binaries) ([]string, e
 			Description:     fmt.Sprintf("The agent-rewind %s binaries for %s, installed by %s.", o.Version, t, npmMain),
 			License:         npmLicense,
 			Repository:      map[string]string{"type": "git", "url": npmRepoURL},
-			OS:              []string{t.OS},
-			CPU:             []string{strings.TrimPrefix(t.NPMPlatform(), t.OS+"-")},
+			OS:              []string{t.NPMOS()},
+			CPU:             []string{t.NPMCPU()},
 			PreferUnplugged: true,
-			Files:           []string{"bin/agent-rewind", "bin/agent-rewind-hook", "LICENSE", "README.md"},
+			Files:           []string{"bin/" + ProgramName("agent-rewind", t), "bin/" + ProgramName("agent-rewind-hook", t), "LICENSE", "README.md"},
 		}
 		readme := fmt.Sprintf("# %s\n\nThe native agent-rewind and agent-rewind-hook binaries for %s. Install %s instead: it depends on this package where it fits.\n", pkg.Name, t, npmMain)
-		if err := stagePlatform(dir, pkg, bins[t], license, readme); err != nil {
+		if err := stagePlatform(dir, t, pkg, bins[t], license, readme); err != nil {
 			return nil, err
 		}
 		dirs = append(dirs, dir)
@@ -136,17 +136,14 @@ func stageMain(src, dir, version string, platforms []string, license []byte) err
 	return writeFile(filepath.Join(dir, "LICENSE"), license, 0o644)
 }
 
-// stagePlatform writes one platform package: its package.json, both binaries, LICENSE and README.
-func stagePlatform(dir string, pkg platformPackage, bins Binaries, license []byte, readme string) error {
+// stagePlatform writes one platform package: its package.json, both binaries (named .exe on
+// Windows, which the launcher runs them by), LICENSE and README.
+func stagePlatform(dir string, t Target, pkg platformPackage, bins Binaries, license []byte, readme string) error {
 	b, err := json.MarshalIndent(pkg, "", "  ")
 	if err != nil {
 		return err
 	}
-	exe, err := os.ReadFile(bins.Main)
-	if err != nil {
-		return err
-	}
-	hook, err := os.ReadFile(bins.Hook)
+	exe, hook, err := bins.Read(t)
 	if err != nil {
 		return err
 	}
@@ -154,7 +151,8 @@ func stagePlatform(dir string, pkg platformPackage, bins Binaries, license []byt
 		name string
 		data []byte
 		perm os.FileMode
-	}{{"package.json", append(b, '\n'), 0o644}, {"bin/agent-rewind", exe, 0o755}, {"bin/agent-rewind-hook", hook, 0o755}, {"LICENSE", license, 0o644}, {"README.md", []byte(readme), 0o644}} {
+	}{{"package.json", append(b, '\n'), 0o644}, {"bin/" + ProgramName("agent-rewind", t), exe, 0o755}, {"bin/" + ProgramName("agent-rewind-hook", t), hook, 0o755},
+		{"LICENSE", license, 0o644}, {"README.md", []byte(readme), 0o644}} {
 		if err := writeFile(filepath.Join(dir, f.name), f.data, f.perm); err != nil {
 			return err
 		}

@@ -72,6 +72,16 @@ func registry(t *testing.T, tarballs []string) string {
 // packageJSON reads package/package.json out of an npm tarball.
 func packageJSON(t *testing.T, tgz string) map[string]any {
 	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(tarballFile(t, tgz, "package/package.json"), &m); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// tarballFile reads the file name (package/...) out of an npm tarball.
+func tarballFile(t *testing.T, tgz, name string) []byte {
+	t.Helper()
 	f, err := os.Open(tgz)
 	if err != nil {
 		t.Fatal(err)
@@ -85,15 +95,14 @@ func packageJSON(t *testing.T, tgz string) map[string]any {
 	for {
 		h, err := tr.Next()
 		if err != nil {
-			t.Fatalf("%s: no package/package.json (%v)", tgz, err)
+			t.Fatalf("%s: no %s (%v)", tgz, name, err)
 		}
-		if h.Name == "package/package.json" {
-			var m map[string]any
-			b, _ := io.ReadAll(tr)
-			if err := json.Unmarshal(b, &m); err != nil {
+		if h.Name == name {
+			b, err := io.ReadAll(tr)
+			if err != nil {
 				t.Fatal(err)
 			}
-			return m
+			return b
 		}
 	}
 }

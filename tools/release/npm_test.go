@@ -261,13 +261,14 @@ func TestNPMPackage(t *testing.T) {
 	})
 
 	t.Run("unsupported platform", func(t *testing.T) {
-		preload := filepath.Join(t.TempDir(), "win.cjs")
-		if err := os.WriteFile(preload, []byte(`Object.defineProperty(process, "platform", { value: "win32" });`+"\n"), 0o644); err != nil {
+		preload := filepath.Join(t.TempDir(), "freebsd.cjs")
+		if err := os.WriteFile(preload, []byte(`Object.defineProperty(process, "platform", { value: "freebsd" });`+"\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		_, errOut, code := n.run(t, t.TempDir(), "node", "--require", preload, n.launcher, "version")
-		if code != 1 || !strings.Contains(errOut, "no prebuilt binary for this platform (win32-") || !strings.Contains(errOut, "WSL 2") {
-			t.Fatalf("launcher on win32: exit %d, stderr %q", code, errOut)
+		if code != 1 || !strings.Contains(errOut, "no prebuilt binary for this platform (freebsd-") || !strings.Contains(errOut, "win32-x64") ||
+			!strings.Contains(errOut, "go install github.com/agent-rewind/rewind/cli/cmd/agent-rewind@latest") {
+			t.Fatalf("launcher on freebsd: exit %d, stderr %q", code, errOut)
 		}
 	})
 

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -140,19 +141,44 @@ func TestReproducible(t *testing.T) {
 	}
 }
 
-// TestWindowsBuildStops: agent-rewind links for Windows (both release architectures), and the
-// release tool still refuses Windows as a target until its packages are made.
-func TestWindowsBuildStops(t *testing.T) {
-	for _, arch := range []string{"amd64", "arm64"} {
-		cmd := exec.Command("go", "build", "-o", os.DevNull, "./cmd/agent-rewind")
-		cmd.Dir = filepath.Join("..", "..", "cli")
-		cmd.Env = append(os.Environ(), "GOOS=windows", "GOARCH="+arch, "CGO_ENABLED=0")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("GOOS=windows GOARCH=%s go build: %v\n%s", arch, err, out)
+// TestTargets: every release platform is a target, named as Go and as npm name it, Windows with
+// its programs named .exe and both in one .zip; a platform with no release binary is refused
+// with the list of those that have one.
+func TestTargets(t *testing.T) {
+	all, err := ParseTargets("all")
+	if err != nil || len(all) != 6 {
+		t.Fatalf("ParseTargets(all) = %v, %v", all, err)
+	}
+	for _, c := range []struct {
+		target, npm string
+		artifacts   []string
+	}{
+		{"linux/amd64", "linux-x64", []string{"agent-rewind-v0.3.0-linux-amd64", "agent-rewind-hook-v0.3.0-linux-amd64"}},
+		{"darwin/arm64", "darwin-arm64", []string{"agent-rewind-v0.3.0-darwin-arm64", "agent-rewind-hook-v0.3.0-darwin-arm64"}},
+		{"windows/amd64", "win32-x64", []string{"agent-rewind-v0.3.0-windows-amd64.zip"}},
+		{"windows/arm64", "win32-arm64", []string{"agent-rewind-v0.3.0-windows-arm64.zip"}},
+	} {
+		ts, err := ParseTargets(c.target)
+		if err != nil || len(ts) != 1 {
+			t.Fatalf("ParseTargets(%s) = %v, %v", c.target, ts, err)
+		}
+		tg := ts[0]
+		if got := tg.NPMPlatform(); got != c.npm {
+			t.Errorf("%s: npm platform %q, want %q", tg, got, c.npm)
+		}
+		if got := Artifacts("v0.3.0", tg); !slices.Equal(got, c.artifacts) {
+			t.Errorf("%s: artifacts %v, want %v", tg, got, c.artifacts)
+		}
+		wantExe := "agent-rewind-hook"
+		if tg.OS == "windows" {
+			wantExe += ".exe"
+		}
+		if got := ProgramName("agent-rewind-hook", tg); got != wantExe {
+			t.Errorf("%s: the hook is run as %q, want %q", tg, got, wantExe)
 		}
 	}
-	if _, err := ParseTargets("windows/amd64"); err == nil || !strings.Contains(err.Error(), "WSL 2") {
-		t.Fatalf("ParseTargets(windows/amd64) = %v", err)
+	if _, err := ParseTargets("linux/amd64,freebsd/amd64"); err == nil || !strings.Contains(err.Error(), `"freebsd/amd64" is not a release target`) || !strings.Contains(err.Error(), "windows/arm64") {
+		t.Fatalf("ParseTargets(freebsd/amd64) = %v", err)
 	}
 }
 
