@@ -97,9 +97,7 @@ func BenchmarkCheckpoint10Changes(b *testing.B) {
 	b.ResetTimer()
 	for b.Loop() {
 		b.StopTimer()
-		for _, f := range files {
-			os.WriteFile(f, fmt.Appendf(nil, "change %d of %s\n", i, f), 0o644)
-		}
+		changeFiles(files, i)
 		i++
 		backdateIndex(b, s)
 		b.StartTimer()
@@ -126,9 +124,7 @@ func BenchmarkRewind10Changes(b *testing.B) {
 	b.ResetTimer()
 	for b.Loop() {
 		b.StopTimer()
-		for _, f := range files {
-			os.WriteFile(f, fmt.Appendf(nil, "change %d of %s\n", i, f), 0o644)
-		}
+		changeFiles(files, i)
 		i++
 		backdateIndex(b, s)
 		b.StartTimer()
@@ -161,9 +157,7 @@ func BenchmarkRewind10ChangesHint(b *testing.B) {
 	b.ResetTimer()
 	for b.Loop() {
 		b.StopTimer()
-		for _, f := range files {
-			os.WriteFile(f, fmt.Appendf(nil, "change %d of %s\n", i, f), 0o644)
-		}
+		changeFiles(files, i)
 		i++
 		backdateIndex(b, s)
 		cur, err := s.Current()
@@ -250,5 +244,12 @@ func BenchmarkStatCacheSample(b *testing.B) {
 		if err != nil || len(wrong) > 0 {
 			b.Fatal(err, wrong)
 		}
+	}
+}
+
+// changeFiles gives each of files a new content, different in round i from every other round.
+func changeFiles(files []string, i int) {
+	for _, f := range files {
+		os.WriteFile(f, fmt.Appendf(nil, "change %d of %s\n", i, f), 0o644)
 	}
 }

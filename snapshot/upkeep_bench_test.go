@@ -2,7 +2,6 @@ package snapshot
 
 import (
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
@@ -24,9 +23,7 @@ func upkeepStore(b *testing.B) (*Store, string) {
 	}
 	files := benchFileList(b, root, 10)
 	for i := range 20 {
-		for _, f := range files {
-			os.WriteFile(f, fmt.Appendf(nil, "change %d of %s\n", i, f), 0o644)
-		}
+		changeFiles(files, i)
 		if _, err := s.Checkpoint(ctx, fmt.Sprintf("c%d", i)); err != nil {
 			b.Fatal(err)
 		}
