@@ -33,6 +33,9 @@ func (s *Store) Check(ctx context.Context, opts CheckOptions) (*CheckReport, err
 		return nil, err
 	}
 	defer unlock()
+	// What the commit log holds is written back and synced first; should that fail (a file it
+	// names is damaged), the check below reports the file.
+	s.settleLog()
 	return check.Run(ctx, check.Config{Store: checkLayer{s}, Objects: s.objects, StateDir: s.state, Root: s.root, Options: opts})
 }
 

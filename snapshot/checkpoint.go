@@ -9,6 +9,7 @@ import (
 
 	"github.com/agent-rewind/rewind/internal/durable"
 	"github.com/agent-rewind/rewind/snapshot/internal/manifest"
+	"github.com/agent-rewind/rewind/snapshot/internal/objects"
 	"github.com/agent-rewind/rewind/snapshot/internal/walk"
 )
 
@@ -120,6 +121,15 @@ func (s *Store) checkpointLocked(ctx context.Context, label string, kind Kind, r
 			return res, nil, nil // nothing to write: leftovers can wait for a writer
 		}
 	}
+	var err error
+	if kind == KindSafety {
+		err = s.settleLog() // settled at the rewind's lock: a no-op, unless a test calls this alone
+	} else {
+		err = s.catchUpLog() // a checkpoint killed after its log's sync is finished first
+	}
+	if err != nil {
+		return nil, nil, err
+	}
 	if err := s.cleanLeftovers(); err != nil {
 		return nil, nil, err
 	}
@@ -172,11 +182,22 @@ func (s *Store) checkpointLocked(ctx context.Context, label string, kind Kind, r
 			}
 		}
 	}
+	// A checkpoint (not a rewind's safety checkpoint) whose new objects fit one pack commits
+	// through the commit log (commitlog.go): one sync instead of one per file and folder.
+	var lg *objects.Logged
+	if kind != KindSafety && s.logs() {
+		var ok bool
+		if lg, ok, err = c.stager.CommitLogged(logPackMax); err != nil {
+			return nil, nil, fmt.Errorf("write pack: %w", err)
+		} else if !ok {
+			lg = nil
+		}
+	}
 	// The manifest's root is written and flushed while the pack is (their fsyncs overlap), and
 	// put in place only after the trees it names are durable (below). It and the checkpoint's
 	// file are staged in objects/tmp, which the next writer empties should this one be killed.
 	var staged chan stagedFile
-	if !treesStored {
+	if !treesStored && lg == nil {
 		staged = make(chan stagedFile, 1)
 		go func() {
 			f, err := durable.StageIn(s.objects.TmpDir(), mname, tr.Root, 0o600)
@@ -190,8 +211,10 @@ func (s *Store) checkpointLocked(ctx context.Context, label string, kind Kind, r
 			}
 		}()
 	}
-	if err := c.stager.Commit(); err != nil {
-		return nil, nil, err
+	if lg == nil {
+		if err := c.stager.Commit(); err != nil {
+			return nil, nil, err
+		}
 	}
 	// The stat cache may be written as soon as everything it names is stored, the root's
 	// manifest included (its entry for the workspace's folder names it): do it while the
@@ -211,11 +234,14 @@ func (s *Store) checkpointLocked(ctx context.Context, label string, kind Kind, r
 			<-indexDone
 		}
 	}()
-	if treesStored {
+	if treesStored && lg == nil {
 		startIndex()
 	}
 	pos, err := s.readPosition()
 	if err != nil {
+		if lg != nil {
+			c.stager.Discard()
+		}
 		return nil, nil, err
 	}
 	res := &CheckpointResult{NewObjects: newObjects, NewBytes: newBytes, Hashed: c.hashed, Verified: c.verified,
@@ -228,6 +254,9 @@ func (s *Store) checkpointLocked(ctx context.Context, label string, kind Kind, r
 	if reuse && pos.Current != "" {
 		cur, err := s.readCheckpoint(pos.Current)
 		if err == nil && cur.Manifest == mh {
+			if lg != nil {
+				c.stager.Discard() // the current checkpoint's manifest names only stored objects
+			}
 			res.Checkpoint, res.Reused = *cur, true
 			startIndex() // the current checkpoint's manifest is stored
 			indexWritten = true
@@ -235,7 +264,7 @@ func (s *Store) checkpointLocked(ctx context.Context, label string, kind Kind, r
 		}
 	}
 	// The root last, after the trees it names (committed with the contents, above).
-	if !treesStored {
+	if !treesStored && lg == nil {
 		r := <-staged
 		staged = nil
 		if r.err == nil {
@@ -245,7 +274,9 @@ func (s *Store) checkpointLocked(ctx context.Context, label string, kind Kind, r
 			return nil, nil, fmt.Errorf("write manifest: %w", r.err)
 		}
 	}
-	startIndex()
+	if lg == nil {
+		startIndex()
+	}
 	cp := Checkpoint{Time: time.Now().UTC(), Kind: kind, Label: label, Parent: pos.Current, Manifest: mh, Counts: counts, Call: call}
 	if !cp.Time.After(pos.Time) {
 		cp.Time = pos.Time.Add(time.Nanosecond)
@@ -254,12 +285,28 @@ func (s *Store) checkpointLocked(ctx context.Context, label string, kind Kind, r
 	cp.ID = id
 	cname := filepath.Join(s.state, "checkpoints", id)
 	if _, err := os.Lstat(cname); err == nil {
+		if lg != nil {
+			c.stager.Discard()
+		}
 		return nil, nil, fmt.Errorf("checkpoint id %s already exists (a 48-bit collision): try again", id)
+	}
+	pos.Current, pos.Time = id, cp.Time
+	if lg != nil {
+		var root []byte
+		if !treesStored {
+			root = tr.Root
+		}
+		indexWritten = true // written by commitLogged, once all it names exists
+		err := s.commitLogged(res, logged{pack: lg, root: root, mname: mname, cp: &cp, cpBytes: b, pos: pos, saveCache: saveCache, call: call})
+		if res.Checkpoint.ID == "" {
+			c.stager.Discard()
+			return nil, nil, err
+		}
+		return res, c, err
 	}
 	// The checkpoint file and the new position are written and flushed while the chain's note
 	// is (their fsyncs overlap), and put in place only after it, in order: note, checkpoint,
 	// position, so that a crash leaves what it always did.
-	pos.Current, pos.Time = id, cp.Time
 	stagedCheckpoint, stagedPosition := make(chan stagedFile, 1), make(chan stagedFile, 1)
 	go func() {
 		f, err := durable.StageIn(s.objects.TmpDir(), cname, b, 0o600)

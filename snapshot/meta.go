@@ -212,7 +212,5 @@ func (s *Store) stagePosition(p *position) (*durable.Staged, error) {
 			return nil, err
 		}
 	}
-	p.Format = 1
-	b, _ := json.Marshal(p)
-	return durable.Stage(filepath.Join(s.state, "position"), append(b, '\n'), 0o600)
+	return durable.Stage(filepath.Join(s.state, "position"), encodePosition(p), 0o600)
 }

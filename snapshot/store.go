@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/agent-rewind/rewind/internal/regular"
+	"github.com/agent-rewind/rewind/snapshot/internal/commitlog"
 	"github.com/agent-rewind/rewind/snapshot/internal/objects"
 	"github.com/agent-rewind/rewind/snapshot/internal/platform"
 )
@@ -68,6 +69,9 @@ type Options struct {
 	// documents, a group commit (the guard server's is 100 ms). The checkpoint a note names is
 	// durable before the note is written. nil syncs the note before returning.
 	SyncLater func(path string)
+	// NoCommitLog makes every checkpoint sync each file it writes, as a rewind's safety
+	// checkpoint does, instead of committing through the commit log (FORMAT.md, "Commit log").
+	NoCommitLog bool
 }
 
 // Store is a workspace's snapshot store. Its methods may be called from several goroutines and
@@ -79,6 +83,9 @@ type Store struct {
 	opts      Options
 	objects   *objects.Store
 	recovered atomic.Pointer[Recovery]
+	// boot is this boot's id where the system tells it (Linux), else "": the commit log's
+	// records are read back only by a later boot (commitlog.go).
+	boot string
 	// cleaned: the leftovers of interrupted writers were removed under the lock now held
 	// (cleanLeftovers); each new hold of the lock starts without.
 	cleaned bool
@@ -150,6 +157,28 @@ func Open(root string, opts Options) (*Store, error) {
 		}
 	}
 	s.objects = objects.New(s.state)
+	if !opts.NoCommitLog {
+		s.boot, _ = bootID()
+	}
+	// After a restart, the commit log's records are written back before anything reads the
+	// files they hold, which a power cut may have lost.
+	if s.boot != "" {
+		logBoot, err := commitlog.HeaderBoot(filepath.Join(s.state, logFile))
+		if err != nil {
+			return nil, err
+		}
+		if logBoot != "" && logBoot != s.boot {
+			unlock, err := s.lock()
+			if err != nil {
+				return nil, err
+			}
+			err = s.catchUpLog()
+			unlock()
+			if err != nil {
+				return nil, err
+			}
+		}
+	}
 	if _, err := os.Lstat(filepath.Join(s.state, "journal")); err == nil {
 		unlock, err := s.lock()
 		if err != nil {
@@ -191,6 +220,10 @@ func (s *Store) lockAndRecover(ctx context.Context) (func() error, error) {
 func (s *Store) lockAndRecoverWith(ctx context.Context, take func() (func() error, error)) (func() error, error) {
 	unlock, err := s.lockRecoveredWith(ctx, take)
 	if err != nil {
+		return nil, err
+	}
+	if err := s.settleLog(); err != nil { // this writer's files are synced its own way
+		unlock()
 		return nil, err
 	}
 	if err := s.cleanLeftovers(); err != nil {

@@ -19,6 +19,21 @@ func WriteFileUnsynced(name string, data []byte, perm fs.FileMode) error {
 	return replace(name, data, perm, false)
 }
 
+// WriteFileUnsyncedIn is WriteFileUnsynced with the temporary file in dir (on name's file
+// system), as StageIn: for a writer whose durability comes from elsewhere (a log synced first),
+// and which cleans dir of what an interrupted write leaves.
+func WriteFileUnsyncedIn(dir, name string, data []byte, perm fs.FileMode) error {
+	tmp, err := writeTempIn(dir, name, data, perm, false)
+	if err != nil {
+		return err
+	}
+	if err := rename(tmp, name); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return nil
+}
+
 func replace(name string, data []byte, perm fs.FileMode, sync bool) error {
 	tmp, err := writeTemp(name, data, perm, sync)
 	if err != nil {

@@ -60,9 +60,21 @@ const LateKey = "recorded_late"
 //
 // With Intend a *Workspace satisfies the leaf modules' optional Intender interfaces.
 func (w *Workspace) Intend(kind string, data any, file string, content []byte) (record func() (int64, error), drop func(), err error) {
+	_, _, record, drop, err = w.intend(kind, data, file, content, true)
+	return record, drop, err
+}
+
+// IntendLogged is Intend with the note written but not synced: the snapshot store's commit
+// log, synced once for the whole checkpoint, holds the note's content (note, b) and writes it
+// back after a power cut (snapshot.LogIntender).
+func (w *Workspace) IntendLogged(kind string, data any, file string, content []byte) (note string, b []byte, record func() (int64, error), drop func(), err error) {
+	return w.intend(kind, data, file, content, false)
+}
+
+func (w *Workspace) intend(kind string, data any, file string, content []byte, sync bool) (note string, b []byte, record func() (int64, error), drop func(), err error) {
 	raw, err := json.Marshal(data)
 	if err != nil {
-		return nil, nil, fmt.Errorf("record %q: data: %w", kind, err)
+		return "", nil, nil, nil, fmt.Errorf("record %q: data: %w", kind, err)
 	}
 	sum := sha256.Sum256(content)
 	in := intent{Format: intentFormat, Kind: kind, Data: raw, Time: time.Now().UTC(), File: w.storeRel(file), SHA256: hex.EncodeToString(sum[:])}
@@ -71,11 +83,11 @@ func (w *Workspace) Intend(kind string, data any, file string, content []byte) (
 	if st, err := os.Stat(w.ChainPath()); err == nil {
 		in.ChainSize = st.Size()
 	} else if !errors.Is(err, fs.ErrNotExist) {
-		return nil, nil, fmt.Errorf("record %q on the hash chain: %w", kind, err)
+		return "", nil, nil, nil, fmt.Errorf("record %q on the hash chain: %w", kind, err)
 	}
-	name, f, err := w.writeIntent(&in)
+	name, f, b, err := w.writeIntent(&in, sync)
 	if err != nil {
-		return nil, nil, fmt.Errorf("note the %q entry about to be recorded: %w", kind, err)
+		return "", nil, nil, nil, fmt.Errorf("note the %q entry about to be recorded: %w", kind, err)
 	}
 	done := false
 	finish := func(remove bool) {
@@ -93,7 +105,7 @@ func (w *Workspace) Intend(kind string, data any, file string, content []byte) (
 		finish(err == nil) // on failure the note stays for the next writer
 		return seq, err
 	}
-	return record, func() { finish(true) }, nil
+	return name, b, record, func() { finish(true) }, nil
 }
 
 // storeRel names file relative to the store when it is inside it, so that notes survive the
@@ -105,16 +117,17 @@ func (w *Workspace) storeRel(file string) string {
 	return file
 }
 
-// writeIntent writes in durably under a new name and returns the name and the open file, whose
-// flock marks the note as live. The flock is taken before the name appears.
-func (w *Workspace) writeIntent(in *intent) (string, *os.File, error) {
+// writeIntent writes in under a new name, durably when sync, and returns the name, the open
+// file, whose flock marks the note as live, and the note's content. The flock is taken before
+// the name appears.
+func (w *Workspace) writeIntent(in *intent, sync bool) (string, *os.File, []byte, error) {
 	dir := w.Path(IntentsDir)
 	if err := os.Mkdir(dir, 0o700); err == nil {
 		if err := durable.SyncDir(w.Meta); err != nil {
-			return "", nil, err
+			return "", nil, nil, err
 		}
 	} else if !errors.Is(err, fs.ErrExist) {
-		return "", nil, err
+		return "", nil, nil, err
 	}
 	// Through regular, which on Windows shares deletion: the note is renamed, and later
 	// removed, while this handle (and its lock) stays open.
@@ -122,35 +135,42 @@ func (w *Workspace) writeIntent(in *intent) (string, *os.File, error) {
 	rand.Read(tmpID[:])
 	f, err := regular.OpenFile(filepath.Join(dir, ".tmp-"+hex.EncodeToString(tmpID[:])), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
-		return "", nil, err
+		return "", nil, nil, err
 	}
-	fail := func(err error) (string, *os.File, error) {
+	fail := func(err error) (string, *os.File, []byte, error) {
 		os.Remove(f.Name())
 		f.Close()
-		return "", nil, err
+		return "", nil, nil, err
 	}
 	if err := lockfile.Lock(f, lockfile.Exclusive|lockfile.NonBlocking); err != nil {
 		return fail(err)
 	}
 	b, _ := json.Marshal(in)
-	if _, err := f.Write(append(b, '\n')); err != nil {
+	b = append(b, '\n')
+	if _, err := f.Write(b); err != nil {
 		return fail(err)
 	}
-	if err := f.Sync(); err != nil {
-		return fail(err)
+	if sync {
+		if err := f.Sync(); err != nil {
+			return fail(err)
+		}
 	}
 	var id [8]byte
 	rand.Read(id[:])
 	name := filepath.Join(dir, hex.EncodeToString(id[:])+".json")
-	if err := durable.Rename(f.Name(), name); err != nil {
+	rename := durable.Rename
+	if !sync {
+		rename = os.Rename
+	}
+	if err := rename(f.Name(), name); err != nil {
 		if _, serr := os.Lstat(name); serr == nil {
 			os.Remove(name) // renamed, but its folder not synced
 			f.Close()
-			return "", nil, err
+			return "", nil, nil, err
 		}
 		return fail(err)
 	}
-	return name, f, nil
+	return name, f, b, nil
 }
 
 // leftover is a note whose writer is gone, held locked by the caller until close.

@@ -353,6 +353,11 @@ func (o *Store) CleanPacks() error {
 	for _, id := range indexless {
 		switch st := o.Orphan(id); st.Kind {
 		case PackTrailed:
+			// A pack the commit log's writer left unsynced (logged.go) is flushed before its
+			// index makes it part of the store: later checkpoints will rely on its objects.
+			if err := FsyncAll([]string{o.PackPath(id)}, platform.OpenToFlush); err != nil {
+				return fmt.Errorf("flush %s.pack: %w", id, err)
+			}
 			if err := o.WriteIdxBytes(id, st.Idx); err != nil {
 				return fmt.Errorf("rebuild the index of %s.pack from its trailer: %w", id, err)
 			}
