@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -265,7 +268,100 @@ func runGuard(ctx context.Context, b *Bench) error {
 	b.Ratio("hook_path_no_watcher_vs_minimal_go", hookNoWatch, goFloor, NoGoal, "agent-rewind-hook guard --checkpoint with REWIND_WATCH=off on an unchanged workspace of 200 files, over a minimal Go process, same run")
 	b.Value("hook_path_changed_p50", p(hookEdit, 50), "ms", "wall per process of agent-rewind-hook: guard decision plus an automatic checkpoint of one changed file (200-file workspace, watcher running): written, recorded on the chain, the call noted, each durably", arm(hookEdit), NoGoal, "")
 	b.Ratio("hook_path_changed_vs_minimal_go", hookEdit, goFloor, NoGoal, "agent-rewind-hook guard --checkpoint after one changed file, over a minimal Go process, same run")
+	if hookAgent.Path == agent.Path {
+		return nil
+	}
+	syncs, err := syncsOnPath(ctx, server(hookAgent), func(ctx context.Context) error {
+		if err := edit(); err != nil {
+			return err
+		}
+		_, err := hookCall(hookAgent, editWS)(ctx)
+		return err
+	})
+	if errors.Is(err, errNoStrace) {
+		b.Logf("fsyncs per changed call not counted: %v", err)
+		return nil
+	} else if err != nil {
+		return err
+	}
+	b.Value("hook_path_changed_fsyncs", syncs, "syncs", "fsync, fdatasync and syncfs calls the guard server starts before it answers one changed call (strace -f -p), median of 5: what the agent waits on; the group commit's (calls log, chain sidecar, anchor) not counted", nil, AtMost(3), "")
 	return nil
+}
+
+// deferredSync reports whether a traced sync call is one the guard server's group commit makes
+// after the answer by design (docs/promises.md): the calls log, the chain's Merkle sidecar and
+// the anchor of its head.
+func deferredSync(call string) bool {
+	return strings.Contains(call, "/calls.jsonl>") || strings.Contains(call, "/chain.tree>") || strings.Contains(call, "/anchors/")
+}
+
+// errNoStrace: strace is missing or may not attach here.
+var errNoStrace = errors.New("strace is not installed or may not attach (ptrace)")
+
+// syncsOnPath attaches strace to the guard server of a's state folder and counts the sync calls
+// it makes while call runs, five times, and returns the median. strace is stopped as soon as the
+// call returns, so the group commit that follows it is not counted.
+func syncsOnPath(ctx context.Context, a *Agent, call func(context.Context) error) (float64, error) {
+	strace, err := exec.LookPath("strace")
+	if err != nil {
+		return 0, errNoStrace
+	}
+	r, err := measure.Run(a.Command(ctx, "/", "--json", "hook-server", "status"))
+	var st struct {
+		PID int `json:"pid"`
+	}
+	if err != nil || json.Unmarshal(r.Stdout, &st) != nil || st.PID == 0 {
+		return 0, fmt.Errorf("the guard server's pid: %v %.200q", err, r.Stdout)
+	}
+	dir, err := os.MkdirTemp("", "bench-strace-")
+	if err != nil {
+		return 0, err
+	}
+	defer os.RemoveAll(dir)
+	var counts []int
+	for i := range 5 {
+		out := filepath.Join(dir, fmt.Sprint(i))
+		cmd := exec.CommandContext(ctx, strace, "-f", "-qq", "-y", "-ttt", "-p", strconv.Itoa(st.PID), "-e", "trace=fsync,fdatasync,syncfs", "-o", out)
+		if err := cmd.Start(); err != nil {
+			return 0, errNoStrace
+		}
+		attached := false
+		for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+			if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", st.PID)); err == nil && !bytes.Contains(b, []byte("TracerPid:\t0\n")) {
+				attached = true
+				break
+			}
+		}
+		time.Sleep(150 * time.Millisecond) // the last call's group commit (100 ms) is over
+		err := errNoStrace
+		var answered time.Time
+		if attached {
+			err = call(ctx)
+			answered = time.Now()
+		}
+		cmd.Process.Signal(os.Interrupt)
+		cmd.Wait()
+		if err != nil {
+			return 0, err
+		}
+		b, _ := os.ReadFile(out)
+		n := 0
+		for _, line := range strings.Split(string(b), "\n") {
+			// "<pid> <unix seconds.micros> fsync(7</path>) = 0": a sync that started before the
+			// answer, of a file the agent waits for (not the group commit's, which a slow call
+			// on a loaded machine lets start before its answer).
+			f := strings.Fields(line)
+			if len(f) < 3 || !strings.Contains(f[2], "sync(") || deferredSync(f[2]) {
+				continue
+			}
+			if t, err := strconv.ParseFloat(f[1], 64); err == nil && t < float64(answered.UnixMicro())/1e6 {
+				n++
+			}
+		}
+		counts = append(counts, n)
+	}
+	slices.Sort(counts)
+	return float64(counts[len(counts)/2]), nil
 }
 
 // smallTree makes a temporary workspace named name of 200 small Go files in 20 folders.
