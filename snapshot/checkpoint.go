@@ -121,13 +121,7 @@ func (s *Store) checkpointLocked(ctx context.Context, label string, kind Kind, r
 			return res, nil, nil // nothing to write: leftovers can wait for a writer
 		}
 	}
-	var err error
-	if kind == KindSafety {
-		err = s.settleLog() // settled at the rewind's lock: a no-op, unless a test calls this alone
-	} else {
-		err = s.catchUpLog() // a checkpoint killed after its log's sync is finished first
-	}
-	if err != nil {
+	if err := s.catchUpLog(); err != nil { // a checkpoint killed after its log's sync is finished first
 		return nil, nil, err
 	}
 	if err := s.cleanLeftovers(); err != nil {
@@ -182,10 +176,11 @@ func (s *Store) checkpointLocked(ctx context.Context, label string, kind Kind, r
 			}
 		}
 	}
-	// A checkpoint (not a rewind's safety checkpoint) whose new objects fit one pack commits
-	// through the commit log (commitlog.go): one sync instead of one per file and folder.
+	// A checkpoint whose new objects fit one pack commits through the commit log
+	// (commitlog.go): one sync instead of one per file and folder. (A rewind's safety checkpoint
+	// too: the rewind's own position, written durably, settles the log first: stagePosition.)
 	var lg *objects.Logged
-	if kind != KindSafety && s.logs() {
+	if s.logs() {
 		var ok bool
 		if lg, ok, err = c.stager.CommitLogged(logPackMax); err != nil {
 			return nil, nil, fmt.Errorf("write pack: %w", err)

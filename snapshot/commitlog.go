@@ -21,10 +21,10 @@ import (
 
 // The commit log (FORMAT.md, "Commit log") makes a checkpoint durable with one sync: its
 // record holds every file the checkpoint writes, which are then written without a sync. Only
-// checkpoints use it (not a rewind's safety checkpoint, whose restore writes the position
-// itself); every other writer settles it first (settleLog), so that the log's records are the
-// only writes since the files were last synced, in order, and a replay after a power cut
-// (catchUpLog) can write them all again.
+// checkpoints use it; every other writer settles it first (settleLog), and so does every
+// durable write of the position (stagePosition: a rewind's, after its logged safety
+// checkpoint), so that the log's records are the only writes since the files were last synced,
+// in order, and a replay after a power cut (catchUpLog) can write them all again.
 
 const (
 	logFile = "log"

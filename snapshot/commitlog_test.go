@@ -175,3 +175,47 @@ func TestKilledAfterTheLogsSync(t *testing.T) {
 		t.Fatalf("rewind to the checkpoint finished from the log:\n%s", d)
 	}
 }
+
+// TestRewindSettlesTheLog: a rewind's safety checkpoint goes through the log, and the rewind's
+// own position, written durably, settles it first, so that a restart after the rewind writes
+// back no older position: the workspace stays at the rewind's target.
+func TestRewindSettlesTheLog(t *testing.T) {
+	if _, err := bootID(); err != nil {
+		t.Skip("no boot id on this system: checkpoints are not logged here")
+	}
+	root, s := nestedWorkspace(t, 30)
+	first, err := s.Checkpoint(ctx, "first")
+	if err != nil {
+		t.Fatal(err)
+	}
+	put(t, root, "d0/x.txt", "x\n", 0o644)
+	if _, err := s.Checkpoint(ctx, "second"); err != nil {
+		t.Fatal(err)
+	}
+	put(t, root, "d1/y.txt", "not checkpointed: the safety checkpoint keeps it\n", 0o644)
+	res, err := s.Rewind(ctx, first.ID, RestoreOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.SafetyCreated {
+		t.Fatal("the rewind made no safety checkpoint")
+	}
+	if recs := logRecords(t, s); len(recs) != 0 {
+		t.Fatalf("%d records left in the log after the rewind, want it settled", len(recs))
+	}
+	restartAs(t, "00000000-0000-4000-8000-000000000002")
+	s = mustOpen(t, root, Options{})
+	tl, err := s.List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tl.Current != first.ID {
+		t.Fatalf("after a restart the position is %s, want the rewind's target %s", tl.Current, first.ID)
+	}
+	if _, err := s.Rewind(ctx, res.SafetyResult.ID, RestoreOptions{}); err != nil {
+		t.Fatalf("rewind to the safety checkpoint: %v", err)
+	}
+	if got, err := os.ReadFile(filepath.Join(root, "d1/y.txt")); err != nil || string(got) != "not checkpointed: the safety checkpoint keeps it\n" {
+		t.Fatalf("the safety checkpoint lost d1/y.txt: %q, %v", got, err)
+	}
+}

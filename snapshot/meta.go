@@ -206,7 +206,13 @@ func (s *Store) writePosition(p *position) error {
 
 // stagePosition writes p beside the position file and flushes it (durable.Stage): Commit puts
 // it in place.
+//
+// The commit log is settled first: a position made durable by its own sync must not be
+// followed, in the log, by records of older positions that a replay would write back.
 func (s *Store) stagePosition(p *position) (*durable.Staged, error) {
+	if err := s.settleLog(); err != nil {
+		return nil, err
+	}
 	if testHookWritePosition != nil {
 		if err := testHookWritePosition(); err != nil {
 			return nil, err
