@@ -9,7 +9,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"slices"
 	"time"
 
 	"github.com/agent-rewind/rewind/internal/durable"
@@ -30,7 +29,7 @@ const (
 	logFile = "log"
 	// logSettleSize is the log's size past which a checkpoint settles it before appending: the
 	// log is replayed whole after a restart, and settled whole by the next other writer.
-	logSettleSize = 8 << 20
+	logSettleSize = 2 << 20
 	// logPackMax bounds a pack that goes through the log (a checkpoint of bigger new contents
 	// writes them twice otherwise): such a checkpoint syncs its files as before.
 	logPackMax = 4 << 20
@@ -131,29 +130,27 @@ func (s *Store) settle(l *commitlog.Log) error {
 		return fmt.Errorf("read the commit log: %w", err)
 	}
 	var files, dirs []string
+	seen := map[string]bool{}
 	for _, r := range recs {
 		for _, f := range r.Files {
 			name := filepath.Join(s.state, filepath.FromSlash(f.Name))
-			if !slices.Contains(files, name) {
+			if !seen[name] {
+				seen[name] = true
 				files = append(files, name)
 			}
-			if d := filepath.Dir(name); !slices.Contains(dirs, d) {
+			if d := filepath.Dir(name); !seen[d] {
+				seen[d] = true
 				dirs = append(dirs, d)
 			}
 		}
 	}
-	// A note removed since (its entry recorded) is skipped: FsyncAll passes over missing files.
-	// The files are opened as the store reads them (regular.Open: never a FIFO's open that
-	// blocks, never through a symlink).
-	err = nil
-	if len(files)+len(dirs) > objects.FewFiles {
-		err = platform.SyncFS(s.state)
-	}
-	if len(files)+len(dirs) <= objects.FewFiles || errors.Is(err, platform.ErrNoVolumeFlush) {
-		err = objects.FsyncAll(files, regular.Open)
-		if err == nil {
-			err = objects.FsyncAll(dirs, platform.OpenToFlush)
-		}
+	// Each file is fsynced, concurrently, never with syncfs(2), which would wait for every other
+	// writer's data on the file system too (a rewind settles the log right after an agent's
+	// edits). A note removed since (its entry recorded) is skipped: FsyncAll passes over missing
+	// files.
+	err = objects.FsyncAll(files, openToSettle)
+	if err == nil {
+		err = objects.FsyncAll(dirs, platform.OpenToFlush)
 	}
 	if err != nil {
 		return fmt.Errorf("settle the commit log: %w", err)
@@ -162,6 +159,17 @@ func (s *Store) settle(l *commitlog.Log) error {
 		return fmt.Errorf("settle the commit log: %w", err)
 	}
 	return nil
+}
+
+// openToSettle opens a file the log names as the store reads it (regular.Open: never a FIFO's
+// open that blocks, never through a symlink); one that is no longer a regular file (replaced by
+// hand) has nothing to flush: check reports it, and the reads that need it fail naming it.
+func openToSettle(name string) (*os.File, error) {
+	f, err := regular.Open(name)
+	if errors.Is(err, regular.ErrNotRegular) {
+		return nil, nil
+	}
+	return f, err
 }
 
 // materialise writes a record's files, in order, without a sync (the log holds them).
@@ -289,6 +297,25 @@ func (s *Store) commitLogged(res *CheckpointResult, g logged) error {
 		}()
 	}
 	indexErr := g.saveCache() // a cache, written once all it names exists
+	if g.cp.Kind == KindSafety && s.opts.Recorder != nil {
+		// A rewind's safety checkpoint is recorded while the rewind goes on (its journal, the
+		// target's trees): the rewind's own entry waits for it (finishRecords), so the chain's
+		// order stays the commits' order, and a crash meanwhile leaves the note to record late.
+		done := make(chan error, 1)
+		go func() {
+			seq, err := record()
+			res.ChainSeq = seq
+			done <- err
+		}()
+		id := g.cp.ID
+		s.pendingRecord = func() error {
+			if err := <-done; err != nil {
+				return fmt.Errorf("%w: checkpoint %s: %v", ErrNotRecorded, id, err)
+			}
+			return nil
+		}
+		return indexErr
+	}
 	var recErr error
 	if s.opts.Recorder != nil {
 		res.ChainSeq, recErr = record()
@@ -302,6 +329,17 @@ func (s *Store) commitLogged(res *CheckpointResult, g logged) error {
 		return fmt.Errorf("%w: checkpoint %s: %v", ErrNotRecorded, g.cp.ID, recErr)
 	}
 	return indexErr
+}
+
+// finishRecords waits for a chain entry still being recorded (a safety checkpoint's) and
+// returns its error: before any other entry is recorded, and before the lock is let go.
+func (s *Store) finishRecords() error {
+	wait := s.pendingRecord
+	if wait == nil {
+		return nil
+	}
+	s.pendingRecord = nil
+	return wait()
 }
 
 // testHookLogged, set by tests only, runs at the steps of a logged commit.

@@ -210,13 +210,21 @@ func (s *Store) writePosition(p *position) error {
 // The commit log is settled first: a position made durable by its own sync must not be
 // followed, in the log, by records of older positions that a replay would write back.
 func (s *Store) stagePosition(p *position) (*durable.Staged, error) {
-	if err := s.settleLog(); err != nil {
-		return nil, err
-	}
-	if testHookWritePosition != nil {
-		if err := testHookWritePosition(); err != nil {
-			return nil, err
+	settled := make(chan error, 1) // while the new position is written and flushed
+	go func() { settled <- s.settleLog() }()
+	f, err := func() (*durable.Staged, error) {
+		if testHookWritePosition != nil {
+			if err := testHookWritePosition(); err != nil {
+				return nil, err
+			}
 		}
+		return durable.Stage(filepath.Join(s.state, "position"), encodePosition(p), 0o600)
+	}()
+	if serr := <-settled; serr != nil {
+		if f != nil {
+			f.Abort()
+		}
+		return nil, serr
 	}
-	return durable.Stage(filepath.Join(s.state, "position"), encodePosition(p), 0o600)
+	return f, err
 }

@@ -152,11 +152,11 @@ func (s *Store) restorePathsLocked(ctx context.Context, j *Journal, t *target, r
 	if err := s.flushThenPosition(touched, pos, nil); err != nil {
 		return nil, err
 	}
-	var recErr error
+	recErr := s.finishRecords() // the safety checkpoint's entry first
 	if s.opts.Recorder != nil {
 		seq, err := s.opts.Recorder.Record("restore", PathsRecord{OpID: j.OpID, Checkpoint: t.meta.ID, Paths: j.Paths, Position: j.From, Safety: j.Safety, Changed: len(res.Changes), Kept: len(res.Kept), Recovered: recovered, Outcome: outcome})
 		if err != nil {
-			recErr = fmt.Errorf("%w: restore %s from %s: %v", ErrNotRecorded, j.OpID, t.meta.ID, err)
+			recErr = errors.Join(recErr, fmt.Errorf("%w: restore %s from %s: %v", ErrNotRecorded, j.OpID, t.meta.ID, err))
 		}
 		res.ChainSeq = seq
 	}

@@ -233,11 +233,11 @@ func (s *Store) restoreLocked(ctx context.Context, j *Journal, t *target, r walk
 	if err := s.flushThenPosition(touched, pos, func() error { return s.refreshIndex(c, t, touched) }); err != nil {
 		return nil, err
 	}
-	var recErr error
+	recErr := s.finishRecords() // the safety checkpoint's entry first
 	if s.opts.Recorder != nil {
 		seq, err := s.opts.Recorder.Record(j.Op, RestoreRecord{OpID: j.OpID, From: j.From, To: t.meta.ID, Safety: j.Safety, Recovered: recovered, Outcome: outcome})
 		if err != nil {
-			recErr = fmt.Errorf("%w: %s %s to %s: %v", ErrNotRecorded, j.Op, j.OpID, t.meta.ID, err)
+			recErr = errors.Join(recErr, fmt.Errorf("%w: %s %s to %s: %v", ErrNotRecorded, j.Op, j.OpID, t.meta.ID, err))
 		}
 		res.ChainSeq = seq
 	}

@@ -86,6 +86,9 @@ type Store struct {
 	// boot is this boot's id where the system tells it (Linux), else "": the commit log's
 	// records are read back only by a later boot (commitlog.go).
 	boot string
+	// pendingRecord, under the lock, waits for a chain entry recorded in the background (a
+	// rewind's safety checkpoint: commitLogged) and returns its error (finishRecords).
+	pendingRecord func() error
 	// cleaned: the leftovers of interrupted writers were removed under the lock now held
 	// (cleanLeftovers); each new hold of the lock starts without.
 	cleaned bool
@@ -241,9 +244,13 @@ func (s *Store) lockRecovered(ctx context.Context) (func() error, error) {
 }
 
 func (s *Store) lockRecoveredWith(ctx context.Context, take func() (func() error, error)) (func() error, error) {
-	unlock, err := take()
+	release, err := take()
 	if err != nil {
 		return nil, err
+	}
+	unlock := func() error {
+		s.finishRecords() // a caller that did not wait has returned its result: the note stays
+		return release()
 	}
 	s.objects.Forget()
 	s.cleaned = false
