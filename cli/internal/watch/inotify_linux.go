@@ -194,14 +194,6 @@ func (t *tree) addTree(rel string) error {
 	return nil
 }
 
-// join is rel/name, or name for the root.
-func join(rel, name string) string {
-	if rel == "" {
-		return name
-	}
-	return rel + "/" + name
-}
-
 // dropTree forgets directory rel and those under it (moved away: their watches would report
 // under the old name), with the names and mount points under it. Called with mu held.
 func (t *tree) dropTree(rel string) {
