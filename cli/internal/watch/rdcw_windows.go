@@ -148,6 +148,9 @@ func newTree(root, skip, cookie string) (*tree, error) {
 	if rel, err := filepath.Rel(root, skip); skip != "" && err == nil && filepath.IsLocal(rel) {
 		t.skipRel = filepath.ToSlash(rel)
 	}
+	if err := onLocalDrive(root); err != nil {
+		return nil, err
+	}
 	var err error
 	if t.rootW, err = openWatch(root, true, notifyFilter); err != nil {
 		return nil, err
@@ -180,6 +183,23 @@ func newTree(root, skip, cookie string) (*tree, error) {
 		return nil, err
 	}
 	return t, nil
+}
+
+// onLocalDrive refuses a root on a network drive: the server reports changes other machines make as
+// it chooses (SMB caps what it sends, some servers send nothing), and the watcher cannot tell.
+func onLocalDrive(root string) error {
+	p, err := windows.UTF16PtrFromString(root)
+	if err != nil {
+		return fmt.Errorf("watch %s: %w", root, err)
+	}
+	vol := make([]uint16, windows.MAX_PATH+1)
+	if err := windows.GetVolumePathName(p, &vol[0], uint32(len(vol))); err != nil {
+		return fmt.Errorf("find the volume of %s: %w", root, err)
+	}
+	if windows.GetDriveType(&vol[0]) == windows.DRIVE_REMOTE {
+		return fmt.Errorf("%s is on a network drive (%s), whose changes made elsewhere the watcher cannot be sure to see: checkpoints walk the tree", root, windows.UTF16ToString(vol))
+	}
+	return nil
 }
 
 // read does nothing: the reader started in newTree, before the tree was read, so that nothing
