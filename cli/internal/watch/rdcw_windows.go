@@ -24,10 +24,11 @@ const notifyFilter = windows.FILE_NOTIFY_CHANGE_FILE_NAME | windows.FILE_NOTIFY_
 	windows.FILE_NOTIFY_CHANGE_ATTRIBUTES | windows.FILE_NOTIFY_CHANGE_SIZE | windows.FILE_NOTIFY_CHANGE_LAST_WRITE |
 	windows.FILE_NOTIFY_CHANGE_CREATION | windows.FILE_NOTIFY_CHANGE_SECURITY
 
-// notifyBuffer is the size of the buffer a watch's changes are read into: 64 KiB, the most a
-// network share takes. Changes that do not fit before the watcher reads them are lost, and the
-// system says so (an empty read, or ERROR_NOTIFY_ENUM_DIR). A test makes it small to force that.
-var notifyBuffer = 64 << 10
+// notifyBuffer is the size of the buffer a watch's changes are read into: 512 KiB, as git's
+// fsmonitor daemon takes on a local drive (a network share takes 64 KiB at most; no watcher
+// runs on one). Changes that do not fit before the watcher reads them are lost, and the system
+// says so (an empty read, or ERROR_NOTIFY_ENUM_DIR). A test makes it small to force that.
+var notifyBuffer = 512 << 10
 
 // tree watches the workspace root through one ReadDirectoryChangesW of its whole subtree, and
 // the cookie folder through another, both read by one thread (read).
@@ -177,6 +178,7 @@ func newTree(root, skip, cookie string) (*tree, error) {
 	// The watch is in place: whatever changes while the tree is read is reported.
 	t.mu.Lock()
 	err = t.look("", nil)
+	t.unsure = false // the read saw every name in the tree: those a file lacks are outside it
 	t.mu.Unlock()
 	if err != nil {
 		t.close()
