@@ -37,8 +37,6 @@ func (t *tree) resolve(rel string, gone bool) (p string, exists, widened bool, e
 		switch {
 		case !found && strings.Contains(strings.Join(parts[i:], "/"), "~"):
 			return t.widen(cp, rel)
-		case !found && !last && t.vanishedAt(join(cp, part)):
-			return "", false, false, fmt.Errorf("a change was reported as %q, inside folder %q after its removal or move was: where it is now cannot be told (Wine reports changes in a moved folder under its old name): checkpoints walk the tree until a new watcher starts", rel, join(cp, part))
 		case !found:
 			return join(cp, strings.Join(parts[i:], "/")), false, false, nil
 		case last && gone && name != part:
@@ -53,23 +51,6 @@ func (t *tree) resolve(rel string, gone bool) (p string, exists, widened bool, e
 		}
 	}
 	return cp, true, false, nil
-}
-
-// vanishedAt reports whether folder rel, or one above it, was removed or moved away with its
-// event recorded. Windows reports a change by the name it has when made, so a change under such
-// a name was made before that event and is reported first (a folder made again at that name is
-// not vanished): only Wine, whose watch keeps a moved folder's old name, reports one after.
-func (t *tree) vanishedAt(rel string) bool {
-	for p := rel; ; {
-		if t.vanished[p] {
-			return true
-		}
-		i := strings.LastIndexByte(p, '/')
-		if i < 0 {
-			return false
-		}
-		p = p[:i]
-	}
 }
 
 // widen is folder dir, which holds reported name rel, to be read whole.

@@ -53,7 +53,7 @@ type tree struct {
 	gone    bool   // the workspace's folder was removed or moved
 	waiters map[string]chan struct{}
 
-	vanished  map[string]bool         // folders removed or moved away, their events recorded
+	movesLost bool                    // the system's watch does not follow a folder moved inside the root (Wine)
 	special   map[string]bool         // reparse points below the root (junctions, mount points, symlinks, cloud files)
 	names     map[string]fileKey      // names of files with more than one link, to the file
 	files     map[fileKey]*linkedFile // those files
@@ -144,7 +144,7 @@ func changes(b []byte, yield func(action uint32, name string)) {
 // folder, then reads the tree for what it must name in every answer.
 func newTree(root, skip, cookie string) (*tree, error) {
 	t := &tree{root: root, cookie: cookie, done: make(chan struct{}), waiters: map[string]chan struct{}{},
-		vanished: map[string]bool{}, special: map[string]bool{}, names: map[string]fileKey{}, files: map[fileKey]*linkedFile{},
+		movesLost: winpath.UnderWine(), special: map[string]bool{}, names: map[string]fileKey{}, files: map[fileKey]*linkedFile{},
 		dirAttrs: map[string]uint32{}, canonical: map[string]string{}}
 	if rel, err := filepath.Rel(root, skip); skip != "" && err == nil && filepath.IsLocal(rel) {
 		t.skipRel = filepath.ToSlash(rel)
@@ -338,11 +338,8 @@ func (t *tree) event(action uint32, name string) {
 		return
 	case gone:
 		clear(t.canonical) // it may have been a folder: names under it are others' now
-		if _, ok := t.dirAttrs[p]; ok {
-			if len(t.vanished) >= maxTracked {
-				clear(t.vanished)
-			}
-			t.vanished[p] = true
+		if _, dir := t.dirAttrs[p]; dir && t.movesLost && action == windows.FILE_ACTION_RENAMED_OLD_NAME {
+			t.broken = fmt.Sprintf("folder %s was moved, and under Wine the watch no longer sees into a moved folder (it reports its changes under the old name, or not at all): checkpoints walk the tree until a new watcher starts", p)
 		}
 		t.mark(p)
 		t.forget(p)
@@ -358,7 +355,6 @@ func (t *tree) event(action uint32, name string) {
 			}
 		}
 	}
-	delete(t.vanished, p) // made again
 	t.mark(p)
 	if err := t.look(p, nil); err != nil {
 		t.broken = err.Error()
