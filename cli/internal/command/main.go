@@ -32,7 +32,7 @@ type CLI struct {
 	Diff       DiffCmd       `cmd:"" help:"Show the paths added, modified, deleted or changed in mode or type between a checkpoint and the workspace, or two checkpoints. Details: docs/checkpoints.md."`
 	GC         GCCmd         `cmd:"" name:"gc" help:"Remove old checkpoints (--keep-last, --keep-within) and contents no kept checkpoint needs; with --orphans, the stores whose workspace is gone. Details: docs/checkpoints.md."`
 	Check      CheckCmd      `cmd:"" help:"Verify the whole store: every checkpoint, manifest and stored content, the stat cache against the files, the hash chain. Exit 0 when all agree, 1 otherwise. Details: docs/check.md."`
-	Watch      WatchCmd      `cmd:"" help:"Run, show or stop the workspace's change watcher, which lets a checkpoint look only at what changed (Linux; started by checkpoints). Details: docs/watch.md."`
+	Watch      WatchCmd      `cmd:"" help:"Run, show or stop the workspace's change watcher, which lets a checkpoint look only at what changed (Linux and Windows; started by checkpoints). Details: docs/watch.md."`
 	UI         UICmd         `cmd:"" name:"ui" help:"Serve a local web page of the workspace's history: timeline, diffs, restore, effects, the chain's proof, savings (127.0.0.1 only). Details: docs/ui.md."`
 	HookServer HookServerCmd `cmd:"" name:"hook-server" help:"Run, show or stop the per-user guard server that answers agent-rewind-hook's calls from a warm process (the hook starts it). Details: docs/agents.md."`
 	Store      StoreCmd      `cmd:"" help:"Print where the workspace's store is (outside the workspace), its id, identity and size; --adopt continues an earlier folder's history. Details: docs/store.md."`

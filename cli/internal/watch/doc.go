@@ -3,7 +3,7 @@
 // (snapshot.CheckpointChanged).
 //
 // A watcher (Run, "agent-rewind watch") watches every directory of the workspace with inotify
-// and numbers the changes it sees. A position in that numbering is a token, "<watcher id>:<n>";
+// (on Windows, one ReadDirectoryChangesW of the whole tree, rdcw_windows.go) and numbers the changes it sees. A position in that numbering is a token, "<watcher id>:<n>";
 // the id is new each time a watcher starts. Asked for the changes since a token (Since), it first
 // makes sure it has seen everything that happened before the question (it creates a cookie file
 // in a directory it watches and waits for that event, as git's fsmonitor daemon does), then
@@ -27,5 +27,7 @@
 // stop").
 //
 // The wire format is one JSON object a line each way over the unix socket: a Request, then a
-// Reply. Linux only; elsewhere the checkpoint keeps the stat walk.
+// Reply. Linux and Windows (where reparse points and every name of a hard-linked file are named
+// in every answer, special_windows.go, and names are recorded as their folders hold them,
+// canonical_windows.go); elsewhere the checkpoint keeps the stat walk.
 package watch

@@ -22,10 +22,6 @@ const watchMask = syscall.IN_CREATE | syscall.IN_DELETE | syscall.IN_MODIFY | sy
 	syscall.IN_MOVED_FROM | syscall.IN_MOVED_TO | syscall.IN_CLOSE_WRITE | syscall.IN_DELETE_SELF |
 	syscall.IN_MOVE_SELF | syscall.IN_ONLYDIR | syscall.IN_DONT_FOLLOW | syscall.IN_EXCL_UNLINK
 
-// maxTracked caps the changed paths kept: past it they are dropped, and tokens older than the
-// drop are refused (a full walk costs about the same as that many paths).
-const maxTracked = 100000
-
 // tree watches every directory under root through one inotify instance, so that all its events
 // arrive in one queue in the order they happened.
 //
@@ -52,12 +48,10 @@ type tree struct {
 	wds      map[int]string // watch descriptor -> directory, relative ("" for the root)
 	dirs     map[string]int
 	cookieWd int
-	seq      uint64
-	changes  map[string]uint64 // path -> the number of its last change
-	lostAt   uint64            // tokens before this number are refused
-	broken   string            // set when the watch cannot be trusted any more
-	gone     bool              // the workspace's folder was removed or moved
-	waiters  map[string]chan struct{}
+	changeLog
+	broken  string // set when the watch cannot be trusted any more
+	gone    bool   // the workspace's folder was removed or moved
+	waiters map[string]chan struct{}
 
 	mountPoints map[string]bool // folders below the root on a mount of their own: not watched, reported in every answer
 	files       map[int]*linked // files with more than one name, by their own watch (links_linux.go)
@@ -81,7 +75,7 @@ func newTree(root, skip, cookie string) (*tree, error) {
 		return nil, fmt.Errorf("%s is on %s, where inotify does not see every change: checkpoints walk the tree", root, name)
 	}
 	t := &tree{root: root, cookie: cookie, fd: -1, rootFd: -1,
-		wds: map[int]string{}, dirs: map[string]int{}, changes: map[string]uint64{}, waiters: map[string]chan struct{}{},
+		wds: map[int]string{}, dirs: map[string]int{}, changeLog: changeLog{changes: map[string]uint64{}}, waiters: map[string]chan struct{}{},
 		mountPoints: map[string]bool{}, files: map[int]*linked{}, names: map[string]int{}, unsure: map[int]bool{}}
 	if rel, err := filepath.Rel(root, skip); skip != "" && err == nil && filepath.IsLocal(rel) {
 		t.skipRel = filepath.ToSlash(rel)
@@ -200,14 +194,6 @@ func (t *tree) addTree(rel string) error {
 	return nil
 }
 
-// join is rel/name, or name for the root.
-func join(rel, name string) string {
-	if rel == "" {
-		return name
-	}
-	return rel + "/" + name
-}
-
 // dropTree forgets directory rel and those under it (moved away: their watches would report
 // under the old name), with the names and mount points under it. Called with mu held.
 func (t *tree) dropTree(rel string) {
@@ -280,6 +266,16 @@ func (t *tree) drain(fd int, buf []byte) bool {
 		}
 		t.mu.Unlock()
 	}
+}
+
+// catchUp returns once every event that happened before it was called has been recorded: for
+// a question asked in this process (local) by draining the queue (caughtUp), else through
+// cookie, the server's cookie round trip.
+func (t *tree) catchUp(local bool, cookie func() error) error {
+	if local {
+		return t.caughtUp()
+	}
+	return cookie()
 }
 
 // caughtUp records every event queued so far, for a question asked in this process: inotify
@@ -362,16 +358,6 @@ func (t *tree) event(wd int, mask uint32, name string) {
 	}
 }
 
-// mark records that path p changed. Called with mu held.
-func (t *tree) mark(p string) {
-	t.seq++
-	t.changes[p] = t.seq
-	if len(t.changes) > maxTracked {
-		clear(t.changes)
-		t.lostAt = t.seq
-	}
-}
-
 func (t *tree) close() error {
 	t.rmu.Lock() // no drain is reading the descriptor; none starts after this
 	t.mu.Lock()
@@ -424,30 +410,18 @@ func (t *tree) since(id, tok string, r *Reply) {
 		r.Refused = t.broken
 		return
 	}
-	r.Token = fmt.Sprintf("%s:%d", id, t.seq)
-	wid, n, ok := parseToken(tok)
-	switch {
-	case r.Refused != "":
-	case tok == "":
-		r.Refused = "no token yet: this is the first checkpoint this watcher sees"
-	case !ok:
-		r.Refused = fmt.Sprintf("token %q is not <id>:<number>", tok)
-	case wid != id:
-		r.Refused = "the token is from an earlier watcher (it was restarted)"
-	case n > t.seq:
-		r.Refused = fmt.Sprintf("token %q is ahead of the watcher (%d)", tok, t.seq)
-	case n < t.lostAt:
-		r.Refused = "changes since the token were too many to keep"
-	}
+	r.Token = t.token(id)
 	if r.Refused != "" {
 		return
 	}
-	for p, s := range t.changes {
-		if s > n {
-			r.Paths = append(r.Paths, p)
-			if _, ok := t.names[p]; ok {
-				r.Linked++
-			}
+	n, refused := t.check(id, tok)
+	if r.Refused = refused; refused != "" {
+		return
+	}
+	for p := range t.after(n) {
+		r.Paths = append(r.Paths, p)
+		if _, ok := t.names[p]; ok {
+			r.Linked++
 		}
 	}
 	for p := range t.mountPoints {

@@ -1,4 +1,4 @@
-//go:build !linux
+//go:build !linux && !windows
 
 package watch
 
@@ -8,7 +8,7 @@ import (
 	"os"
 )
 
-// Supported reports whether this system has a watcher: elsewhere than Linux (macOS included) the
+// Supported reports whether this system has a watcher: elsewhere than Linux and Windows (macOS included) the
 // checkpoint keeps the stat walk.
 const Supported = false
 

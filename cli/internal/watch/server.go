@@ -1,3 +1,5 @@
+//go:build linux || windows
+
 package watch
 
 import (
@@ -138,11 +140,10 @@ func (s *server) answer(req Request, local bool) Reply {
 	case req.Op == "stop":
 		defer s.stop()
 	case req.Op == "since":
-		catchUp := s.sync // the asker's changes are queued before its question: the cookie's event comes after them
-		if local {
-			catchUp = s.t.caughtUp // the asker is this process: drain the queue itself
-		}
-		if err := catchUp(); err != nil {
+		// The asker's changes are queued before its question: the cookie's event comes after
+		// them. An asker in this process may be answered by draining the queue instead, where
+		// the tree can (catchUp).
+		if err := s.t.catchUp(local, s.sync); err != nil {
 			r.Refused = err.Error()
 			break
 		}
