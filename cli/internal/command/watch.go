@@ -48,6 +48,9 @@ type WatchStatusOutput struct {
 	Running bool `json:"running"`
 	*watch.Reply
 	Supported bool `json:"supported"` // false where there is no watcher (checkpoints walk the tree)
+	// Off says why checkpoints do not use a watcher here ("" when they do): none on this
+	// system, REWIND_WATCH=off, or off by default (Windows, without REWIND_WATCH=on).
+	Off string `json:"off,omitempty"`
 }
 
 // Run asks the watcher.
@@ -56,13 +59,17 @@ func (c *WatchStatusCmd) Run(env *Env) error {
 	if err != nil {
 		return err
 	}
-	out := WatchStatusOutput{Supported: watch.Supported}
+	out := WatchStatusOutput{Supported: watch.Supported, Off: watch.Off()}
 	r, err := watch.Ask(store, watch.Request{Op: "status"}, 5*time.Second)
 	if err != nil && !errors.Is(err, watch.ErrNotRunning) {
 		return err
 	}
 	out.Running, out.Reply = r != nil, r
 	return env.Emit(&out, func(w io.Writer) error {
+		if r == nil && out.Off != "" {
+			_, err := fmt.Fprintf(w, "no watcher runs for this workspace, and checkpoints start none: %s\n", out.Off)
+			return err
+		}
 		if r == nil {
 			_, err := fmt.Fprintln(w, "no watcher runs for this workspace: checkpoints walk the whole tree (the next checkpoint starts one)")
 			return err

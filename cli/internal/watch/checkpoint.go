@@ -11,7 +11,21 @@ import (
 )
 
 // EnvVar turns the watcher off when set to "off": checkpoints then walk the tree and start none.
+// "on" turns it on where it is off by default (Windows: OnByDefault).
 const EnvVar = "REWIND_WATCH"
+
+// Off says why checkpoints do not use a watcher here, or "" when they do.
+func Off() string {
+	switch v := os.Getenv(EnvVar); {
+	case !Supported:
+		return "no change watcher on this system"
+	case v == "off":
+		return EnvVar + "=off"
+	case !OnByDefault && v != "on":
+		return "the watcher is off by default on this system (" + EnvVar + "=on turns it on)"
+	}
+	return ""
+}
 
 // Checkpoint checkpoints store s (of workspace root, whose store folder is store) with the
 // watcher's hint when there is one to trust, and records the watcher's token with the new
@@ -71,11 +85,8 @@ func checkpointWith(root, store, cur string, start bool, wait time.Duration, tak
 // record with the checkpoint once taken. A watcher that does not answer (stopped, hung, dying)
 // is ended and, with start, replaced: a checkpoint never waits on it twice.
 func hintFor(root, store, current string, start bool, wait time.Duration) (hint *snapshot.Changed, token, why string) {
-	if !Supported {
-		return nil, "", "no change watcher on this system"
-	}
-	if os.Getenv(EnvVar) == "off" {
-		return nil, "", EnvVar + "=off"
+	if why := Off(); why != "" {
+		return nil, "", why
 	}
 	hint, token, why, err := Hint(store, root, current)
 	switch {
@@ -112,7 +123,7 @@ func hintFor(root, store, current string, start bool, wait time.Duration) (hint 
 // before the workspace is compared with cur (Store.Unchanged, a stat walk), so whatever changes
 // meanwhile is in the watcher's next answer, and it is recorded only when the two are equal.
 func Adopt(ctx context.Context, s *snapshot.Store, root, store, cur string) error {
-	if !Supported || os.Getenv(EnvVar) == "off" || cur == "" {
+	if Off() != "" || cur == "" {
 		return nil
 	}
 	hint, token, _ := hintFor(root, store, cur, true, startWait)
@@ -138,10 +149,7 @@ func Restored(s *snapshot.Store, move func(hint *snapshot.Changed) (*snapshot.Re
 	store, root := s.StateDir(), s.Root()
 	var hint *snapshot.Changed
 	token, why := "", ""
-	if !Supported {
-		why = "no change watcher on this system"
-	} else if os.Getenv(EnvVar) == "off" {
-		why = EnvVar + "=off"
+	if why = Off(); why != "" {
 	} else if cur, err := s.Current(); err == nil {
 		hint, token, why, _ = Hint(store, root, cur)
 	}

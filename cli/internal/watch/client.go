@@ -205,7 +205,7 @@ func startDetached(root, store string) error {
 // Ensure starts a watcher for root (whose store is store) in the background when none runs, and
 // does not wait for it: the guard server's warm-up, so that the next checkpoint finds it.
 func Ensure(root, store string) {
-	if !Supported || os.Getenv(EnvVar) == "off" {
+	if Off() != "" {
 		return
 	}
 	if _, err := Ask(store, Request{Op: "status"}, askTimeout); errors.Is(err, ErrNotRunning) {

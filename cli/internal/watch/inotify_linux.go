@@ -18,6 +18,9 @@ import (
 // Supported reports whether this system has a watcher.
 const Supported = true
 
+// OnByDefault: checkpoints use the watcher unless REWIND_WATCH=off.
+const OnByDefault = true
+
 const watchMask = syscall.IN_CREATE | syscall.IN_DELETE | syscall.IN_MODIFY | syscall.IN_ATTRIB |
 	syscall.IN_MOVED_FROM | syscall.IN_MOVED_TO | syscall.IN_CLOSE_WRITE | syscall.IN_DELETE_SELF |
 	syscall.IN_MOVE_SELF | syscall.IN_ONLYDIR | syscall.IN_DONT_FOLLOW | syscall.IN_EXCL_UNLINK

@@ -19,6 +19,10 @@ import (
 // Supported reports whether this system has a watcher.
 const Supported = true
 
+// OnByDefault is false here: the Windows watcher is a preview that has run only under Wine, so
+// checkpoints use it only with REWIND_WATCH=on (docs/watch.md, "On Windows").
+const OnByDefault = false
+
 // notifyFilter is every kind of change ReadDirectoryChangesW reports.
 const notifyFilter = windows.FILE_NOTIFY_CHANGE_FILE_NAME | windows.FILE_NOTIFY_CHANGE_DIR_NAME |
 	windows.FILE_NOTIFY_CHANGE_ATTRIBUTES | windows.FILE_NOTIFY_CHANGE_SIZE | windows.FILE_NOTIFY_CHANGE_LAST_WRITE |

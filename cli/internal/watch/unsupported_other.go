@@ -12,6 +12,9 @@ import (
 // checkpoint keeps the stat walk.
 const Supported = false
 
+// OnByDefault: there is no watcher to use here.
+const OnByDefault = false
+
 // Run reports that there is no watcher here.
 func Run(ctx context.Context, o Options) error {
 	return errors.New("no change watcher on this system: checkpoints walk the whole tree")
