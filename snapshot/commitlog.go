@@ -9,6 +9,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/agent-rewind/rewind/internal/durable"
@@ -35,8 +36,14 @@ const (
 	logPackMax = 4 << 20
 )
 
-// bootID is commitlog.BootID, replaced by tests that simulate a restart.
-var bootID = commitlog.BootID
+// bootID is commitlog.BootID, read once per process (the boot cannot change under it),
+// replaced by tests that simulate a restart.
+var bootID = sync.OnceValues(commitlog.BootID)
+
+// logCaughtUp holds the state directories whose log this process found written in this boot
+// (or replayed): no log written before it can appear there later, so Open looks only once per
+// process (the guard server opens a store per call).
+var logCaughtUp sync.Map
 
 // LogIntender is an Intender whose note can be made durable by the store's commit log instead of
 // its own sync: IntendLogged writes the note without a sync and returns its name and content,

@@ -165,12 +165,14 @@ func Open(root string, opts Options) (*Store, error) {
 	}
 	// After a restart, the commit log's records are written back before anything reads the
 	// files they hold, which a power cut may have lost.
-	if s.boot != "" {
+	if _, done := logCaughtUp.Load(s.state + "\x00" + s.boot); s.boot != "" && !done {
 		logBoot, err := commitlog.HeaderBoot(filepath.Join(s.state, logFile))
 		if err != nil {
 			return nil, err
 		}
-		if logBoot != "" && logBoot != s.boot {
+		if logBoot == "" || logBoot == s.boot {
+			logCaughtUp.Store(s.state+"\x00"+s.boot, true)
+		} else {
 			unlock, err := s.lock()
 			if err != nil {
 				return nil, err
