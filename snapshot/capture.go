@@ -75,6 +75,9 @@ func (s *Store) captureLiveRules(ctx context.Context, store bool, ign walk.Match
 	if err := s.hashUnvouched(ctx, c, store); err != nil {
 		return nil, err
 	}
+	if err := s.inheritModes(c); err != nil {
+		return nil, err
+	}
 	return c, nil
 }
 

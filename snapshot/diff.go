@@ -19,6 +19,11 @@ const (
 	ChangeType     = manifest.ChangeType     // e.g. a file became a directory or a symlink
 )
 
+// SameMode reports whether permission bits a and b are alike as far as this system keeps them,
+// the rule by which Diff tells a ChangeMode: on Windows, which keeps only the read-only
+// attribute, by the owner's write bit alone; elsewhere all of them.
+func SameMode(a, b uint32) bool { return manifest.SameMode(a, b) }
+
 // Change is one path that differs. From is the entry in the older state (nil when added), To in
 // the newer one (nil when deleted).
 type Change = manifest.Change

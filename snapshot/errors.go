@@ -29,6 +29,10 @@ var (
 	ErrNotRecorded = errors.New("done but not recorded on the chain")
 	// ErrRecovery: an interrupted rewind or replay could not be finished (see *RecoveryError).
 	ErrRecovery = errors.New("interrupted restore could not be recovered")
+	// ErrNameNotHeld: a checkpoint holds names this system cannot hold (Windows: reserved device
+	// names, names ending in a dot or a space, forbidden characters, names that differ only by
+	// case in one folder); the restore was refused before it changed anything (see names.go).
+	ErrNameNotHeld = errors.New("names this system cannot hold")
 	// ErrUnsafePath: the live workspace has a symlink or non-directory where a restore must pass
 	// through a directory, or a path outside the workspace; nothing was written through it.
 	ErrUnsafePath = restore.ErrUnsafePath

@@ -88,6 +88,9 @@ func (s *Store) RestorePaths(ctx context.Context, id string, paths []string, opt
 		if err != nil {
 			return nil, err
 		}
+		if err := checkNames(id, want); err != nil {
+			return nil, err
+		}
 		p := restore.NewPlan(live, want, r)
 		return &PathsResult{RestoreResult: RestoreResult{Op: "restore", From: pos.Current, To: id, DryRun: true, Changes: nonNil(p.Changes), Kept: p.Kept, Elapsed: Duration(time.Since(start))}, Paths: paths}, nil
 	}
@@ -95,7 +98,11 @@ func (s *Store) RestorePaths(ctx context.Context, id string, paths []string, opt
 	if err != nil {
 		return nil, fmt.Errorf("safety checkpoint before restore (nothing was changed): %w", err)
 	}
-	if _, _, err := restore.SelectPaths(c.manifest(), t.entries, paths, id, true); err != nil {
+	_, want, err := restore.SelectPaths(c.manifest(), t.entries, paths, id, true)
+	if err == nil {
+		err = checkNames(id, want)
+	}
+	if err != nil {
 		return nil, s.keepPosition(pos.Current, err)
 	}
 	j := &Journal{Op: "restore", OpID: objects.RandomHex(8), From: pos.Current, To: id, Safety: safety.ID, Time: time.Now().UTC(), Paths: paths}

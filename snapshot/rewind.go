@@ -125,6 +125,9 @@ func (s *Store) moveDryRun(ctx context.Context, op, id string, pos *position, li
 	if err != nil {
 		return nil, fmt.Errorf("read checkpoint %s (nothing was changed): %w", id, err)
 	}
+	if err := checkNames(id, t.entries); err != nil {
+		return nil, err
+	}
 	c, err := s.captureLive(ctx, false)
 	if err != nil {
 		return nil, err
@@ -171,6 +174,9 @@ func (s *Store) journalAndLoad(j *Journal, c *capture) (*target, error) {
 	journaled := make(chan error, 1)
 	go func() { journaled <- s.writeJournal(j) }()
 	t, err := s.loadTargetLive(j.To, c)
+	if err == nil {
+		err = checkNames(j.To, t.entries) // the folders it shares with the live workspace are here already
+	}
 	if jerr := <-journaled; jerr != nil {
 		if rerr := durable.Remove(s.journalPath()); rerr != nil && !os.IsNotExist(rerr) {
 			return nil, fmt.Errorf("write journal: %w; removing it failed too (%v): the next agent-rewind command finds the workspace as it is, checkpoint %s", jerr, rerr, j.Safety)

@@ -282,8 +282,14 @@ func TestRewindReadsOnlyChangedTrees(t *testing.T) {
 	if d := diffStates(want, readState(t, root)); d != "" {
 		t.Fatalf("after the rewind:\n%s", d)
 	}
-	// d07's tree, and d07/f.txt's content (an open and its reads).
-	if reads > 5 {
+	// d07's tree, and d07/f.txt's content (an open and its reads); where modes are not all
+	// kept (Windows), the safety checkpoint reads the current checkpoint's d07 tree too, for
+	// the modes of what changed in it (modes.go).
+	limit := 5
+	if manifest.ModeBitsKept != 0o7777 {
+		limit += 2
+	}
+	if reads > limit {
 		t.Fatalf("the rewind read packs %d times: it read trees equal to the live ones", reads)
 	}
 }

@@ -44,7 +44,8 @@ type treeEdit struct {
 	removed  []string          // files gone from the manifest, for the stat cache
 	excluded []string
 	nExcl    int
-	written  map[Hash][]byte // the trees made: of the changed directories and their ancestors
+	written  map[Hash][]byte  // the trees made: of the changed directories and their ancestors
+	taken    map[string]Entry // where modes are not all kept: what take took out, by full path
 }
 
 // editNode is one directory's tree: its entries (names; a directory's Blob is its tree's hash)
@@ -200,6 +201,7 @@ func (t *treeEdit) lookAt(ctx context.Context, ign walk.Matcher, top []string) (
 	t.excluded = append(t.excluded, w.Excluded...)
 	t.nExcl += w.NExcl
 	slices.SortFunc(t.looked, func(a, b walk.LiveEntry) int { return strings.Compare(a.Path, b.Path) })
+	inheritTaken(t.looked, t.taken)
 	return "", nil
 }
 
@@ -280,6 +282,16 @@ func (t *treeEdit) take(parent *editNode, p string) (string, error) {
 		gone = append(gone, under...)
 	}
 	for j := range gone {
+		if manifest.ModeBitsKept != 0o7777 { // for inheritTaken (modes.go)
+			name := p
+			if j > 0 {
+				name = p + "/" + gone[j].Path
+			}
+			if t.taken == nil {
+				t.taken = map[string]Entry{}
+			}
+			t.taken[name] = gone[j]
+		}
 		switch g := &gone[j]; g.Type {
 		case TypeFile:
 			t.out.Files++

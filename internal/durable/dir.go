@@ -29,6 +29,12 @@ func Rename(oldpath, newpath string) error {
 	return SyncDir(filepath.Dir(newpath))
 }
 
+// RenameDirUnsynced is Rename without the fsync of newpath's directory, for a caller that
+// renames many names into a few directories and then syncs each once (SyncDir, or fsyncs of
+// its own batched together): the move is not durable until then. On Windows, where there is no
+// directory to sync, the move itself is written through, as Rename's is.
+func RenameDirUnsynced(oldpath, newpath string) error { return rename(oldpath, newpath) }
+
 // MkdirAll creates dir and any missing parents with permissions perm, fsyncing the parent of
 // each directory it creates, so that a new directory survives a crash together with what is
 // written into it. A directory created concurrently by another process is not an error.

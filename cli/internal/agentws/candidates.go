@@ -130,7 +130,7 @@ func (m *manifests) entries(c snapshot.Checkpoint) ([]snapshot.Entry, error) {
 // CountChanges counts the paths that differ between two manifests (each sorted by path, as
 // manifests are), by the rule of snapshot's Diff: a path in one only; a different type; for
 // entries that are not skipped, a different content hash or symlink target, or (not for
-// symlinks) different permission bits.
+// symlinks) permission bits that differ where this system keeps them (snapshot.SameMode).
 func CountChanges(a, b []snapshot.Entry) int64 {
 	var n int64
 	i, j := 0, 0
@@ -162,5 +162,5 @@ func differ(a, b *snapshot.Entry) bool {
 	case a.Blob != b.Blob || a.Target != b.Target:
 		return true
 	}
-	return a.Mode != b.Mode && a.Type != snapshot.TypeSymlink
+	return !snapshot.SameMode(a.Mode, b.Mode) && a.Type != snapshot.TypeSymlink
 }

@@ -57,7 +57,7 @@ func TestCountChangesIsDiff(t *testing.T) {
 		t.Fatal(err)
 	}
 	write(t, root, "edit", "2")
-	os.Chmod(filepath.Join(root, "chmod"), 0o755)
+	os.Chmod(filepath.Join(root, "chmod"), 0o444) // the write bit: Windows keeps it too
 	os.Remove(filepath.Join(root, "gone"))
 	os.Remove(filepath.Join(root, "typed"))
 	os.Mkdir(filepath.Join(root, "typed"), 0o755)
@@ -84,8 +84,12 @@ func TestCountChangesIsDiff(t *testing.T) {
 			t.Errorf("CountChanges(%s, %s) = %d, Diff has %d: %+v", pair[0], pair[1], got, len(d.Changes), d.Changes)
 		}
 	}
-	if n := agentws.CountChanges(ea, eb); n != 7 { // edit, chmod, gone, typed, link, added, added/x
-		t.Errorf("CountChanges = %d, want 7", n)
+	want := int64(7) // edit, chmod, gone, typed, link, added, added/x
+	if _, err := os.Lstat(filepath.Join(root, "link")); err != nil {
+		want-- // no symlinks here (Windows without the privilege; Wine 8 makes one it cannot find)
+	}
+	if n := agentws.CountChanges(ea, eb); n != want {
+		t.Errorf("CountChanges = %d, want %d", n, want)
 	}
 }
 

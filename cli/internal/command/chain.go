@@ -457,11 +457,8 @@ func (c *ChainExportCmd) Run(env *Env) error {
 		err = os.Chmod(f.Name(), 0o644)
 	}
 	if err == nil {
-		err = os.Rename(f.Name(), c.Out)
-	}
-	if err == nil {
-		// The rename is the commit point; without this a crash could forget it.
-		err = durable.SyncDir(filepath.Dir(c.Out))
+		// The rename is the commit point: durable, so a crash cannot forget it.
+		err = durable.Rename(f.Name(), c.Out)
 	}
 	if err != nil {
 		return fmt.Errorf("export to %s: %w", c.Out, err)

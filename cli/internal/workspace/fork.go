@@ -90,11 +90,8 @@ func (w *Workspace) fork(reg registry, rec Record) (Record, error) {
 	if err := writeRecord(tmp, nrec); err != nil {
 		return fail(err)
 	}
-	if err := os.Rename(tmp, reg.storeDir(id)); err != nil {
+	if err := durable.Rename(tmp, reg.storeDir(id)); err != nil {
 		return fail(err)
-	}
-	if err := durable.SyncDir(filepath.Dir(reg.storeDir(id))); err != nil {
-		return Record{}, err
 	}
 	return nrec, reg.bind(w.Identity, id)
 }

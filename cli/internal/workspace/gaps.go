@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	"github.com/agent-rewind/rewind/barrier"
 	"github.com/agent-rewind/rewind/hashchain"
 	"github.com/agent-rewind/rewind/internal/lockfile"
+	"github.com/agent-rewind/rewind/internal/regular"
 	"github.com/agent-rewind/rewind/snapshot"
 )
 
@@ -210,14 +212,20 @@ func (w *Workspace) leftoverNotes() ([]LeftoverNote, error) {
 			continue
 		}
 		name := filepath.Join(dir, e.Name())
-		f, err := os.Open(name)
+		// Through regular, which shares deletion on Windows: a live writer removes its note
+		// while this handle is open (os.Open's would make that removal fail there). Read
+		// through the locked handle: on Windows a lock keeps every other handle out.
+		f, err := regular.Open(name)
 		if err != nil {
 			continue
 		}
-		live := lockfile.Lock(f, lockfile.Shared|lockfile.NonBlocking) != nil
-		b, rerr := os.ReadFile(name)
+		if lockfile.Lock(f, lockfile.Shared|lockfile.NonBlocking) != nil {
+			f.Close() // a live note
+			continue
+		}
+		b, rerr := io.ReadAll(f)
 		f.Close()
-		if live || rerr != nil {
+		if rerr != nil {
 			continue
 		}
 		var in intent

@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"syscall"
 	"time"
 
 	"github.com/agent-rewind/rewind/hashchain"
@@ -77,15 +76,12 @@ func (w *Workspace) migrateLocked(reg registry) error {
 		return err
 	}
 	dst := reg.storeDir(rec.ID)
-	err = os.Rename(legacy, dst)
-	if errors.Is(err, syscall.EXDEV) {
+	err = durable.Rename(legacy, dst)
+	if errors.Is(err, errCrossDevice) {
 		err = copyStore(legacy, dst, filepath.Join(w.Base, "tmp", rec.ID), reg.anchor(rec.ID))
 	}
 	if err != nil {
 		return fmt.Errorf("move the store %s to %s: %w (it stays where it is and keeps working)", legacy, dst, err)
-	}
-	if err := durable.SyncDir(filepath.Dir(dst)); err != nil {
-		return err
 	}
 	if err := durable.SyncDir(w.Root); err != nil {
 		return err
@@ -160,10 +156,7 @@ func copyStore(src, dst, tmp, anchor string) error {
 	if err := verifyChain(tmp, anchor); err != nil {
 		return fmt.Errorf("the copied chain does not verify (%w); nothing was removed", err)
 	}
-	if err := os.Rename(tmp, dst); err != nil {
-		return err
-	}
-	if err := durable.SyncDir(filepath.Dir(dst)); err != nil {
+	if err := durable.Rename(tmp, dst); err != nil {
 		return err
 	}
 	return os.RemoveAll(src)

@@ -74,13 +74,8 @@ func (c *checker) moveAside(rel string) error {
 		return fmt.Errorf("move %s aside: %w", rel, err)
 	}
 	from := filepath.Join(c.StateDir, rel)
-	if err := os.Rename(from, to); err != nil {
+	if err := durable.Rename(from, to); err != nil {
 		return fmt.Errorf("move %s aside: %w", rel, err)
 	}
-	for _, d := range []string{filepath.Dir(to), filepath.Dir(from)} {
-		if err := durable.SyncDir(d); err != nil {
-			return err
-		}
-	}
-	return nil
+	return durable.SyncDir(filepath.Dir(from))
 }

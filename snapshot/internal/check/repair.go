@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/agent-rewind/rewind/internal/durable"
 	"github.com/agent-rewind/rewind/snapshot/internal/manifest"
 	"github.com/agent-rewind/rewind/snapshot/internal/objects"
 	"github.com/agent-rewind/rewind/snapshot/internal/platform"
@@ -86,7 +87,7 @@ func (c *checker) storeFrom(h Hash, full string) (bool, error) {
 	if err := os.MkdirAll(filepath.Dir(name), 0o700); err != nil {
 		return false, err
 	}
-	if err := os.Rename(tmp.Name(), name); err != nil {
+	if err := durable.RenameDirUnsynced(tmp.Name(), name); err != nil { // its folders are flushed below
 		return false, fmt.Errorf("store %s again: %w", h, err)
 	}
 	// The whole content is read before its chunks: a damaged chunk list goes aside.

@@ -66,8 +66,13 @@ func compareEntry(a, b *Entry) (ChangeKind, bool) {
 		return "", false
 	case a.Blob != b.Blob || a.Target != b.Target:
 		return ChangeModified, true
-	case a.Mode != b.Mode && a.Type != TypeSymlink:
+	case !SameMode(a.Mode, b.Mode) && a.Type != TypeSymlink:
 		return ChangeMode, true
 	}
 	return "", false
 }
+
+// SameMode reports whether the permission bits a and b are alike as far as this system keeps
+// them (ModeBitsKept): on Windows, whose files have no executable bits, a file recorded 0755
+// elsewhere and the same file restored there, which reads back 0644, are alike.
+func SameMode(a, b uint32) bool { return (a^b)&ModeBitsKept == 0 }

@@ -101,7 +101,7 @@ func (s *Stager) commitLists() error {
 		return err
 	}
 	for h, tmp := range s.lists {
-		if err := os.Rename(tmp, s.o.ListPath(h)); err != nil {
+		if err := durable.RenameDirUnsynced(tmp, s.o.ListPath(h)); err != nil { // dir is synced below
 			return fmt.Errorf("store chunk list %s: %w", h, err)
 		}
 		delete(s.lists, h)

@@ -313,13 +313,12 @@ func (o *Store) FinishPack(p *PackWriter) error {
 		}
 	}
 	if err == nil {
-		err = os.Rename(tmp.Name(), filepath.Join(o.packDir, p.id+".idx"))
+		err = durable.Rename(tmp.Name(), filepath.Join(o.packDir, p.id+".idx"))
 	}
 	if err != nil {
 		os.Remove(tmp.Name())
-		return err
 	}
-	return durable.SyncDir(o.packDir)
+	return err
 }
 
 // Abort removes an unfinished pack: its index first (finishPack may have renamed it into place

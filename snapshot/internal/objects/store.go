@@ -13,6 +13,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/agent-rewind/rewind/internal/durable"
 	"github.com/agent-rewind/rewind/internal/regular"
 	"github.com/agent-rewind/rewind/snapshot/internal/platform"
 )
@@ -383,7 +384,7 @@ func (s *Stager) Commit() (err error) {
 			made[dir] = true
 			dirs = append(dirs, dir)
 		}
-		if err := os.Rename(tmp, name); err != nil {
+		if err := durable.RenameDirUnsynced(tmp, name); err != nil { // the folders are flushed below
 			return fmt.Errorf("store object %s: %w", h, err)
 		}
 		delete(s.pending, h)

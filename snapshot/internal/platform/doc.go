@@ -23,8 +23,11 @@
 //
 // A restore changes only what it verified, through an os.Root (rootopen_unix.go,
 // filetype_unix.go, notempty_unix.go): opens that never follow a final symlink nor block on a
-// FIFO (OpenInRoot, OpenDirInRoot, CreateInRoot, IsSymlinkRefused), renames and removals that
-// on Windows try a file held open by another process again briefly and then say so
-// (RenameInRoot, RemoveInRoot, ErrHeldOpen), a stat's file type
-// (Stat.IsDir, Stat.IsRegular), and a directory that is not empty (IsNotEmpty).
+// FIFO (OpenInRoot, OpenDirInRoot, CreateInRoot, IsSymlinkRefused), renames (written through on
+// Windows, which has no folder fsync) and removals that on Windows try a file held open by
+// another process again briefly and then say so (RenameInRoot, RemoveInRoot, ErrHeldOpen), a
+// stat's file type (Stat.IsDir, Stat.IsRegular), and a directory that is not empty
+// (IsNotEmpty). Before it changes anything, a restore on a system that cannot hold every name
+// (RestrictsNames: Windows) refuses a checkpoint holding such names (WindowsBadNames, pure
+// logic tested everywhere).
 package platform

@@ -13,12 +13,13 @@ import (
 // open without sharing its deletion (an editor, a dev server, an antivirus scanning it).
 var ErrHeldOpen = errors.New("held open by another process, which Windows does not let a rewind replace or delete: close the program holding it (an editor, a dev server, an antivirus) and try again")
 
-// RenameInRoot renames old over new in root (os.Root's rename has POSIX semantics: it replaces
-// a file that others hold open sharing its deletion). A refusal because the file is held
-// (ERROR_SHARING_VIOLATION, ERROR_ACCESS_DENIED) is tried again for about half a second
-// (winpath.Retry), then is ErrHeldOpen.
+// RenameInRoot renames old over new in root, written through (renameThrough: there is no
+// folder to fsync after it on Windows), with POSIX semantics where the file system has them,
+// which replace a file that others hold open sharing its deletion. A refusal because the file
+// is held (ERROR_SHARING_VIOLATION, ERROR_ACCESS_DENIED) is tried again for about half a
+// second (winpath.Retry), then is ErrHeldOpen.
 func RenameInRoot(root *os.Root, old, new string) error {
-	return held(winpath.Retry(func() error { return root.Rename(old, new) }))
+	return held(winpath.Retry(func() error { return renameThrough(root, old, new) }))
 }
 
 // RemoveInRoot removes name in root, never following a reparse point, tried again as
