@@ -3,6 +3,7 @@ module github.com/agent-rewind/rewind/cli
 go 1.26.0
 
 require (
+	github.com/Microsoft/go-winio v0.6.4
 	github.com/agent-rewind/rewind/analyze v0.1.0
 	github.com/agent-rewind/rewind/barrier v0.1.0
 	github.com/agent-rewind/rewind/cacheplan v0.1.0

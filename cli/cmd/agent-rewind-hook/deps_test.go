@@ -18,6 +18,7 @@ var thin = []string{
 	"cmp", "iter", "slices", "syscall", "time", "io/fs", "os", "unicode", "strings", "path/filepath",
 	"strconv",
 	"structs", "unicode/utf16", // Windows: syscall's (its API takes UTF-16)
+	"hash", "hash/fnv", // Windows: the named pipe's name is a hash of the socket path (hookwire.PipeName)
 	"github.com/agent-rewind/rewind/cli/internal/statebase",
 	"github.com/agent-rewind/rewind/cli/internal/hookwire",
 	"github.com/agent-rewind/rewind/cli/internal/trust", // a server and its folder are checked before the environment is sent

@@ -75,13 +75,12 @@ func main() {
 	wd, _ := os.Getwd()
 	req := hookwire.AppendRequest(nil, &hookwire.Request{Op: hookwire.OpGuard, Version: hookwire.Version(), Dir: wd,
 		Umask: umask(), StdinRead: readStdin, Stdin: in, Args: args, Env: os.Environ()})
-	fd, err := hookwire.Dial(sock, answerTimeout)
+	conn, err := hookwire.Dial(sock, answerTimeout)
 	if errors.Is(err, trust.ErrUntrusted) {
 		failClosed(untrusted(err))
 	} else if err != nil {
 		handOver(args, in, readStdin, hookwire.StartServer)
 	}
-	conn := hookwire.Conn(fd)
 	if _, err := conn.Write(req); err != nil {
 		conn.Close() // the server has not read the whole request: it did nothing
 		handOver(args, in, readStdin, hookwire.StartServer)

@@ -68,7 +68,7 @@ func TestServedNoteIsWrittenBeforeTheAnswer(t *testing.T) {
 		t.Fatal(err)
 	}
 	call := func(id string) {
-		in := `{"session_id":"s","cwd":"` + root + `","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"},"tool_use_id":"` + id + `"}`
+		in := `{"session_id":"s","cwd":` + jsonString(root) + `,"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"},"tool_use_id":"` + id + `"}`
 		as := ask(t, socket, guardRequest(root, in, "guard", "--checkpoint"))
 		if len(as) != 2 || as[1].Code != 0 {
 			t.Fatalf("call %s: %d answers, stderr %s", id, len(as), as[len(as)-1].Stderr)
@@ -130,7 +130,7 @@ func TestServedChangedCallAnchorsWithinTheBound(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(root, "a.txt"), []byte(id), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		in := `{"session_id":"s","cwd":"` + root + `","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"},"tool_use_id":"` + id + `"}`
+		in := `{"session_id":"s","cwd":` + jsonString(root) + `,"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"},"tool_use_id":"` + id + `"}`
 		if as := ask(t, socket, guardRequest(root, in, "guard", "--checkpoint")); len(as) != 2 || as[1].Code != 0 {
 			t.Fatalf("call %s: %d answers, stderr %s", id, len(as), as[len(as)-1].Stderr)
 		}

@@ -11,7 +11,7 @@ import (
 
 // ownPeer reports whether the process at the other end of c runs as the user served (its uid,
 // SO_PEERCRED or getpeereid).
-func (s *server) ownPeer(c *net.UnixConn) bool {
+func (s *server) ownPeer(c net.Conn) bool {
 	uid, err := unixsock.PeerUID(c)
 	return err == nil && uid == s.uid
 }

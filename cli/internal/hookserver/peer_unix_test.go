@@ -3,9 +3,11 @@
 package hookserver
 
 import (
-	"net"
+	"errors"
 	"os"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/agent-rewind/rewind/cli/internal/hookwire"
 	"github.com/agent-rewind/rewind/cli/internal/unixsock"
@@ -18,7 +20,7 @@ func TestPeerUID(t *testing.T) {
 		t.Fatalf("a stranger got %d answers", len(as))
 	}
 	uid, err := func() (int, error) {
-		c, err := net.Dial("unix", socket)
+		c, err := unixsock.Dial(socket, 5*time.Second)
 		if err != nil {
 			return 0, err
 		}
@@ -28,4 +30,10 @@ func TestPeerUID(t *testing.T) {
 	if err != nil || uid != os.Getuid() {
 		t.Fatalf("unixsock.PeerUID: %d, %v; want %d", uid, err, os.Getuid())
 	}
+}
+
+// closedUnread reports whether a write or read failed because the server closed the
+// connection without reading all that was sent.
+func closedUnread(err error) bool {
+	return errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET)
 }

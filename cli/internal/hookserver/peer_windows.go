@@ -8,7 +8,7 @@ import (
 
 // ownPeer reports whether the process at the other end of c runs as this user (its token's
 // SID: Windows has no uid).
-func (s *server) ownPeer(c *net.UnixConn) bool {
+func (s *server) ownPeer(c net.Conn) bool {
 	return unixsock.Peer(c) == nil
 }
 

@@ -154,7 +154,7 @@ func Run(ctx context.Context, o Options) error {
 				}
 				return
 			}
-			s.serve(c.(*net.UnixConn))
+			s.serve(c)
 			if waiting.Load() >= acceptors {
 				return
 			}
@@ -181,7 +181,7 @@ const acceptors = 2
 
 // serve answers one connection. A panic while deciding closes the connection without a
 // Result: the client then prints the Accepted answer, which fails closed.
-func (s *server) serve(c *net.UnixConn) {
+func (s *server) serve(c net.Conn) {
 	defer c.Close()
 	defer func() {
 		if r := recover(); r != nil {

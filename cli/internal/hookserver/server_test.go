@@ -2,20 +2,19 @@ package hookserver
 
 import (
 	"context"
-	"errors"
+	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/agent-rewind/rewind/barrier"
 	"github.com/agent-rewind/rewind/cli/internal/hookwire"
+	"github.com/agent-rewind/rewind/cli/internal/unixsock"
 )
 
 // serve runs a server in this process for a fresh state folder, without change watchers, and
@@ -42,7 +41,7 @@ func serveWatched(t testing.TB, uid int) string {
 		}
 	})
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		c, err := net.Dial("unix", socket)
+		c, err := unixsock.Dial(socket, 5*time.Second)
 		if err == nil {
 			c.Close()
 			return socket
@@ -56,13 +55,13 @@ func serveWatched(t testing.TB, uid int) string {
 // ask sends req and returns every answer until the server closes the connection.
 func ask(t testing.TB, socket string, req *hookwire.Request) []*hookwire.Answer {
 	t.Helper()
-	c, err := net.Dial("unix", socket)
+	c, err := unixsock.Dial(socket, 5*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close()
 	if _, err := c.Write(hookwire.AppendRequest(nil, req)); err != nil {
-		if errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET) {
+		if closedUnread(err) {
 			return nil // closed before reading it all
 		}
 		t.Fatal(err)
@@ -70,7 +69,7 @@ func ask(t testing.TB, socket string, req *hookwire.Request) []*hookwire.Answer 
 	var as []*hookwire.Answer
 	for {
 		p, err := hookwire.ReadMessage(c)
-		if err == io.EOF || errors.Is(err, syscall.ECONNRESET) { // closed, unread or read
+		if err == io.EOF || closedUnread(err) { // closed, unread or read
 			return as
 		}
 		if err != nil {
@@ -88,6 +87,12 @@ func ask(t testing.TB, socket string, req *hookwire.Request) []*hookwire.Answer 
 // requests built by concurrent goroutines would otherwise see one another's zero.
 var testUmask = readUmask()
 
+// jsonString is s as a JSON string: a Windows path's backslashes escaped.
+func jsonString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
 func guardRequest(dir, stdin string, args ...string) *hookwire.Request {
 	return &hookwire.Request{Op: hookwire.OpGuard, Version: hookwire.Version(), Dir: dir, Umask: testUmask,
 		StdinRead: true, Stdin: []byte(stdin), Args: args, Env: os.Environ()}
@@ -99,13 +104,13 @@ func guardRequest(dir, stdin string, args ...string) *hookwire.Request {
 func TestCallsDoNotWaitForOthers(t *testing.T) {
 	socket := serve(t, 0)
 	for range acceptors + 2 {
-		c, err := net.Dial("unix", socket)
+		c, err := unixsock.Dial(socket, 5*time.Second)
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer c.Close()
 	}
-	c, err := net.Dial("unix", socket)
+	c, err := unixsock.Dial(socket, 5*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,9 +217,11 @@ func TestFallBack(t *testing.T) {
 		t.Fatalf("another build: %+v", as)
 	}
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		if _, err := net.Dial("unix", socket); err != nil {
+		c, err := unixsock.Dial(socket, 5*time.Second)
+		if err != nil {
 			break
 		}
+		c.Close()
 		if time.Now().After(deadline) {
 			t.Fatal("the server still answers after a client of another build")
 		}

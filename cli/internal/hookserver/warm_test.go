@@ -31,7 +31,7 @@ func TestPromptWarmsUp(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	prompt := `{"session_id":"s1","cwd":"` + root + `","hook_event_name":"UserPromptSubmit","prompt":"add a login page"}`
+	prompt := `{"session_id":"s1","cwd":` + jsonString(root) + `,"hook_event_name":"UserPromptSubmit","prompt":"add a login page"}`
 	as := ask(t, socket, guardRequest(root, prompt, "guard"))
 	if len(as) != 2 || as[1].Code != 0 || len(as[1].Stdout) != 0 {
 		t.Fatalf("the prompt hook: %d answers, last %+v", len(as), as[len(as)-1])
@@ -55,7 +55,7 @@ func TestPromptWarmsUp(t *testing.T) {
 	if err := json.Unmarshal(b, &meta); err != nil || meta.Label != hook.WarmLabel {
 		t.Fatalf("the first checkpoint: %s (%v), want the label %q", b, err, hook.WarmLabel)
 	}
-	pre := `{"session_id":"s1","cwd":"` + root + `","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"},"tool_use_id":"toolu_first"}`
+	pre := `{"session_id":"s1","cwd":` + jsonString(root) + `,"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"},"tool_use_id":"toolu_first"}`
 	if as := ask(t, socket, guardRequest(root, pre, "guard", "--checkpoint")); len(as) != 2 || as[1].Code != 0 {
 		t.Fatalf("the first tool call: %+v", as)
 	}
@@ -81,6 +81,9 @@ func TestPromptWarmsUp(t *testing.T) {
 // workspace is found equal to it, so the session's first tool call takes the watcher's hint
 // and writes nothing.
 func TestPromptAdoptsThePosition(t *testing.T) {
+	if !watch.Supported {
+		t.Skip("no change watcher on this system (cli/internal/watch): nothing vouches for the position")
+	}
 	socket := serveWatched(t, 0)
 	root := t.TempDir()
 	if err := os.Mkdir(filepath.Join(root, ".git"), 0o755); err != nil {
@@ -106,7 +109,7 @@ func TestPromptAdoptsThePosition(t *testing.T) {
 	if p := watch.ReadPosition(meta); p.Checkpoint != "" {
 		t.Fatalf("a watch position before any watcher: %+v", p)
 	}
-	prompt := `{"session_id":"s1","cwd":"` + root + `","hook_event_name":"UserPromptSubmit","prompt":"go on"}`
+	prompt := `{"session_id":"s1","cwd":` + jsonString(root) + `,"hook_event_name":"UserPromptSubmit","prompt":"go on"}`
 	if as := ask(t, socket, guardRequest(root, prompt, "guard")); len(as) != 2 || as[1].Code != 0 {
 		t.Fatalf("the prompt hook: %+v", as)
 	}
@@ -115,7 +118,7 @@ func TestPromptAdoptsThePosition(t *testing.T) {
 			t.Fatalf("the watcher never vouched for %s: %+v", cp.ID, watch.ReadPosition(meta))
 		}
 	}
-	pre := `{"session_id":"s1","cwd":"` + root + `","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"},"tool_use_id":"toolu_next"}`
+	pre := `{"session_id":"s1","cwd":` + jsonString(root) + `,"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"},"tool_use_id":"toolu_next"}`
 	if as := ask(t, socket, guardRequest(root, pre, "guard", "--checkpoint")); len(as) != 2 || as[1].Code != 0 {
 		t.Fatalf("the tool call: %+v", as)
 	}

@@ -30,10 +30,10 @@ func SockName(path string) (string, func(), error) {
 }
 
 // Dial connects to the unix socket at path, with raw system calls (the client links no net),
-// and returns the connection's descriptor, closed on exec. Reads time out after timeout
+// and returns the connection, closed on exec. Reads time out after timeout
 // seconds (SO_RCVTIMEO). A server that runs as another user is refused (trust.Peer) before
 // anything is sent to it.
-func Dial(path string, timeout int64) (int, error) {
+func Dial(path string, timeout int64) (Conn, error) {
 	name, done, err := SockName(path)
 	if err != nil {
 		return -1, err
@@ -61,7 +61,7 @@ func Dial(path string, timeout int64) (int, error) {
 		syscall.Close(fd)
 		return -1, err
 	}
-	return fd, nil
+	return Conn(fd), nil
 }
 
 // Conn is a connection's descriptor as an io.Reader and io.Writer, without the runtime's

@@ -20,9 +20,11 @@
 // of the folder or link itself). The folder trusted is owned by this user, those above and the
 // links on the way by this user or Windows' own accounts; no one else's access-list entry may
 // let them change the folder trusted (or what its new files inherit) or a link, nor rename or
-// remove what is in a folder above (adding to it is allowed, as to a sticky /tmp). Peer reads
-// the server's process id (SIO_AF_UNIX_GETPEERPID) and that process's user from its token.
-// PeerUID, the group rule and the sticky bit are Unix's alone.
+// remove what is in a folder above (adding to it is allowed, as to a sticky /tmp). The local
+// servers listen on named pipes there (cli/internal/unixsock): Peer reads the server's process
+// id (GetNamedPipeServerProcessId), ClientPeer the client's (GetNamedPipeClientProcessId), and
+// each that process's user from its token. PeerUID, the group rule and the sticky bit are
+// Unix's alone.
 //
 // The hook client (cli/cmd/agent-rewind-hook) links this package, so it uses only the standard
 // library's smallest parts: no fmt, no os/user.

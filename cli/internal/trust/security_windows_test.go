@@ -68,7 +68,7 @@ func TestFolderOfAnotherOwner(t *testing.T) {
 }
 
 // TestProcessUser: a process started by this one runs as this user, as Peer requires of a
-// server (the socket itself cannot be tested under Wine 8, which has no AF_UNIX sockets).
+// server and ClientPeer of a client (their pipes: cli/internal/unixsock's and hookwire's tests).
 func TestProcessUser(t *testing.T) {
 	y, err := self()
 	if err != nil {
@@ -89,8 +89,11 @@ func TestProcessUser(t *testing.T) {
 	if _, err := processUser(0xFFFFFFF0); err == nil {
 		t.Fatal("processUser of no process succeeded")
 	}
-	if err := Peer(-1, `C:\nowhere\sock`); err == nil || !strings.Contains(err.Error(), "process id") {
-		t.Fatalf("Peer of no socket = %v", err)
+	if err := Peer(-1, `C:\nowhere\sock`); err == nil || !strings.Contains(err.Error(), "server's process id") {
+		t.Fatalf("Peer of no pipe = %v", err)
+	}
+	if err := ClientPeer(-1, `C:\nowhere\sock`); err == nil || !strings.Contains(err.Error(), "client's process id") {
+		t.Fatalf("ClientPeer of no pipe = %v", err)
 	}
 }
 

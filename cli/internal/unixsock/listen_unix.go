@@ -1,3 +1,5 @@
+//go:build unix
+
 package unixsock
 
 import (
@@ -14,7 +16,7 @@ import (
 // dead server left: the caller holds the server's Lock, so no live server owns it. Closing the
 // listener leaves the file; the server removes it only while it is still its own. A folder
 // another user could change is refused (trust.Folder): they could put their socket in its place.
-func Listen(path string) (*net.UnixListener, error) {
+func Listen(path string) (net.Listener, error) {
 	if err := trust.Folder(filepath.Dir(path)); err != nil {
 		return nil, err
 	}
