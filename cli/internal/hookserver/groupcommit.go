@@ -72,9 +72,10 @@ func (g *groupCommit) flush() {
 }
 
 // syncFile fsyncs the file at path through a descriptor of its own: fsync makes the file's data
-// durable whichever descriptor wrote it.
+// durable whichever descriptor wrote it. It is opened for writing (nothing is written): Windows
+// flushes only through a handle that may write.
 func syncFile(path string) error {
-	f, err := regular.Open(path)
+	f, err := regular.OpenFile(path, os.O_WRONLY, 0)
 	if err != nil {
 		return fmt.Errorf("sync %s: %w", path, err)
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/agent-rewind/rewind/cli/internal/trust"
 	"github.com/agent-rewind/rewind/internal/durable"
+	"github.com/agent-rewind/rewind/internal/regular"
 )
 
 // The state base (StateBase) holds every store and the registry that finds them:
@@ -64,7 +65,9 @@ func (r registry) keyFile(id Identity) string { return filepath.Join(r.base, ide
 // find returns the record of the store that belongs to the folder with identity id; ok is false
 // when there is none (or its identity entry points at a store that is not there).
 func (r registry) find(id Identity) (rec Record, ok bool, err error) {
-	b, err := os.ReadFile(r.keyFile(id))
+	// Through regular, which on Windows shares deletion: a writer's rename over the entry
+	// (bind) is not refused, nor is this read while the rename runs (a sharing violation).
+	b, err := regular.ReadFile(r.keyFile(id))
 	if errors.Is(err, fs.ErrNotExist) {
 		return Record{}, false, nil
 	}
@@ -89,7 +92,8 @@ func (r registry) find(id Identity) (rec Record, ok bool, err error) {
 // record reads stores/<id>/store.json.
 func (r registry) record(id string) (Record, error) {
 	name := filepath.Join(r.storeDir(id), RecordFile)
-	b, err := os.ReadFile(name)
+	b, err := regular.ReadFile(name) // sharing deletion on Windows, as find
+
 	if err != nil {
 		return Record{}, err
 	}
