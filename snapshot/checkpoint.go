@@ -65,6 +65,14 @@ type CheckpointRecord struct {
 	Call     *ToolCall `json:"call,omitempty"` // KindAuto
 }
 
+// record is cp's chain entry data.
+func (cp *Checkpoint) record() CheckpointRecord {
+	return CheckpointRecord{
+		ID: cp.ID, Label: cp.Label, Kind: cp.Kind, Time: cp.Time, Parent: cp.Parent, Manifest: cp.Manifest.String(),
+		Files: cp.Counts.Files, Dirs: cp.Counts.Dirs, Symlinks: cp.Counts.Symlinks, Skipped: cp.Counts.Skipped, Bytes: cp.Counts.Bytes, Call: cp.Call,
+	}
+}
+
 // Checkpoint captures the whole workspace (FORMAT.md) under label. Files whose stat matches the
 // stat cache are not read; the others are hashed in parallel and their new contents stored. The
 // checkpoint becomes the current position, then is recorded. If recording fails the checkpoint
@@ -326,10 +334,7 @@ func (s *Store) checkpointLocked(ctx context.Context, label string, kind Kind, r
 			}
 		}
 	}
-	record, drop, err := s.intend("checkpoint", CheckpointRecord{
-		ID: id, Label: label, Kind: kind, Time: cp.Time, Parent: cp.Parent, Manifest: mh.String(),
-		Files: cp.Counts.Files, Dirs: cp.Counts.Dirs, Symlinks: cp.Counts.Symlinks, Skipped: cp.Counts.Skipped, Bytes: cp.Counts.Bytes, Call: call,
-	}, cname, b)
+	record, drop, err := s.intend("checkpoint", cp.record(), cname, b)
 	if err != nil {
 		abandon(stagedCheckpoint, stagedPosition)
 		return nil, nil, fmt.Errorf("checkpoint not taken: %w", err)

@@ -265,6 +265,25 @@ func (l *Log) Last() (r Record, ok bool, err error) {
 	return r, true, nil
 }
 
+// LastEndsWith reports whether the log's last record ends with the file f, reading only that
+// file's bytes and the record's trailer, not the record (which can hold a pack): a writer that
+// puts a record's files in place in order and finds the last one there knows all of them are.
+func (l *Log) LastEndsWith(f File) (bool, error) {
+	k := int64(2 + len(f.Name) + 4 + len(f.Data) + 8)
+	if l.size-k < int64(HeaderSize)+12 {
+		return false, nil
+	}
+	b := make([]byte, k)
+	if _, err := l.f.ReadAt(b, l.size-k); err != nil {
+		return false, err
+	}
+	want := binary.LittleEndian.AppendUint16(make([]byte, 0, k), uint16(len(f.Name)))
+	want = append(want, f.Name...)
+	want = binary.LittleEndian.AppendUint32(want, uint32(len(f.Data)))
+	want = append(want, f.Data...)
+	return string(b[:len(want)]) == string(want), nil
+}
+
 // Decode reads one record at the start of b and returns it and the bytes it took.
 func Decode(b []byte) (Record, int, error) {
 	bad := func(why string) (Record, int, error) { return Record{}, 0, errors.New("commit log record: " + why) }

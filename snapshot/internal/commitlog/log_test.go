@@ -156,3 +156,28 @@ func TestHeaderBoot(t *testing.T) {
 		t.Fatalf("log with a record: %q, %v", b, err)
 	}
 }
+
+func TestLastEndsWith(t *testing.T) {
+	l, err := Open(filepath.Join(t.TempDir(), "log"), bootA)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	pos := func(s string) File { return File{Name: "position", Data: []byte(s)} }
+	if ok, err := l.LastEndsWith(pos("p1")); ok || err != nil {
+		t.Errorf("empty log: %v, %v", ok, err)
+	}
+	for _, p := range []string{"p1", "p2"} {
+		if err := l.Append(Record{Files: []File{{Name: "packs/a.pack", Data: make([]byte, 1000)}, pos(p)}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct {
+		f    File
+		want bool
+	}{{pos("p2"), true}, {pos("p1"), false}, {pos("2"), false}, {pos("xp2"), false}, {File{Name: "posit", Data: []byte("p2")}, false}, {pos(string(make([]byte, 5000))), false}} {
+		if ok, err := l.LastEndsWith(c.f); ok != c.want || err != nil {
+			t.Errorf("LastEndsWith(%q %q) = %v, %v; want %v", c.f.Name, c.f.Data, ok, err, c.want)
+		}
+	}
+}
