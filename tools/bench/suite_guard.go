@@ -130,6 +130,15 @@ func runGuard(ctx context.Context, b *Bench) error {
 	if err != nil {
 		return err
 	}
+	servedDir, err := b.TempDir("minimal-served")
+	if err != nil {
+		return err
+	}
+	served, err := baseline.StartMinimalServed(ctx, servedDir)
+	if err != nil {
+		return err
+	}
+	defer served.Stop()
 	hook := func(event string) ([]byte, error) {
 		return json.Marshal(map[string]any{
 			"session_id": "bench-session", "transcript_path": filepath.Join(hotWS, "transcript.jsonl"), "cwd": hotWS,
@@ -221,9 +230,12 @@ func runGuard(ctx context.Context, b *Bench) error {
 			}
 			return hookCall(hookAgent, editWS)(ctx)
 		}},
+		{Name: "minimal Go client answered over a unix socket by a minimal Go server", Run: func(ctx context.Context) (measure.Sample, error) {
+			return served.Run(ctx, pre)
+		}},
 	}
 	n := b.Reps(300, 60)
-	b.Logf("%d rounds of true / non-effect PreToolUse (agent-rewind, agent-rewind-hook) / non-effect PostToolUse / admission / minimal Go / hook path with the watcher / hook path without / hook path with the server off / agent-rewind guard --checkpoint with the watcher / hook path after one changed file", n)
+	b.Logf("%d rounds of true / non-effect PreToolUse (agent-rewind, agent-rewind-hook) / non-effect PostToolUse / admission / minimal Go / hook path with the watcher / hook path without / hook path with the server off / agent-rewind guard --checkpoint with the watcher / hook path after one changed file / minimal served client", n)
 	ss, err := measure.Alternate(ctx, n, arms...)
 	if err != nil {
 		return err
@@ -243,7 +255,7 @@ func runGuard(ctx context.Context, b *Bench) error {
 			return fmt.Errorf("the guard server served %d of the %d measured hook calls (%v): the hook path was not measured served", served-served0, 3*n, err)
 		}
 	}
-	floor, hot, hookHot, after, admit, goFloor, hookPath, hookNoWatch, hookOff, guardPath, hookEdit := ss[0], ss[1], ss[2], ss[3], ss[4], ss[5], ss[6], ss[7], ss[8], ss[9], ss[10]
+	floor, hot, hookHot, after, admit, goFloor, hookPath, hookNoWatch, hookOff, guardPath, hookEdit, servedFloor := ss[0], ss[1], ss[2], ss[3], ss[4], ss[5], ss[6], ss[7], ss[8], ss[9], ss[10], ss[11]
 	p := func(s measure.Series, q float64) float64 { return ms(measure.Percentile(s.Walls(), q)) }
 	b.Value("guard_non_effect_p50", p(hot, 50), "ms", "wall per process, process start included", arm(hot), AtMost(5), "")
 	b.Value("guard_non_effect_p99", p(hot, 99), "ms", "wall per process, process start included", arm(hot), AtMost(5), "")
@@ -258,6 +270,8 @@ func runGuard(ctx context.Context, b *Bench) error {
 	b.Value("true_p50", p(floor, 50), "ms", "process-start floor", arm(floor), NoGoal, "")
 	b.Value("minimal_go_p50", p(goFloor, 50), "ms", "a Go program that does nothing, whole process", arm(goFloor), NoGoal, "")
 	b.Value("hook_path_p50", p(hookPath, 50), "ms", fmt.Sprintf("wall per process of agent-rewind-hook: guard decision plus automatic checkpoint, unchanged workspace of %d files, watcher running", watchedRes.Shape.Files), arm(hookPath), NoGoal, "")
+	b.Ratio("served_floor_vs_minimal_go", servedFloor, goFloor, NoGoal, "a minimal Go client answered over a unix socket by a minimal Go server, over a minimal Go process, same run: the least any served hook costs")
+	b.Ratio("hook_path_vs_served_floor", hookPath, servedFloor, NoGoal, "the hook path over that floor, same run: what agent-rewind's client and server add to it")
 	b.Ratio("hook_path_vs_minimal_go", hookPath, goFloor, AtMost(1.5), fmt.Sprintf("agent-rewind-hook guard --checkpoint on an unchanged workspace of %d files with the watcher running, over a minimal Go process, same run", watchedRes.Shape.Files))
 	b.Value("guard_checkpoint_p50", p(guardPath, 50), "ms", "wall per process of agent-rewind guard --checkpoint, the same calls as hook_path", arm(guardPath), NoGoal, "")
 	b.Ratio("guard_checkpoint_vs_minimal_go", guardPath, goFloor, NoGoal, "agent-rewind guard --checkpoint (the whole binary), the same calls as hook_path, over a minimal Go process, same run")

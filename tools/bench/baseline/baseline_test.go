@@ -1,6 +1,7 @@
 package baseline
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"os/exec"
@@ -120,5 +121,19 @@ func TestMinimalGo(t *testing.T) {
 	}
 	if s, err := m.Run(t.Context()); err != nil || s.Wall <= 0 {
 		t.Fatalf("run: %+v, %v", s, err)
+	}
+}
+
+func TestMinimalServed(t *testing.T) {
+	m, err := StartMinimalServed(t.Context(), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s, err := m.Run(t.Context(), bytes.Repeat([]byte("x"), 100<<10)); err != nil || s.Wall <= 0 {
+		t.Fatalf("run: %+v, %v", s, err)
+	}
+	m.Stop()
+	if _, err := m.Run(t.Context(), []byte("{}")); err == nil {
+		t.Fatal("the client succeeded with its server stopped: it measures no round trip")
 	}
 }
