@@ -2,10 +2,7 @@ package agents
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/agent-rewind/rewind/tools/agents/mockmodel"
@@ -22,17 +19,8 @@ const warmLabel = "first checkpoint, taken at the session's first prompt"
 
 func TestClaudeCodePromptWarmsUp(t *testing.T) {
 	e := New(t)
-	for d := range 40 {
-		for f := range 50 {
-			e.WriteFile(filepath.Join(e.Project, "src", fmt.Sprintf("d%02d", d), fmt.Sprintf("f%02d.go", f)), fmt.Sprintf("package d%02d // %d\n", d, f))
-		}
-	}
-	wrap, times := filepath.Join(e.Root, "wrap"), filepath.Join(e.Root, "hook-times.log")
-	e.WriteFile(filepath.Join(wrap, "agent-rewind-hook"), "#!/bin/sh\ns=$(date +%s%N)\n\""+e.Bin.Hook+"\" \"$@\"\nrc=$?\necho \"$s $(date +%s%N) $*\" >> "+times+"\nexit $rc\n")
-	if err := os.Chmod(filepath.Join(wrap, "agent-rewind-hook"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	e.Set("PATH", wrap+string(os.PathListSeparator)+e.Get("PATH"))
+	fillProject(e)
+	times := timeHooks(t, e)
 	m := e.Model(mockmodel.Sequence("done",
 		bash("printf 'x\\n' >> src/d00/f00.go"),
 		bash("ls src | head -1"),
@@ -59,18 +47,15 @@ func TestClaudeCodePromptWarmsUp(t *testing.T) {
 	if c3, _ := l.Call(calls[2].ID); c2.Checkpoint == "" || c2.Checkpoint == c.Checkpoint || c3.Checkpoint != c2.Checkpoint {
 		t.Errorf("the second and third calls: %+v, %+v: want a new checkpoint before the second, reused by the third", c2, c3)
 	}
-	b, err := os.ReadFile(times)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var first int64
-	for i, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
-		f := strings.Fields(line)
-		a, _ := strconv.ParseInt(f[0], 10, 64)
-		z, _ := strconv.ParseInt(f[1], 10, 64)
-		if first == 0 {
-			first = a
+	logHookCalls(t, hookCalls(t, times))
+}
+
+// fillProject writes 2,000 files in 40 folders of the project, src/dNN/fNN.go: the size of
+// project issue 29's figures were taken in.
+func fillProject(e *Env) {
+	for d := range 40 {
+		for f := range 50 {
+			e.WriteFile(filepath.Join(e.Project, "src", fmt.Sprintf("d%02d", d), fmt.Sprintf("f%02d.go", f)), fmt.Sprintf("package d%02d // %d\n", d, f))
 		}
-		t.Logf("hook call %d at %6.1f ms took %5.1f ms: %s", i, float64(a-first)/1e6, float64(z-a)/1e6, strings.Join(f[2:], " "))
 	}
 }

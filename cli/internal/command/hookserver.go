@@ -139,16 +139,28 @@ func hookFallback(mode string, args []string, stdin io.Reader, stdout, stderr io
 	}
 	// A server started first serves the calls that follow; it starts the change watcher, in
 	// itself, so this call starts none (it would walk the tree either way). A --state-dir other
-	// than the environment's would start a server where no client looks.
+	// than the environment's would start a server where no client looks. The server starts
+	// while this call runs the guard (issue 29: waiting for it first put its start, 20 to 50 ms,
+	// on the session's first call); this call waits for it only where it needs it, to hand it
+	// the prompt's warm-up, and before exiting, so that the next call finds it listening.
+	ready := func(time.Duration) error { return nil }
 	if mode == hookwire.StartServer && (stateDir == "" || stateDir == envBase) {
 		exe, err := os.Executable()
 		socket, serr := hookwire.Socket(os.Getenv)
-		if err == nil && serr == nil && hookserver.Start(exe, socket, startWait) == nil {
-			call.NoWatcherStart = true
-			// A prompt's warm-up (hook.Warm) is the server's to do, after this call.
-			call.Warm = func(root string) { hookserver.Warm(socket, root, startWait) }
+		if err == nil && serr == nil {
+			if r, err := hookserver.Start(exe, socket); err == nil {
+				ready = r
+				call.NoWatcherStart = true
+				// A prompt's warm-up (hook.Warm) is the server's to do, after this call.
+				call.Warm = func(root string) {
+					if ready(startWait) == nil {
+						hookserver.Warm(socket, root, startWait)
+					}
+				}
+			}
 		} // correctness never depends on it: a failure is silent
 	}
 	code := hook.Guard(call, stdin, stdout, stderr)
+	ready(startWait)
 	return code
 }

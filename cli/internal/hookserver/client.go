@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -76,11 +77,13 @@ func Stop(socket string) (int, error) {
 }
 
 // Start starts "program hook-server run" in a session of its own, with this process's
-// environment less hookwire.ClientEnv, and waits up to wait for it to answer on socket (or to
-// exit: a racing caller's server won the lock). It outlives the caller. Waiting costs the call
-// that starts a server a few tens of milliseconds, once per server, and leaves nothing half
-// started behind the call: when it returns, the server listens, or has gone.
-func Start(program, socket string, wait time.Duration) error {
+// environment less hookwire.ClientEnv; it outlives the caller. The server takes a few tens of
+// milliseconds to listen, so Start does not wait for it: the caller does its own work first
+// and then calls ready, which waits up to wait for the server to answer on socket (or to
+// exit: a racing caller's server won the lock), so that the call that starts a server pays
+// the longer of the two, not their sum, and leaves nothing half started behind it: when ready
+// returns, the server listens, or has gone.
+func Start(program, socket string) (ready func(wait time.Duration) error, err error) {
 	cmd := exec.Command(program, "hook-server", "run")
 	detach.Set(cmd) // stdin, stdout and stderr: the null device
 	cmd.Dir = "/"   // holding no folder as its working directory
@@ -90,10 +93,20 @@ func Start(program, socket string, wait time.Duration) error {
 		}
 	}
 	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("start the guard server: %w", err)
+		return nil, fmt.Errorf("start the guard server: %w", err)
 	}
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
+	var once sync.Once
+	var result error
+	return func(wait time.Duration) error {
+		once.Do(func() { result = awaitListening(socket, exited, wait) })
+		return result
+	}, nil
+}
+
+// awaitListening waits up to wait for the server started as exited to answer on socket.
+func awaitListening(socket string, exited <-chan error, wait time.Duration) error {
 	for deadline := time.Now().Add(wait); ; {
 		if _, err := StatusOf(socket); err == nil {
 			return nil
